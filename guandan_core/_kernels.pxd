@@ -1,0 +1,85 @@
+# cython: language_level=3
+# Declarations of the compiled move kernels, for `cimport guandan_core._kernels`.
+#
+# A hand is `const uint8_t hand[54]`: one count (0..2) per card kind, kinds numbered
+# rank * 4 + suit (ranks 2..A = 0..12, suits S H C D = 0..3), small joker 52, big joker 53.
+# Kernels never allocate and never touch Python objects; they report failure by a
+# negative return code (see the GD_E* constants) and the Python layer raises.
+
+from libc.stdint cimport uint8_t, int16_t, int32_t
+
+cdef extern from *:
+    """
+    /* One move: the exact cards and one declared reading of them. 18 bytes. */
+    typedef struct {
+        uint8_t type;      /* GD_* combination type */
+        uint8_t label;     /* platform rank label: 0..12 rank, 13 'B', 14 'R', 15 'JOKER', 16 'PASS' */
+        uint8_t ncards;    /* number of cards, 0 for a pass */
+        uint8_t nwild;     /* wild cards among the cards (they come last in cards[]) */
+        int16_t key;       /* order within the type; for bombs the global bomb power */
+        uint8_t cards[10]; /* card kinds: natural cards ascending, then the wild cards */
+        uint8_t wild_as[2];/* per wild: a card kind 0..51 (straight flush), or 64 + rank (any suit) */
+    } gd_move_t;
+
+    /* The rule options of RULES.md section 9 that change combinations. */
+    typedef struct {
+        uint8_t sf_is_bomb;       /* 1: straight flushes exist and are bombs */
+        uint8_t sf_wild_any_suit; /* 1: a wild may complete a straight flush of any suit; 0: hearts only */
+        uint8_t long_sequences;   /* 1: straights of 5+, tubes of 2+ pairs, plates of 2+ triples */
+    } gd_rules_t;
+    """
+    ctypedef struct gd_move_t:
+        uint8_t type
+        uint8_t label
+        uint8_t ncards
+        uint8_t nwild
+        int16_t key
+        uint8_t cards[10]
+        uint8_t wild_as[2]
+
+    ctypedef struct gd_rules_t:
+        uint8_t sf_is_bomb
+        uint8_t sf_wild_any_suit
+        uint8_t long_sequences
+
+# combination types
+cdef enum:
+    GD_PASS = 0
+    GD_SINGLE = 1
+    GD_PAIR = 2
+    GD_TRIPS = 3
+    GD_THREE_WITH_TWO = 4
+    GD_STRAIGHT = 5
+    GD_THREE_PAIR = 6
+    GD_TWO_TRIPS = 7
+    GD_STRAIGHT_FLUSH = 8
+    GD_BOMB = 9
+    GD_JOKER_BOMB = 10
+    GD_NUM_TYPES = 11
+
+# labels beyond the 13 ranks
+cdef enum:
+    GD_LABEL_SMALL_JOKER = 13
+    GD_LABEL_BIG_JOKER = 14
+    GD_LABEL_JOKER_BOMB = 15
+    GD_LABEL_PASS = 16
+
+# wild_as values at or above this mean "this rank, any suit"
+cdef enum:
+    GD_WILD_ANY_SUIT = 64
+
+# status codes
+cdef enum:
+    GD_OK = 0
+    GD_EOVERFLOW = -1   # the output buffer is too small: call again with a larger one
+    GD_EBADLEVEL = -2
+    GD_EBADHAND = -3    # a count above 2
+    GD_EBADMOVE = -4    # a beat move that is not a combination
+
+cdef int gd_card_order(int rank, int level) noexcept nogil
+cdef bint gd_is_bomb(const gd_move_t* move) noexcept nogil
+cdef bint gd_beats(const gd_move_t* a, const gd_move_t* b) noexcept nogil
+cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
+                      const gd_rules_t* rules, gd_move_t* out, int capacity) noexcept nogil
+cdef int gd_classify(const uint8_t* cards, int level, const gd_rules_t* rules,
+                     gd_move_t* out, int capacity) noexcept nogil

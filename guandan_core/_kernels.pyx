@@ -1,0 +1,643 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled move kernels: enumerate every legal combination of a hand, wild-card aware.
+
+The kernels (``gd_*``) are ``noexcept nogil`` C functions over C arrays, declared in
+``_kernels.pxd``. The ``py_*`` functions at the bottom are thin typed wrappers that the
+Python layer (``moves.py``) calls; all validation lives there.
+
+How the enumeration avoids duplicates: the wild cards are taken out of the hand first, so
+"natural" cards never include a wild. A move is then natural cards chosen per rank plus a
+number of wilds filling the ranks (or, for straight flushes, the exact cards) still
+missing. For one reading (type and key) the multiset of cards fixes the naturals of every
+rank, so each (cards, reading) is produced once; the one exception, a full house whose
+pair is two wilds (any pair rank gives the same cards), is emitted once.
+"""
+
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
+from libc.string cimport memset, memcpy
+
+cimport cython
+
+# --------------------------------------------------------------------------------------
+# Tables of suit sub-multisets.
+#
+# The natural cards of one rank are four counts (S H C D), each 0..2: code = sum c_i 3^i,
+# 81 codes. For every code and size k we list every distinct sub-multiset of that size,
+# as the suits of its cards in ascending order. 1296 sub-multisets in all.
+
+cdef enum:
+    MAX_SUBS = 1296
+
+cdef uint8_t SUB_SUITS[MAX_SUBS][8]
+cdef uint8_t SUB_SIZE[MAX_SUBS]
+cdef int16_t SUB_START[81][10]   # first sub-multiset of size k for code c
+cdef int16_t SUB_END[81][10]
+
+
+cdef void _build_tables() noexcept nogil:
+    cdef int code, k, idx = 0, a0, a1, a2, a3, n, s, c0, c1, c2, c3, t
+    for code in range(81):
+        c0 = code % 3
+        c1 = (code // 3) % 3
+        c2 = (code // 9) % 3
+        c3 = (code // 27) % 3
+        for k in range(10):
+            SUB_START[code][k] = idx
+            for a0 in range(c0 + 1):
+                for a1 in range(c1 + 1):
+                    for a2 in range(c2 + 1):
+                        for a3 in range(c3 + 1):
+                            if a0 + a1 + a2 + a3 != k:
+                                continue
+                            n = 0
+                            for t in range(a0):
+                                SUB_SUITS[idx][n] = 0
+                                n += 1
+                            for t in range(a1):
+                                SUB_SUITS[idx][n] = 1
+                                n += 1
+                            for t in range(a2):
+                                SUB_SUITS[idx][n] = 2
+                                n += 1
+                            for t in range(a3):
+                                SUB_SUITS[idx][n] = 3
+                                n += 1
+                            SUB_SIZE[idx] = n
+                            idx += 1
+            SUB_END[code][k] = idx
+
+
+_build_tables()
+
+# --------------------------------------------------------------------------------------
+# Enumeration state
+
+ctypedef struct gen_t:
+    gd_move_t* out
+    int n
+    int cap
+    int overflow
+    int level
+    int wilds              # wild cards in the hand (0..2)
+    int wild_kind
+    const gd_rules_t* rules
+    uint8_t nat[54]        # hand without its wild cards
+    uint8_t code[13]       # suit-count code per rank, naturals only
+    uint8_t rank_nat[13]   # natural cards per rank
+    # follow filter: which types to produce and the key / ncards they must beat
+    uint8_t want[11]
+    int min_key            # produced non-bomb keys must exceed this
+    int need_ncards        # non-bombs must have this many cards (0: any)
+    int min_power          # produced bomb powers must exceed this
+
+
+cdef inline int _order(int rank, int level) noexcept nogil:
+    # card order of RULES sec. 2: natural order with the level rank lifted above A
+    return 13 if rank == level else rank
+
+
+cdef int gd_card_order(int rank, int level) noexcept nogil:
+    if rank == 13:
+        return 14
+    if rank == 14:
+        return 15
+    return _order(rank, level)
+
+
+cdef inline int _bomb_class(int ncards) noexcept nogil:
+    # 4 < 5 < straight flush (class 2) < 6 < 7 < 8 < 9 < 10 < joker bomb (class 8)
+    if ncards == 4:
+        return 0
+    if ncards == 5:
+        return 1
+    return ncards - 3
+
+
+cdef inline int _pos_rank(int pos) noexcept nogil:
+    # sequence position 0 is the ace played low, 1..13 are 2..A
+    return 12 if pos == 0 else pos - 1
+
+
+cdef bint gd_is_bomb(const gd_move_t* move) noexcept nogil:
+    return move.type >= GD_STRAIGHT_FLUSH
+
+
+cdef bint gd_beats(const gd_move_t* a, const gd_move_t* b) noexcept nogil:
+    if a.type == GD_PASS or b.type == GD_PASS:
+        return False
+    cdef bint a_bomb = a.type >= GD_STRAIGHT_FLUSH
+    cdef bint b_bomb = b.type >= GD_STRAIGHT_FLUSH
+    if a_bomb:
+        return (not b_bomb) or a.key > b.key
+    if b_bomb:
+        return False
+    return a.type == b.type and a.ncards == b.ncards and a.key > b.key
+
+
+cdef inline gd_move_t* _new_move(gen_t* g, int mtype, int label, int key) noexcept nogil:
+    if g.n >= g.cap:
+        g.overflow = 1
+        return NULL
+    cdef gd_move_t* m = &g.out[g.n]
+    g.n += 1
+    m.type = mtype
+    m.label = label
+    m.key = key
+    m.ncards = 0
+    m.nwild = 0
+    return m
+
+
+cdef inline void _add_sub(gd_move_t* m, int sub, int rank) noexcept nogil:
+    cdef int i, base = rank * 4, size = SUB_SIZE[sub]
+    for i in range(size):
+        m.cards[m.ncards + i] = base + SUB_SUITS[sub][i]
+    m.ncards += size
+
+
+cdef inline void _add_wilds(gd_move_t* m, gen_t* g, int count, int stands_for) noexcept nogil:
+    cdef int i
+    for i in range(count):
+        m.cards[m.ncards] = g.wild_kind
+        m.ncards += 1
+        m.wild_as[m.nwild] = stands_for
+        m.nwild += 1
+
+
+# ---------------------------------------------------------------- singles, pairs, trips
+
+cdef void _gen_singles(gen_t* g) noexcept nogil:
+    cdef int k, r, key
+    cdef gd_move_t* m
+    for k in range(52):
+        if g.nat[k]:
+            r = k >> 2
+            key = _order(r, g.level)
+            if key > g.min_key:
+                m = _new_move(g, GD_SINGLE, r, key)
+                if m == NULL:
+                    return
+                m.cards[0] = k
+                m.ncards = 1
+    for k in range(2):
+        if g.nat[52 + k] and 14 + k > g.min_key:
+            m = _new_move(g, GD_SINGLE, 13 + k, 14 + k)
+            if m == NULL:
+                return
+            m.cards[0] = 52 + k
+            m.ncards = 1
+    if g.wilds and _order(g.level, g.level) > g.min_key:
+        # a lone wild is read at face value (RULES sec. 3)
+        m = _new_move(g, GD_SINGLE, g.level, _order(g.level, g.level))
+        if m == NULL:
+            return
+        _add_wilds(m, g, 1, g.wild_kind)
+
+
+cdef void _gen_same_rank(gen_t* g, int mtype, int size) noexcept nogil:
+    # pairs (size 2) and triples (size 3) of ranks 2..A, with up to `size - 1` wilds
+    cdef int r, j, sub, key, code
+    cdef gd_move_t* m
+    for r in range(13):
+        key = _order(r, g.level)
+        if key <= g.min_key:
+            continue
+        code = g.code[r]
+        for j in range(min(g.wilds, size - 1) + 1):
+            for sub in range(SUB_START[code][size - j], SUB_END[code][size - j]):
+                m = _new_move(g, mtype, r, key)
+                if m == NULL:
+                    return
+                _add_sub(m, sub, r)
+                _add_wilds(m, g, j, GD_WILD_ANY_SUIT + r)
+        if mtype == GD_PAIR and r == g.level and g.wilds == 2:
+            # two wilds alone are a pair of the level rank, at face value
+            m = _new_move(g, mtype, r, key)
+            if m == NULL:
+                return
+            _add_wilds(m, g, 2, g.wild_kind)
+    if mtype == GD_PAIR:
+        for j in range(2):
+            if g.nat[52 + j] == 2 and 14 + j > g.min_key:
+                m = _new_move(g, GD_PAIR, 13 + j, 14 + j)
+                if m == NULL:
+                    return
+                m.cards[0] = 52 + j
+                m.cards[1] = 52 + j
+                m.ncards = 2
+
+
+# ---------------------------------------------------------------- full houses
+
+cdef void _gen_full_houses(gen_t* g) noexcept nogil:
+    cdef int t, p, j, i, tsub, psub, key, jk, first_p
+    cdef gd_move_t* m
+    for t in range(13):
+        key = _order(t, g.level)
+        if key <= g.min_key:
+            continue
+        first_p = 1 if t == 0 else 0   # any rank but t, for the record of a two-wild pair
+        for j in range(min(g.wilds, 2) + 1):
+            for tsub in range(SUB_START[g.code[t]][3 - j], SUB_END[g.code[t]][3 - j]):
+                # pair of a natural rank p != t, with at most one wild
+                for p in range(13):
+                    if p == t:
+                        continue
+                    for i in range(min(g.wilds - j, 1) + 1):
+                        for psub in range(SUB_START[g.code[p]][2 - i], SUB_END[g.code[p]][2 - i]):
+                            m = _new_move(g, GD_THREE_WITH_TWO, t, key)
+                            if m == NULL:
+                                return
+                            if p < t:
+                                _add_sub(m, psub, p)
+                                _add_sub(m, tsub, t)
+                            else:
+                                _add_sub(m, tsub, t)
+                                _add_sub(m, psub, p)
+                            _add_wilds(m, g, j, GD_WILD_ANY_SUIT + t)
+                            _add_wilds(m, g, i, GD_WILD_ANY_SUIT + p)
+                # a joker pair
+                for jk in range(2):
+                    if g.nat[52 + jk] == 2:
+                        m = _new_move(g, GD_THREE_WITH_TWO, t, key)
+                        if m == NULL:
+                            return
+                        _add_sub(m, tsub, t)
+                        m.cards[m.ncards] = 52 + jk
+                        m.cards[m.ncards + 1] = 52 + jk
+                        m.ncards += 2
+                        _add_wilds(m, g, j, GD_WILD_ANY_SUIT + t)
+                # a pair of two wilds: whatever rank they stand for, the cards are the same
+                if g.wilds - j == 2:
+                    m = _new_move(g, GD_THREE_WITH_TWO, t, key)
+                    if m == NULL:
+                        return
+                    _add_sub(m, tsub, t)
+                    _add_wilds(m, g, 2, GD_WILD_ANY_SUIT + first_p)
+
+
+# ---------------------------------------------------------------- bombs
+
+cdef void _gen_bombs(gen_t* g) noexcept nogil:
+    cdef int r, n, j, sub, power, top
+    cdef gd_move_t* m
+    for r in range(13):
+        top = g.rank_nat[r] + g.wilds
+        if top > 10:
+            top = 10
+        for n in range(4, top + 1):
+            power = _bomb_class(n) * 32 + _order(r, g.level)
+            if power <= g.min_power:
+                continue
+            for j in range(min(g.wilds, n - 1) + 1):
+                if n - j > g.rank_nat[r]:
+                    continue
+                for sub in range(SUB_START[g.code[r]][n - j], SUB_END[g.code[r]][n - j]):
+                    m = _new_move(g, GD_BOMB, r, power)
+                    if m == NULL:
+                        return
+                    _add_sub(m, sub, r)
+                    _add_wilds(m, g, j, GD_WILD_ANY_SUIT + r)
+    if g.nat[52] == 2 and g.nat[53] == 2 and 8 * 32 > g.min_power:
+        m = _new_move(g, GD_JOKER_BOMB, GD_LABEL_JOKER_BOMB, 8 * 32)
+        if m == NULL:
+            return
+        m.cards[0] = 52
+        m.cards[1] = 52
+        m.cards[2] = 53
+        m.cards[3] = 53
+        m.ncards = 4
+
+
+# ---------------------------------------------------------------- sequences
+
+ctypedef struct seq_t:
+    int mtype
+    int width          # cards per rank: 1 straight, 2 tube, 3 plate
+    int start          # first position (0 = ace low)
+    int length         # number of ranks
+    int key
+    int sub[14]        # chosen natural sub-multiset per position
+    int nwild[14]      # wilds per position
+
+
+cdef void _emit_sequence(gen_t* g, seq_t* s) noexcept nogil:
+    cdef int q, pos, r, total_wild = 0, suit_mask = 0, i, sub
+    cdef gd_move_t* m
+    for q in range(s.length):
+        total_wild += s.nwild[q]
+    if s.mtype == GD_STRAIGHT and s.length == 5 and total_wild == 0 and g.rules.sf_is_bomb:
+        # five natural cards of one suit are a straight flush only (RULES sec. 4)
+        for q in range(s.length):
+            sub = s.sub[q]
+            suit_mask |= 1 << SUB_SUITS[sub][0]
+        if suit_mask & (suit_mask - 1) == 0:
+            return
+    m = _new_move(g, s.mtype, _pos_rank(s.start), s.key)
+    if m == NULL:
+        return
+    # naturals in ascending kind order: an ace played low is the highest kind, so last
+    for q in range(s.length):
+        pos = s.start + q
+        if pos == 0:
+            continue
+        _add_sub(m, s.sub[q], pos - 1)
+    if s.start == 0:
+        _add_sub(m, s.sub[0], 12)
+    for q in range(s.length):
+        if s.nwild[q]:
+            _add_wilds(m, g, s.nwild[q], GD_WILD_ANY_SUIT + _pos_rank(s.start + q))
+
+
+cdef void _sequence_dfs(gen_t* g, seq_t* s, int q, int wilds_left) noexcept nogil:
+    if g.overflow:
+        return
+    if q == s.length:
+        _emit_sequence(g, s)
+        return
+    cdef int r = _pos_rank(s.start + q)
+    cdef int code = g.code[r]
+    cdef int j, sub
+    for j in range(min(wilds_left, s.width) + 1):
+        s.nwild[q] = j
+        for sub in range(SUB_START[code][s.width - j], SUB_END[code][s.width - j]):
+            s.sub[q] = sub
+            _sequence_dfs(g, s, q + 1, wilds_left - j)
+
+
+cdef bint _sequence_possible(gen_t* g, int start, int length, int width) noexcept nogil:
+    # quick reject: too few naturals for the wilds we have
+    cdef int q, r, missing = 0, have
+    for q in range(length):
+        r = _pos_rank(start + q)
+        have = g.rank_nat[r]
+        if have < width:
+            missing += width - have
+            if missing > g.wilds:
+                return False
+    return True
+
+
+cdef void _gen_sequences(gen_t* g, int mtype, int width, int min_len, int max_len) noexcept nogil:
+    cdef seq_t s
+    cdef int length, start, q
+    cdef bint skip
+    s.mtype = mtype
+    s.width = width
+    for length in range(min_len, max_len + 1):
+        if g.need_ncards and length * width != g.need_ncards:
+            continue
+        for start in range(0, 14 - length + 1):
+            if start == 0 and start + length - 1 == 13:
+                continue
+            if start + length - 1 <= g.min_key:
+                continue
+            if mtype == GD_STRAIGHT and g.rules.long_sequences:
+                # long straights leave the level rank out (RULES sec. 9)
+                skip = False
+                for q in range(length):
+                    if _pos_rank(start + q) == g.level:
+                        skip = True
+                if skip:
+                    continue
+            if not _sequence_possible(g, start, length, width):
+                continue
+            s.start = start
+            s.length = length
+            s.key = start + length - 1
+            _sequence_dfs(g, &s, 0, g.wilds)
+            if g.overflow:
+                return
+
+
+cdef void _gen_straight_flushes(gen_t* g) noexcept nogil:
+    cdef int suit, start, q, r, power, mask, nw, bit, i
+    cdef bint ok
+    cdef int wild_ok
+    cdef int have[5]
+    cdef gd_move_t* m
+    for suit in range(4):
+        wild_ok = g.wilds if (g.rules.sf_wild_any_suit or suit == 1) else 0
+        for start in range(10):
+            power = 2 * 32 + start + 4
+            if power <= g.min_power:
+                continue
+            nw = 0
+            for q in range(5):
+                r = _pos_rank(start + q)
+                have[q] = g.nat[r * 4 + suit] > 0
+                if not have[q]:
+                    nw += 1
+            if nw > wild_ok:
+                continue
+            # every subset of the present cards may be swapped for wilds, within the limit
+            for mask in range(32):
+                ok = True
+                nw = 0
+                for q in range(5):
+                    bit = (mask >> q) & 1   # 1: this position is a wild
+                    if bit:
+                        nw += 1
+                    elif not have[q]:
+                        ok = False
+                        break
+                if not ok or nw > wild_ok:
+                    continue
+                m = _new_move(g, GD_STRAIGHT_FLUSH, _pos_rank(start), power)
+                if m == NULL:
+                    return
+                for q in range(5):
+                    if start + q == 0:
+                        continue
+                    if not (mask >> q) & 1:
+                        m.cards[m.ncards] = (start + q - 1) * 4 + suit
+                        m.ncards += 1
+                if start == 0 and not (mask & 1):
+                    m.cards[m.ncards] = 12 * 4 + suit
+                    m.ncards += 1
+                for q in range(5):
+                    if (mask >> q) & 1:
+                        _add_wilds(m, g, 1, _pos_rank(start + q) * 4 + suit)
+
+
+# ---------------------------------------------------------------- entry points
+
+cdef int _setup(gen_t* g, const uint8_t* hand, int level, const gd_rules_t* rules,
+                gd_move_t* out, int capacity) noexcept nogil:
+    cdef int k, r
+    if level < 0 or level > 12:
+        return GD_EBADLEVEL
+    for k in range(54):
+        if hand[k] > 2:
+            return GD_EBADHAND
+        g.nat[k] = hand[k]
+    g.level = level
+    g.rules = rules
+    g.wild_kind = level * 4 + 1
+    g.wilds = hand[g.wild_kind]
+    g.nat[g.wild_kind] = 0
+    for r in range(13):
+        g.code[r] = g.nat[r * 4] + 3 * g.nat[r * 4 + 1] + 9 * g.nat[r * 4 + 2] + 27 * g.nat[r * 4 + 3]
+        g.rank_nat[r] = g.nat[r * 4] + g.nat[r * 4 + 1] + g.nat[r * 4 + 2] + g.nat[r * 4 + 3]
+    g.out = out
+    g.n = 0
+    g.cap = capacity
+    g.overflow = 0
+    return GD_OK
+
+
+cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
+                      const gd_rules_t* rules, gd_move_t* out, int capacity) noexcept nogil:
+    cdef gen_t g
+    cdef int status = _setup(&g, hand, level, rules, out, capacity)
+    cdef int t
+    cdef int max_straight = 5, max_tube = 3, max_plate = 2
+    cdef int min_tube = 3, min_plate = 2
+    if status != GD_OK:
+        return status
+    memset(g.want, 0, sizeof(g.want))
+    g.min_key = -1
+    g.need_ncards = 0
+    g.min_power = -1
+    if beat == NULL or beat.type == GD_PASS:
+        for t in range(1, GD_NUM_TYPES):
+            g.want[t] = 1
+    else:
+        if beat.type >= GD_NUM_TYPES:
+            return GD_EBADMOVE
+        g.want[GD_BOMB] = 1
+        g.want[GD_JOKER_BOMB] = 1
+        g.want[GD_STRAIGHT_FLUSH] = 1
+        if beat.type >= GD_STRAIGHT_FLUSH:
+            g.min_power = beat.key
+        else:
+            g.want[beat.type] = 1
+            g.min_key = beat.key
+            g.need_ncards = beat.ncards
+    if rules.long_sequences:
+        max_straight = 13
+        max_tube = 13
+        max_plate = 13
+        min_tube = 2
+    if g.want[GD_SINGLE]:
+        _gen_singles(&g)
+    if g.want[GD_PAIR]:
+        _gen_same_rank(&g, GD_PAIR, 2)
+    if g.want[GD_TRIPS]:
+        _gen_same_rank(&g, GD_TRIPS, 3)
+    if g.want[GD_THREE_WITH_TWO]:
+        _gen_full_houses(&g)
+    if g.want[GD_STRAIGHT]:
+        _gen_sequences(&g, GD_STRAIGHT, 1, 5, max_straight)
+    if g.want[GD_THREE_PAIR]:
+        _gen_sequences(&g, GD_THREE_PAIR, 2, min_tube, max_tube)
+    if g.want[GD_TWO_TRIPS]:
+        _gen_sequences(&g, GD_TWO_TRIPS, 3, min_plate, max_plate)
+    # bombs: filters on keys no longer apply, only on bomb power
+    g.min_key = -1
+    g.need_ncards = 0
+    if g.want[GD_BOMB]:
+        _gen_bombs(&g)
+    if g.want[GD_STRAIGHT_FLUSH] and rules.sf_is_bomb:
+        _gen_straight_flushes(&g)
+    if g.overflow:
+        return GD_EOVERFLOW
+    return g.n
+
+
+cdef int gd_classify(const uint8_t* cards, int level, const gd_rules_t* rules,
+                     gd_move_t* out, int capacity) noexcept nogil:
+    # every reading of exactly these cards: the moves of the cards as a hand that use them all
+    cdef int total = 0, k, n, i, kept = 0
+    for k in range(54):
+        total += cards[k]
+    n = gd_enumerate(cards, level, NULL, rules, out, capacity)
+    if n < 0:
+        return n
+    for i in range(n):
+        if out[i].ncards == total:
+            if kept != i:
+                out[kept] = out[i]
+            kept += 1
+    return kept
+
+
+# --------------------------------------------------------------------------------------
+# Typed wrappers for the Python layer. Arguments are validated there.
+
+cdef inline void _rules_from(gd_rules_t* r, int sf_is_bomb, int sf_wild_any_suit,
+                             int long_sequences) noexcept nogil:
+    r.sf_is_bomb = sf_is_bomb
+    r.sf_wild_any_suit = sf_wild_any_suit
+    r.long_sequences = long_sequences
+
+
+def move_record_size():
+    """Size in bytes of one move record (for checking the numpy dtype)."""
+    return sizeof(gd_move_t)
+
+
+def py_enumerate(const uint8_t[::1] hand, int level, beat, int sf_is_bomb,
+                 int sf_wild_any_suit, int long_sequences, uint8_t[::1] out_bytes):
+    """Fill ``out_bytes`` (a buffer of move records) and return the count or a status."""
+    cdef gd_rules_t rules
+    cdef const uint8_t[::1] beat_bytes
+    cdef const gd_move_t* beat_ptr = NULL
+    cdef int capacity = out_bytes.shape[0] // sizeof(gd_move_t)
+    cdef int n
+    _rules_from(&rules, sf_is_bomb, sf_wild_any_suit, long_sequences)
+    if beat is not None:
+        beat_bytes = beat
+        beat_ptr = <const gd_move_t*> &beat_bytes[0]
+    with nogil:
+        n = gd_enumerate(&hand[0], level, beat_ptr, &rules,
+                         <gd_move_t*> &out_bytes[0], capacity)
+    return n
+
+
+def py_classify(const uint8_t[::1] cards, int level, int sf_is_bomb, int sf_wild_any_suit,
+                int long_sequences, uint8_t[::1] out_bytes):
+    cdef gd_rules_t rules
+    cdef int capacity = out_bytes.shape[0] // sizeof(gd_move_t)
+    cdef int n
+    _rules_from(&rules, sf_is_bomb, sf_wild_any_suit, long_sequences)
+    with nogil:
+        n = gd_classify(&cards[0], level, &rules, <gd_move_t*> &out_bytes[0], capacity)
+    return n
+
+
+def py_beats(const uint8_t[::1] a, const uint8_t[::1] b):
+    return gd_beats(<const gd_move_t*> &a[0], <const gd_move_t*> &b[0])
+
+
+def py_enumerate_batch(const uint8_t[:, ::1] hands, const int32_t[::1] levels,
+                       int sf_is_bomb, int sf_wild_any_suit, int long_sequences,
+                       uint8_t[::1] out_bytes, int64_t[::1] offsets):
+    """Lead moves of many hands into one buffer; ``offsets[i]:offsets[i+1]`` are hand i's.
+
+    Returns the number of hands done; fewer than ``len(hands)`` means the buffer ran out
+    (or a status < 0 for a bad hand), and the caller continues with a new buffer.
+    """
+    cdef gd_rules_t rules
+    cdef int64_t capacity = out_bytes.shape[0] // sizeof(gd_move_t)
+    cdef int64_t used = 0
+    cdef Py_ssize_t i, count = hands.shape[0], done = 0
+    cdef int n
+    cdef gd_move_t* base = <gd_move_t*> &out_bytes[0]
+    _rules_from(&rules, sf_is_bomb, sf_wild_any_suit, long_sequences)
+    offsets[0] = 0
+    with nogil:
+        for i in range(count):
+            n = gd_enumerate(&hands[i, 0], levels[i], NULL, &rules, base + used,
+                             <int> min(capacity - used, 1 << 30))
+            if n == GD_EOVERFLOW:
+                break
+            if n < 0:
+                used = n
+                break
+            used += n
+            offsets[i + 1] = used
+            done += 1
+    if used < 0:
+        return int(used)
+    return int(done)

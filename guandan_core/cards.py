@@ -1,0 +1,151 @@
+"""Cards, ranks, suits and levels (RULES.md section 1 and 2).
+
+Every card kind has a fixed index, the layout shared by the Python layer, the Cython
+kernels and the numba batch layer:
+
+* suited cards: ``kind = rank * 4 + suit`` with ranks ``2 3 4 5 6 7 8 9 T J Q K A``
+  numbered 0 to 12 and suits ``S H C D`` numbered 0 to 3 (so ``S2`` is 0, ``H2`` is 1,
+  ``DA`` is 51);
+* ``SB`` (small joker) is 52 and ``HR`` (big joker) is 53.
+
+Sorting by kind gives the platform's own card order: by rank, then ``S H C D``, jokers last.
+
+>>> parse_card("H7"), parse_card("10s"), parse_card("7♥"), parse_card("BJ")
+(21, 32, 21, 52)
+>>> format_card(21), format_card(53)
+('H7', 'HR')
+>>> parse_level("10")
+8
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+__all__ = [
+    "RANKS", "SUITS", "NUM_KINDS", "SMALL_JOKER", "BIG_JOKER",
+    "CardError", "LevelError",
+    "parse_card", "format_card", "parse_cards", "format_cards",
+    "parse_level", "format_rank", "wild_kind", "card_rank", "card_suit",
+]
+
+RANKS = "23456789TJQKA"
+SUITS = "SHCD"
+NUM_KINDS = 54
+SMALL_JOKER = 52
+BIG_JOKER = 53
+
+_SUIT_ALIASES = {"S": 0, "H": 1, "C": 2, "D": 3, "♠": 0, "♥": 1, "♣": 2, "♦": 3,
+                 "♤": 0, "♡": 1, "♧": 2, "♢": 3}
+_JOKER_ALIASES = {"SB": SMALL_JOKER, "BJ": SMALL_JOKER, "HR": BIG_JOKER, "RJ": BIG_JOKER}
+
+
+class CardError(ValueError):
+    """A card, a hand or a play that cannot be read or is not possible."""
+
+
+class LevelError(ValueError):
+    """A level that is not a rank from 2 to A."""
+
+
+def _parse_rank(text: str) -> int:
+    if text == "10":
+        return 8
+    if len(text) == 1:
+        index = RANKS.find(text.upper())
+        if index >= 0:
+            return index
+    return -1
+
+
+def parse_card(text: str) -> int:
+    """Return the kind index of one card, in any notation of RULES.md section 1.
+
+    Raises :class:`CardError` naming the text for anything that is not a card.
+    """
+    if not isinstance(text, str):
+        raise CardError(f"not a card: {text!r}")
+    token = text.strip()
+    upper = token.upper()
+    if upper in _JOKER_ALIASES:
+        return _JOKER_ALIASES[upper]
+    if len(token) >= 2:
+        # suit first (platform: "H7", "S10") or rank first ("7♥", "10s")
+        for suit_text, rank_text in ((token[0], token[1:]), (token[-1], token[:-1])):
+            suit = _SUIT_ALIASES.get(suit_text.upper())
+            if suit is None:
+                continue
+            rank = _parse_rank(rank_text)
+            if rank >= 0:
+                return rank * 4 + suit
+    raise CardError(f"unknown card {text!r}")
+
+
+def format_card(kind: int) -> str:
+    """Platform notation of a card kind: ``H7``, ``ST``, ``SB``, ``HR``."""
+    if kind == SMALL_JOKER:
+        return "SB"
+    if kind == BIG_JOKER:
+        return "HR"
+    if not 0 <= kind < 52:
+        raise CardError(f"not a card kind index: {kind!r}")
+    return SUITS[kind & 3] + RANKS[kind >> 2]
+
+
+def parse_cards(cards: str | Iterable[str]) -> list[int]:
+    """Parse a space/comma separated string or an iterable of card strings to kinds.
+
+    >>> parse_cards("S5 h7,10d")
+    [12, 21, 35]
+    """
+    if isinstance(cards, str):
+        tokens = cards.replace(",", " ").split()
+    else:
+        tokens = list(cards)
+    return [parse_card(token) for token in tokens]
+
+
+def format_cards(kinds: Iterable[int]) -> list[str]:
+    """Platform notation of card kinds, sorted in the platform's card order."""
+    return [format_card(kind) for kind in sorted(kinds)]
+
+
+def parse_level(level: str | int) -> int:
+    """Return a level as a rank index 0..12 (``"2"`` is 0, ``"A"`` is 12).
+
+    An ``int`` is taken as the rank index itself.
+
+    >>> parse_level("A"), parse_level("t"), parse_level(3)
+    (12, 8, 3)
+    """
+    if isinstance(level, bool):
+        raise LevelError(f"level must be a rank from 2 to A, not {level!r}")
+    if isinstance(level, int):
+        if 0 <= level <= 12:
+            return level
+        raise LevelError(f"level index must be 0..12, not {level!r}")
+    if isinstance(level, str):
+        rank = _parse_rank(level.strip())
+        if rank >= 0:
+            return rank
+    raise LevelError(f"level must be a rank from 2 to A, not {level!r}")
+
+
+def format_rank(rank: int) -> str:
+    """Rank letter of a rank index: 0 is ``"2"``, 8 is ``"T"``, 12 is ``"A"``."""
+    return RANKS[rank]
+
+
+def wild_kind(level: int) -> int:
+    """Kind index of the wild card at a level: the heart of the level rank."""
+    return level * 4 + 1
+
+
+def card_rank(kind: int) -> int:
+    """Rank index of a suited card (13 for the small joker, 14 for the big joker)."""
+    return kind >> 2 if kind < 52 else kind - 39
+
+
+def card_suit(kind: int) -> int:
+    """Suit index of a suited card, -1 for a joker."""
+    return kind & 3 if kind < 52 else -1

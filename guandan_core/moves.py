@@ -1,0 +1,361 @@
+"""Moves (a set of cards with one reading), classification, comparison, enumeration.
+
+A move is what RULES.md section 4 calls a combination together with its declared reading:
+its type, the platform's rank label, the key it is compared by (section 5), the exact
+cards and what each wild card stands for.
+
+>>> m = Move.from_platform(["Pair", "4", ["H2", "C4"]], level="2")
+>>> m.type, m.rank, m.cards, m.wild_as
+('Pair', '4', ('H2', 'C4'), ('4',))
+>>> m.to_platform()
+['Pair', '4', ['H2', 'C4']]
+>>> [str(r) for r in classify("S5 S6 H7 S8 S9", level="7")]
+['Straight 5: S5 S6 S8 S9 H7', 'StraightFlush 5: S5 S6 S8 S9 H7']
+>>> beats(Move.from_platform(["Bomb", "3", ["S3", "H3", "C3", "D3"]], "2"), m)
+True
+>>> legal_moves(Hand("S3 S4 D4"), "2").count()
+5
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator
+
+import numpy as np
+
+from . import _kernels
+from .cards import (NUM_KINDS, RANKS, CardError, format_card, parse_card, parse_level)
+from .hand import Hand, to_counts
+from .rules import Rules
+
+__all__ = [
+    "Move", "MoveError", "LegalMoves", "MOVE_DTYPE", "TYPE_NAMES",
+    "classify", "beats", "legal_moves", "moves_array", "moves_array_batch",
+]
+
+# One move record, laid out exactly as the kernel's gd_move_t (18 bytes).
+MOVE_DTYPE = np.dtype([
+    ("type", np.uint8), ("label", np.uint8), ("ncards", np.uint8), ("nwild", np.uint8),
+    ("key", np.int16), ("cards", np.uint8, (10,)), ("wild_as", np.uint8, (2,)),
+])
+assert MOVE_DTYPE.itemsize == _kernels.move_record_size()
+
+PASS, SINGLE, PAIR, TRIPS, THREE_WITH_TWO, STRAIGHT, THREE_PAIR, TWO_TRIPS, \
+    STRAIGHT_FLUSH, BOMB, JOKER_BOMB = range(11)
+TYPE_NAMES = ("PASS", "Single", "Pair", "Trips", "ThreeWithTwo", "Straight", "ThreePair",
+              "TwoTrips", "StraightFlush", "Bomb", "Bomb")
+_TYPE_IDS = {name: i for i, name in enumerate(TYPE_NAMES) if i != JOKER_BOMB}
+LABELS = tuple(RANKS) + ("B", "R", "JOKER", "PASS")
+_WILD_ANY_SUIT = 64
+
+_DEFAULT_RULES = Rules.standard()
+
+
+class MoveError(ValueError):
+    """A move that is not a combination, not in the hand, or does not follow the rules."""
+
+
+def _format_wild_as(value: int) -> str:
+    # a card kind (straight flush: the wild is that exact card) or a rank of any suit
+    return RANKS[value - _WILD_ANY_SUIT] if value >= _WILD_ANY_SUIT else format_card(value)
+
+
+class Move:
+    """One combination with one reading; immutable, hashable, picklable.
+
+    Equality is on (type, rank label, cards): the same cards read the same way are one
+    move whatever the wild cards are said to stand for.
+    """
+
+    __slots__ = ("type_id", "label", "key", "kinds", "wild_as", "_record")
+
+    PASS: "Move"
+
+    def __init__(self, type_id: int, label: int, key: int, kinds: Iterable[int],
+                 wild_as: Iterable[str] = ()):
+        self.type_id = int(type_id)
+        self.label = int(label)
+        self.key = int(key)
+        self.kinds = tuple(sorted(int(k) for k in kinds))
+        self.wild_as = tuple(wild_as)
+        self._record = None
+
+    # -- construction
+    @classmethod
+    def from_record(cls, rec) -> "Move":
+        """A Move from one MOVE_DTYPE record (a row of :func:`moves_array`)."""
+        n = int(rec["ncards"])
+        nwild = int(rec["nwild"])
+        cards = rec["cards"]
+        wild_as = tuple(_format_wild_as(int(v)) for v in rec["wild_as"][:nwild])
+        return cls(int(rec["type"]), int(rec["label"]), int(rec["key"]),
+                   [int(c) for c in cards[:n]], wild_as)
+
+    @classmethod
+    def from_platform(cls, triple, level, rules: Rules | None = None) -> "Move":
+        """Read a platform action ``[type, rank, cards]`` at a level.
+
+        The cards must have that reading (RULES sec. 4), else :class:`MoveError`.
+        """
+        try:
+            mtype, rank, cards = triple
+        except (TypeError, ValueError):
+            raise MoveError(f"a move is [type, rank, cards], not {triple!r}") from None
+        if mtype == "PASS":
+            if rank not in ("PASS", None) or (cards not in ("PASS", None) and list(cards)):
+                raise MoveError(f"malformed pass {triple!r}")
+            return cls.PASS
+        if mtype not in _TYPE_IDS:
+            raise MoveError(f"unknown move type {mtype!r} in {triple!r}")
+        if isinstance(cards, str):
+            raise MoveError(f"cards must be a list of cards, not {cards!r}")
+        for reading in classify(cards, level, rules):
+            if reading.type == mtype and reading.rank == str(rank):
+                return reading
+        raise MoveError(f"{' '.join(map(str, cards))} is not a {mtype} of rank {rank!r} "
+                        f"at level {level!r}")
+
+    @classmethod
+    def parse(cls, text: str, level, rules: Rules | None = None) -> "Move":
+        """Parse ``str(move)``: ``"Pair 4: H2 C4"`` or ``"PASS"``."""
+        text = text.strip()
+        if text.upper() == "PASS":
+            return cls.PASS
+        head, sep, cards = text.partition(":")
+        parts = head.split()
+        if not sep or len(parts) != 2:
+            raise MoveError(f"a move is written 'Type rank: cards', not {text!r}")
+        return cls.from_platform([parts[0], parts[1], cards.split()], level, rules)
+
+    # -- views
+    @property
+    def type(self) -> str:
+        return TYPE_NAMES[self.type_id]
+
+    @property
+    def rank(self) -> str:
+        return LABELS[self.label]
+
+    @property
+    def cards(self) -> tuple[str, ...]:
+        return tuple(format_card(k) for k in self.kinds)
+
+    @property
+    def is_pass(self) -> bool:
+        return self.type_id == PASS
+
+    @property
+    def is_bomb(self) -> bool:
+        return self.type_id >= STRAIGHT_FLUSH
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def to_platform(self) -> list:
+        if self.is_pass:
+            return ["PASS", "PASS", "PASS"]
+        return [self.type, self.rank, list(self.cards)]
+
+    def record(self) -> np.ndarray:
+        """This move as one kernel record (18 bytes, uint8)."""
+        if self._record is None:
+            rec = np.zeros(1, dtype=MOVE_DTYPE)
+            rec["type"] = self.type_id
+            rec["label"] = self.label
+            rec["key"] = self.key
+            rec["ncards"] = len(self.kinds)
+            rec["cards"][0, :len(self.kinds)] = self.kinds
+            self._record = rec.view(np.uint8)
+        return self._record
+
+    def counts(self) -> np.ndarray:
+        return to_counts(self.kinds, "move")
+
+    # -- value semantics
+    def _ident(self):
+        return (self.type_id, self.label, self.kinds)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Move) and self._ident() == other._ident()
+
+    def __hash__(self) -> int:
+        return hash(self._ident())
+
+    def __reduce__(self):
+        return (Move, (self.type_id, self.label, self.key, self.kinds, self.wild_as))
+
+    def __str__(self) -> str:
+        if self.is_pass:
+            return "PASS"
+        return f"{self.type} {self.rank}: {' '.join(self.cards)}"
+
+    def __repr__(self) -> str:
+        return f"<Move {self}>"
+
+
+Move.PASS = Move(PASS, 16, 0, ())
+
+
+# ------------------------------------------------------------------ kernel calls
+
+def _hand_counts(hand) -> np.ndarray:
+    if isinstance(hand, Hand):
+        return hand._counts
+    if isinstance(hand, np.ndarray) and hand.dtype == np.uint8 and hand.shape == (NUM_KINDS,) \
+            and hand.flags.c_contiguous and hand.max(initial=0) <= 2:
+        return hand
+    return to_counts(hand)
+
+
+def _status_error(status: int, level, what) -> ValueError:
+    if status == -2:
+        return ValueError(f"bad level {level!r}")
+    if status == -3:
+        return CardError(f"impossible hand {what!r}: a card kind more than twice")
+    return MoveError(f"the move to beat is not a combination: {what!r}")
+
+
+_buffer_moves = 4096
+
+
+def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = None) -> np.ndarray:
+    """Every legal move of a hand as a MOVE_DTYPE array, with no Python object per move.
+
+    Leading when ``beat`` is None, else only the moves that beat it (never the pass).
+    """
+    global _buffer_moves
+    counts = _hand_counts(hand)
+    lvl = level if type(level) is int and 0 <= level <= 12 else parse_level(level)
+    flags = (rules or _DEFAULT_RULES).flags()
+    beat_rec = None
+    if beat is not None:
+        if not isinstance(beat, Move):
+            raise MoveError(f"beat must be a Move, not {beat!r}")
+        if not beat.is_pass:
+            beat_rec = beat.record()
+    while True:
+        out = np.empty(_buffer_moves, dtype=MOVE_DTYPE)
+        n = _kernels.py_enumerate(counts, lvl, beat_rec, flags[0], flags[1], flags[2],
+                                  out.view(np.uint8))
+        if n >= 0:
+            return out[:n]
+        if n != -1:
+            raise _status_error(n, level, beat if n == -4 else hand)
+        _buffer_moves *= 4
+
+
+def moves_array_batch(hands, levels, rules: Rules | None = None):
+    """Lead moves of many hands at once.
+
+    ``hands`` is a ``uint8[N, 54]`` count array, ``levels`` N rank indices (or one).
+    Returns ``(moves, offsets)``: hand ``i``'s moves are ``moves[offsets[i]:offsets[i+1]]``.
+    """
+    hands = np.ascontiguousarray(hands, dtype=np.uint8)
+    if hands.ndim != 2 or hands.shape[1] != NUM_KINDS:
+        raise CardError(f"hands must have shape (N, 54), not {hands.shape}")
+    if hands.size and hands.max() > 2:
+        bad = int(np.argwhere(hands > 2)[0][0])
+        raise CardError(f"impossible hand at row {bad}: a card kind more than twice")
+    levels = np.broadcast_to(np.asarray(levels, dtype=np.int32), (hands.shape[0],)).copy()
+    if levels.size and (levels.min() < 0 or levels.max() > 12):
+        raise ValueError(f"levels must be rank indices 0..12, got {levels.min()}..{levels.max()}")
+    flags = (rules or _DEFAULT_RULES).flags()
+    chunks, offsets, start, base = [], [np.zeros(1, np.int64)], 0, 0
+    capacity = max(4096, 2048 * hands.shape[0])
+    while start < hands.shape[0]:
+        out = np.empty(capacity, dtype=MOVE_DTYPE)
+        offs = np.zeros(hands.shape[0] - start + 1, dtype=np.int64)
+        done = _kernels.py_enumerate_batch(hands[start:], levels[start:], *flags,
+                                           out.view(np.uint8), offs)
+        if done < 0:
+            raise _status_error(done, levels, hands)
+        if done == 0:
+            capacity *= 4
+            continue
+        chunks.append(out[:offs[done]])
+        offsets.append(offs[1:done + 1] + base)
+        base += int(offs[done])
+        start += done
+    moves = np.concatenate(chunks) if chunks else np.empty(0, MOVE_DTYPE)
+    return moves, np.concatenate(offsets)
+
+
+class LegalMoves:
+    """The legal moves of a hand, computed on first use (python-chess style).
+
+    Iterating yields :class:`Move` objects; ``len()``/``count()`` and ``array`` use no
+    Python object per move. When following, the pass is not in the collection (it is
+    always legal, and is a separate option).
+    """
+
+    def __init__(self, hand, level, beat: Move | None = None, rules: Rules | None = None):
+        self.hand = hand if isinstance(hand, Hand) else Hand(hand)
+        self.level = parse_level(level)
+        self.beat = beat
+        self.rules = rules or _DEFAULT_RULES
+        self._array = None
+        self._set = None
+
+    @property
+    def array(self) -> np.ndarray:
+        if self._array is None:
+            self._array = moves_array(self.hand, self.level, self.beat, self.rules)
+        return self._array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def count(self) -> int:
+        return len(self.array)
+
+    def __iter__(self) -> Iterator[Move]:
+        for rec in self.array:
+            yield Move.from_record(rec)
+
+    def __bool__(self) -> bool:
+        return len(self.array) > 0
+
+    def __contains__(self, move) -> bool:
+        if not isinstance(move, Move):
+            return False
+        if self._set is None:
+            self._set = set(self)
+        return move in self._set
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves {len(self)} moves of {self.hand} at level {RANKS[self.level]}>"
+
+
+def legal_moves(hand, level, beat: Move | None = None, rules: Rules | None = None) -> LegalMoves:
+    """Every distinct (cards, reading) move of ``hand`` (leading), or every move beating ``beat``."""
+    return LegalMoves(hand, level, beat, rules)
+
+
+def classify(cards, level, rules: Rules | None = None) -> list[Move]:
+    """Every reading of exactly these cards (RULES sec. 4); empty if they are no combination."""
+    counts = to_counts(cards, "play")
+    lvl = parse_level(level)
+    flags = (rules or _DEFAULT_RULES).flags()
+    if counts.sum() == 0:
+        return []
+    cap = 4096
+    while True:
+        out = np.empty(cap, dtype=MOVE_DTYPE)
+        n = _kernels.py_classify(counts, lvl, *flags, out.view(np.uint8))
+        if n >= 0:
+            return [Move.from_record(rec) for rec in out[:n]]
+        if n != -1:
+            raise _status_error(n, level, cards)
+        cap *= 4
+
+
+def beats(a: Move, b: Move) -> bool:
+    """Whether ``a`` beats ``b`` (RULES sec. 5). A pass neither beats nor is beaten."""
+    if not isinstance(a, Move) or not isinstance(b, Move):
+        raise MoveError(f"beats() takes two Moves, not {a!r} and {b!r}")
+    return bool(_kernels.py_beats(a.record(), b.record()))
+
+
+def bomb_order_key(move: Move) -> int:
+    """A total order of bombs (RULES sec. 5): larger beats smaller; -1 for a non-bomb."""
+    return move.key if move.is_bomb else -1

@@ -1,0 +1,66 @@
+"""Rule options that change which combinations exist (RULES.md section 9).
+
+>>> Rules.standard().sf_wild_any_suit, Rules.platform().sf_wild_any_suit
+(True, False)
+>>> Rules.by_name("platform") == Rules.platform()
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+__all__ = ["Rules", "RulesError"]
+
+
+class RulesError(ValueError):
+    """An unknown rule set name."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The combination options of RULES.md section 9.
+
+    * ``sf_is_bomb``: straight flushes exist and rank as bombs (off: five consecutive
+      cards of one suit are just a straight).
+    * ``sf_wild_any_suit``: a wild card may complete a straight flush of any suit (off:
+      hearts only, the AI competition platform's behaviour).
+    * ``long_sequences``: straights of 5 or more ranks that leave the level rank out,
+      tubes of 2 or more pairs, plates of 2 or more triples (casual rules).
+    """
+
+    sf_is_bomb: bool = True
+    sf_wild_any_suit: bool = True
+    long_sequences: bool = False
+
+    @classmethod
+    def standard(cls) -> "Rules":
+        """Tournament rules (Jiangsu 2023 / national trial rules 2022)."""
+        return cls()
+
+    @classmethod
+    def platform(cls) -> "Rules":
+        """The public Guandan AI competition platform's engine."""
+        return cls(sf_wild_any_suit=False)
+
+    @classmethod
+    def by_name(cls, name: str) -> "Rules":
+        """A preset by name: ``standard``, ``platform``, ``long-sequences``, ``no-sf-bomb``."""
+        presets = {
+            "standard": cls.standard(),
+            "platform": cls.platform(),
+            "long-sequences": cls(long_sequences=True),
+            "no-sf-bomb": cls(sf_is_bomb=False),
+        }
+        try:
+            return presets[name]
+        except KeyError:
+            raise RulesError(
+                f"unknown rules {name!r} (known: {', '.join(sorted(presets))})") from None
+
+    def replace(self, **changes) -> "Rules":
+        return replace(self, **changes)
+
+    def flags(self) -> tuple[int, int, int]:
+        """The options as the kernel takes them."""
+        return int(self.sf_is_bomb), int(self.sf_wild_any_suit), int(self.long_sequences)

@@ -1,0 +1,26 @@
+"""pip build of the Cython extensions (metadata lives in pyproject.toml)."""
+
+import os
+
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+# GUANDAN_DEBUG=1 builds without optimisation and with bounds checks, for debugging.
+debug = os.environ.get("GUANDAN_DEBUG") == "1"
+compile_args = ["-O0", "-g"] if debug else ["-O3"]
+directives = {"language_level": 3}
+if debug:
+    directives.update(boundscheck=True, wraparound=True, initializedcheck=True)
+
+extensions = [
+    Extension(
+        "guandan_core._kernels",
+        ["guandan_core/_kernels.pyx"],
+        extra_compile_args=compile_args,
+    ),
+]
+
+setup(
+    ext_modules=cythonize(extensions, compiler_directives=directives),
+    package_data={"guandan_core": ["*.pxd", "*.pyx"]},
+)
