@@ -1,0 +1,136 @@
+"""The ``guandan`` command line.
+
+Every sub-command turns bad input (a ``ValueError`` from the library, an unreadable file)
+into one line on stderr and exit status 2; it never prints a traceback for those.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+from .cards import parse_cards, parse_level
+from .hand import Hand
+from .moves import Move, MoveError, classify, legal_moves
+from .rules import Rules
+
+EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
+                "SA HA CA CA")
+
+
+def _rules(args) -> Rules:
+    return Rules.by_name(args.rules)
+
+
+def _beat_move(cards: str, beat_type: str | None, level: int, rules: Rules) -> Move:
+    readings = classify(parse_cards(cards), level, rules)
+    if not readings:
+        raise MoveError(f"--beat {cards!r} is not a combination at this level")
+    if beat_type is not None:
+        readings = [m for m in readings if m.type.lower() == beat_type.lower()]
+        if not readings:
+            raise MoveError(f"--beat {cards!r} cannot be read as {beat_type!r}")
+    if len(readings) > 1:
+        options = ", ".join(m.type + " " + m.rank for m in readings)
+        raise MoveError(f"--beat {cards!r} has several readings ({options}); "
+                        "choose one with --beat-type")
+    return readings[0]
+
+
+def _print_table(moves: list[Move], out) -> None:
+    width = max((len(m.type) for m in moves), default=4)
+    for m in moves:
+        wild = f"   (wild as {' '.join(m.wild_as)})" if m.wild_as and not m.is_pass else ""
+        if m.is_pass:
+            out.write("PASS\n")
+        else:
+            out.write(f"{m.type:<{width}}  {m.rank:<5} {' '.join(m.cards)}{wild}\n")
+
+
+def cmd_moves(args) -> int:
+    level = parse_level(args.level)
+    rules = _rules(args)
+    hand = Hand(EXAMPLE_HAND if args.example else args.hand)
+    beat = _beat_move(args.beat, args.beat_type, level, rules) if args.beat else None
+    moves = list(legal_moves(hand, level, beat, rules))
+    if beat is not None:
+        moves.insert(0, Move.PASS)
+    if args.json:
+        json.dump([m.to_platform() for m in moves], sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        _print_table(moves, sys.stdout)
+        what = f"that beat {beat}" if beat is not None else "on lead"
+        count = len(moves) - (1 if beat is not None else 0)
+        print(f"-- {count} moves {what} (hand {hand}, level {args.level})")
+    return 0
+
+
+def cmd_classify(args) -> int:
+    level = parse_level(args.level)
+    readings = classify(parse_cards(args.cards), level, _rules(args))
+    if args.json:
+        json.dump([m.to_platform() for m in readings], sys.stdout)
+        sys.stdout.write("\n")
+    elif readings:
+        _print_table(readings, sys.stdout)
+    else:
+        print(f"{args.cards}: not a combination at level {args.level}")
+    return 0
+
+
+def _add_rules_option(parser) -> None:
+    parser.add_argument("--rules", default="standard",
+                        help="rule set: standard (default), platform, long-sequences, no-sf-bomb")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="guandan", description="Guandan engine")
+    parser.add_argument("--version", action="version", version=f"guandan {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("moves", help="list every legal move of a hand")
+    p.add_argument("hand", nargs="?", help='cards, e.g. "S5 H7 SB" (or --example)')
+    p.add_argument("--example", action="store_true", help="use a built-in 27-card hand")
+    p.add_argument("--level", default="2", help="level rank, 2..A (default 2)")
+    p.add_argument("--beat", help="cards of the play to beat")
+    p.add_argument("--beat-type", help="reading of --beat when it has several (e.g. Bomb)")
+    p.add_argument("--json", action="store_true", help="JSON list of [type, rank, cards]")
+    _add_rules_option(p)
+    p.set_defaults(func=cmd_moves)
+
+    p = sub.add_parser("classify", help="every reading of a set of cards")
+    p.add_argument("cards")
+    p.add_argument("--level", default="2")
+    p.add_argument("--json", action="store_true")
+    _add_rules_option(p)
+    p.set_defaults(func=cmd_classify)
+
+    for module_name in _SUBCOMMAND_MODULES:
+        module = __import__(f"{__package__}.{module_name}", fromlist=["register"])
+        module.register(sub)
+    return parser
+
+
+# modules that add sub-commands with a register(subparsers) function
+_SUBCOMMAND_MODULES: list[str] = []
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "command", None) == "moves" and not args.example and not args.hand:
+        parser.error("moves: give a HAND or --example")
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"guandan {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
