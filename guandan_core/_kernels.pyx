@@ -72,6 +72,17 @@ _build_tables()
 # --------------------------------------------------------------------------------------
 # Enumeration state
 
+# A component is what one rank contributes to a combination: some natural cards of that
+# rank plus some wilds standing for it, in order of increasing wilds. Full houses and
+# sequences are built from the component lists of each rank, prepared once per call.
+ctypedef struct comp_t:
+    uint8_t rank
+    uint8_t nnat
+    uint8_t nwild
+    uint8_t suit_bit       # width-1 components: bit of the natural card's suit, 0 for a wild
+    uint8_t cards[3]
+
+
 ctypedef struct gen_t:
     gd_move_t* out
     int n
@@ -89,6 +100,9 @@ ctypedef struct gen_t:
     int min_key            # produced non-bomb keys must exceed this
     int need_ncards        # non-bombs must have this many cards (0: any)
     int min_power          # produced bomb powers must exceed this
+    comp_t comps[3][13][32]   # per width 1..3 and rank: the components, fewest wilds first
+    uint8_t ncomps[3][13]
+    uint8_t comps_ready[3]
 
 
 cdef inline int _order(int rank, int level) noexcept nogil:
@@ -140,11 +154,10 @@ cdef inline gd_move_t* _new_move(gen_t* g, int mtype, int label, int key) noexce
         return NULL
     cdef gd_move_t* m = &g.out[g.n]
     g.n += 1
+    memset(m, 0, sizeof(gd_move_t))   # unused bytes are zero: records compare and hash exactly
     m.type = mtype
     m.label = label
     m.key = key
-    m.ncards = 0
-    m.nwild = 0
     return m
 
 
@@ -227,53 +240,101 @@ cdef void _gen_same_rank(gen_t* g, int mtype, int size) noexcept nogil:
                 m.ncards = 2
 
 
+# ---------------------------------------------------------------- components
+
+cdef int _components(gen_t* g, int rank, int width, int max_wild, comp_t* out) noexcept nogil:
+    # every way for `rank` to supply `width` cards with at most `max_wild` wilds
+    cdef int j, sub, n = 0, i, code = g.code[rank]
+    for j in range(min(max_wild, width) + 1):
+        for sub in range(SUB_START[code][width - j], SUB_END[code][width - j]):
+            out[n].rank = rank
+            out[n].nnat = width - j
+            out[n].nwild = j
+            out[n].suit_bit = (1 << SUB_SUITS[sub][0]) if width - j == 1 else 0
+            for i in range(width - j):
+                out[n].cards[i] = rank * 4 + SUB_SUITS[sub][i]
+            n += 1
+    return n
+
+
+cdef void _prepare_components(gen_t* g, int width) noexcept nogil:
+    cdef int r
+    if g.comps_ready[width - 1]:
+        return
+    for r in range(13):
+        g.ncomps[width - 1][r] = _components(g, r, width, g.wilds, g.comps[width - 1][r])
+    g.comps_ready[width - 1] = 1
+
+
+cdef inline void _put_comp(gd_move_t* m, const comp_t* c) noexcept nogil:
+    cdef int i
+    for i in range(c.nnat):
+        m.cards[m.ncards + i] = c.cards[i]
+    m.ncards += c.nnat
+
+
 # ---------------------------------------------------------------- full houses
 
 cdef void _gen_full_houses(gen_t* g) noexcept nogil:
-    cdef int t, p, j, i, tsub, psub, key, jk, first_p
+    cdef int ntriples, t, p, a, b, key, jk, first_p, w, pair_wild
     cdef gd_move_t* m
+    cdef const comp_t* tc
+    cdef const comp_t* pc
+    _prepare_components(g, 2)
+    _prepare_components(g, 3)
     for t in range(13):
         key = _order(t, g.level)
         if key <= g.min_key:
             continue
         first_p = 1 if t == 0 else 0   # any rank but t, for the record of a two-wild pair
-        for j in range(min(g.wilds, 2) + 1):
-            for tsub in range(SUB_START[g.code[t]][3 - j], SUB_END[g.code[t]][3 - j]):
-                # pair of a natural rank p != t, with at most one wild
-                for p in range(13):
-                    if p == t:
-                        continue
-                    for i in range(min(g.wilds - j, 1) + 1):
-                        for psub in range(SUB_START[g.code[p]][2 - i], SUB_END[g.code[p]][2 - i]):
-                            m = _new_move(g, GD_THREE_WITH_TWO, t, key)
-                            if m == NULL:
-                                return
-                            if p < t:
-                                _add_sub(m, psub, p)
-                                _add_sub(m, tsub, t)
-                            else:
-                                _add_sub(m, tsub, t)
-                                _add_sub(m, psub, p)
-                            _add_wilds(m, g, j, GD_WILD_ANY_SUIT + t)
-                            _add_wilds(m, g, i, GD_WILD_ANY_SUIT + p)
-                # a joker pair
-                for jk in range(2):
-                    if g.nat[52 + jk] == 2:
-                        m = _new_move(g, GD_THREE_WITH_TWO, t, key)
-                        if m == NULL:
-                            return
-                        _add_sub(m, tsub, t)
-                        m.cards[m.ncards] = 52 + jk
-                        m.cards[m.ncards + 1] = 52 + jk
-                        m.ncards += 2
-                        _add_wilds(m, g, j, GD_WILD_ANY_SUIT + t)
-                # a pair of two wilds: whatever rank they stand for, the cards are the same
-                if g.wilds - j == 2:
+        ntriples = g.ncomps[2][t]
+        for a in range(ntriples):
+            tc = &g.comps[2][t][a]
+            w = g.wilds - tc.nwild
+            # pairs of a natural rank with at most one wild; two wilds are handled apart
+            pair_wild = min(w, 1)
+            for p in range(13):
+                if p == t:
+                    continue
+                for b in range(g.ncomps[1][p]):
+                    pc = &g.comps[1][p][b]
+                    if pc.nwild > pair_wild:
+                        break
+                    if g.n >= g.cap:
+                        g.overflow = 1
+                        return
+                    m = &g.out[g.n]
+                    g.n += 1
+                    memset(m, 0, sizeof(gd_move_t))
+                    m.type = GD_THREE_WITH_TWO
+                    m.label = t
+                    m.key = key
+                    if p < t:
+                        _put_comp(m, pc)
+                        _put_comp(m, tc)
+                    else:
+                        _put_comp(m, tc)
+                        _put_comp(m, pc)
+                    _add_wilds(m, g, tc.nwild, GD_WILD_ANY_SUIT + t)
+                    _add_wilds(m, g, pc.nwild, GD_WILD_ANY_SUIT + p)
+            # a joker pair
+            for jk in range(2):
+                if g.nat[52 + jk] == 2:
                     m = _new_move(g, GD_THREE_WITH_TWO, t, key)
                     if m == NULL:
                         return
-                    _add_sub(m, tsub, t)
-                    _add_wilds(m, g, 2, GD_WILD_ANY_SUIT + first_p)
+                    _put_comp(m, tc)
+                    m.cards[m.ncards] = 52 + jk
+                    m.cards[m.ncards + 1] = 52 + jk
+                    m.ncards += 2
+                    _add_wilds(m, g, tc.nwild, GD_WILD_ANY_SUIT + t)
+            # a pair of two wilds: whatever rank they stand for, the cards are the same
+            if w == 2:
+                m = _new_move(g, GD_THREE_WITH_TWO, t, key)
+                if m == NULL:
+                    return
+                _put_comp(m, tc)
+                _add_wilds(m, g, 2, GD_WILD_ANY_SUIT + first_p)
 
 
 # ---------------------------------------------------------------- bombs
@@ -314,55 +375,45 @@ cdef void _gen_bombs(gen_t* g) noexcept nogil:
 ctypedef struct seq_t:
     int mtype
     int width          # cards per rank: 1 straight, 2 tube, 3 plate
-    int start          # first position (0 = ace low)
     int length         # number of ranks
-    int key
-    int sub[14]        # chosen natural sub-multiset per position
-    int nwild[14]      # wilds per position
+    bint sf_check      # five natural cards of one suit are not a straight (RULES sec. 4)
+    const comp_t* opts[14]   # per rank slot, in the order the cards are written
+    int nopts[14]
+    uint8_t wild_as[2]
+    gd_move_t tmp      # the record being built
 
 
-cdef void _emit_sequence(gen_t* g, seq_t* s) noexcept nogil:
-    cdef int q, pos, r, total_wild = 0, suit_mask = 0, i, sub
+cdef void _sequence_rec(gen_t* g, seq_t* s, int depth, int wilds_left, int suit_mask) noexcept nogil:
+    cdef int i, k, ncards = s.tmp.ncards, nwild = s.tmp.nwild
+    cdef const comp_t* c
     cdef gd_move_t* m
-    for q in range(s.length):
-        total_wild += s.nwild[q]
-    if s.mtype == GD_STRAIGHT and s.length == 5 and total_wild == 0 and g.rules.sf_is_bomb:
-        # five natural cards of one suit are a straight flush only (RULES sec. 4)
-        for q in range(s.length):
-            sub = s.sub[q]
-            suit_mask |= 1 << SUB_SUITS[sub][0]
-        if suit_mask & (suit_mask - 1) == 0:
+    if depth == s.length:
+        if s.sf_check and nwild == 0 and (suit_mask & (suit_mask - 1)) == 0:
             return
-    m = _new_move(g, s.mtype, _pos_rank(s.start), s.key)
-    if m == NULL:
+        if g.n >= g.cap:
+            g.overflow = 1
+            return
+        m = &g.out[g.n]
+        g.n += 1
+        m[0] = s.tmp
+        for i in range(nwild):
+            m.cards[m.ncards + i] = g.wild_kind
+            m.wild_as[i] = s.wild_as[i]
+        m.ncards += nwild
         return
-    # naturals in ascending kind order: an ace played low is the highest kind, so last
-    for q in range(s.length):
-        pos = s.start + q
-        if pos == 0:
+    for k in range(s.nopts[depth]):
+        c = &s.opts[depth][k]
+        if c.nwild > wilds_left:
             continue
-        _add_sub(m, s.sub[q], pos - 1)
-    if s.start == 0:
-        _add_sub(m, s.sub[0], 12)
-    for q in range(s.length):
-        if s.nwild[q]:
-            _add_wilds(m, g, s.nwild[q], GD_WILD_ANY_SUIT + _pos_rank(s.start + q))
-
-
-cdef void _sequence_dfs(gen_t* g, seq_t* s, int q, int wilds_left) noexcept nogil:
-    if g.overflow:
-        return
-    if q == s.length:
-        _emit_sequence(g, s)
-        return
-    cdef int r = _pos_rank(s.start + q)
-    cdef int code = g.code[r]
-    cdef int j, sub
-    for j in range(min(wilds_left, s.width) + 1):
-        s.nwild[q] = j
-        for sub in range(SUB_START[code][s.width - j], SUB_END[code][s.width - j]):
-            s.sub[q] = sub
-            _sequence_dfs(g, s, q + 1, wilds_left - j)
+        for i in range(c.nnat):
+            s.tmp.cards[ncards + i] = c.cards[i]
+        s.tmp.ncards = ncards + c.nnat
+        for i in range(c.nwild):
+            s.wild_as[nwild + i] = GD_WILD_ANY_SUIT + c.rank
+        s.tmp.nwild = nwild + c.nwild
+        _sequence_rec(g, s, depth + 1, wilds_left - c.nwild, suit_mask | c.suit_bit)
+    s.tmp.ncards = ncards
+    s.tmp.nwild = nwild
 
 
 cdef bint _sequence_possible(gen_t* g, int start, int length, int width) noexcept nogil:
@@ -380,8 +431,9 @@ cdef bint _sequence_possible(gen_t* g, int start, int length, int width) noexcep
 
 cdef void _gen_sequences(gen_t* g, int mtype, int width, int min_len, int max_len) noexcept nogil:
     cdef seq_t s
-    cdef int length, start, q
+    cdef int length, start, q, r, slot
     cdef bint skip
+    _prepare_components(g, width)
     s.mtype = mtype
     s.width = width
     for length in range(min_len, max_len + 1):
@@ -402,10 +454,26 @@ cdef void _gen_sequences(gen_t* g, int mtype, int width, int min_len, int max_le
                     continue
             if not _sequence_possible(g, start, length, width):
                 continue
-            s.start = start
+            # slots in ascending kind order: an ace played low is the highest kind, so last
+            slot = 0
+            for q in range(length):
+                if start + q == 0:
+                    continue
+                s.opts[slot] = g.comps[width - 1][start + q - 1]
+                s.nopts[slot] = g.ncomps[width - 1][start + q - 1]
+                slot += 1
+            if start == 0:
+                s.opts[slot] = g.comps[width - 1][12]
+                s.nopts[slot] = g.ncomps[width - 1][12]
+            memset(&s.tmp, 0, sizeof(gd_move_t))
             s.length = length
-            s.key = start + length - 1
-            _sequence_dfs(g, &s, 0, g.wilds)
+            s.sf_check = mtype == GD_STRAIGHT and length == 5 and g.rules.sf_is_bomb
+            s.tmp.type = mtype
+            s.tmp.label = _pos_rank(start)
+            s.tmp.key = start + length - 1
+            s.tmp.ncards = 0
+            s.tmp.nwild = 0
+            _sequence_rec(g, &s, 0, g.wilds, 0)
             if g.overflow:
                 return
 
@@ -479,6 +547,7 @@ cdef int _setup(gen_t* g, const uint8_t* hand, int level, const gd_rules_t* rule
     for r in range(13):
         g.code[r] = g.nat[r * 4] + 3 * g.nat[r * 4 + 1] + 9 * g.nat[r * 4 + 2] + 27 * g.nat[r * 4 + 3]
         g.rank_nat[r] = g.nat[r * 4] + g.nat[r * 4 + 1] + g.nat[r * 4 + 2] + g.nat[r * 4 + 3]
+    g.comps_ready[0] = g.comps_ready[1] = g.comps_ready[2] = 0
     g.out = out
     g.n = 0
     g.cap = capacity

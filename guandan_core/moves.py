@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import threading
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -244,11 +245,27 @@ def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = Non
         _buffer_moves *= 4
 
 
-def moves_array_batch(hands, levels, rules: Rules | None = None):
-    """Lead moves of many hands at once.
+_scratch = threading.local()
+
+
+def _scratch_buffer(capacity: int) -> np.ndarray:
+    # a per-thread buffer reused across calls: fresh memory costs a page fault per 4 KiB
+    buf = getattr(_scratch, "moves", None)
+    if buf is None or len(buf) < capacity:
+        buf = np.empty(capacity, dtype=MOVE_DTYPE)
+        _scratch.moves = buf
+    return buf
+
+
+def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray | None = None):
+    """Lead moves of many hands at once, in one compiled loop.
 
     ``hands`` is a ``uint8[N, 54]`` count array, ``levels`` N rank indices (or one).
     Returns ``(moves, offsets)``: hand ``i``'s moves are ``moves[offsets[i]:offsets[i+1]]``.
+
+    With ``out`` (a MOVE_DTYPE array the caller reuses across calls, as a training loop
+    would), the moves are written there and ``moves`` is a view of it; when ``out`` is too
+    small, a new array is returned instead. Without ``out`` the result is a new array.
     """
     hands = np.ascontiguousarray(hands, dtype=np.uint8)
     if hands.ndim != 2 or hands.shape[1] != NUM_KINDS:
@@ -260,24 +277,27 @@ def moves_array_batch(hands, levels, rules: Rules | None = None):
     if levels.size and (levels.min() < 0 or levels.max() > 12):
         raise ValueError(f"levels must be rank indices 0..12, got {levels.min()}..{levels.max()}")
     flags = (rules or _DEFAULT_RULES).flags()
-    chunks, offsets, start, base = [], [np.zeros(1, np.int64)], 0, 0
-    capacity = max(4096, 2048 * hands.shape[0])
-    while start < hands.shape[0]:
-        out = np.empty(capacity, dtype=MOVE_DTYPE)
-        offs = np.zeros(hands.shape[0] - start + 1, dtype=np.int64)
-        done = _kernels.py_enumerate_batch(hands[start:], levels[start:], *flags,
-                                           out.view(np.uint8), offs)
+    count = hands.shape[0]
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    if out is not None:
+        if not isinstance(out, np.ndarray) or out.dtype != MOVE_DTYPE or not out.flags.c_contiguous:
+            raise ValueError("out must be a contiguous MOVE_DTYPE array")
+        done = _kernels.py_enumerate_batch(hands, levels, *flags, out.view(np.uint8), offsets)
         if done < 0:
             raise _status_error(done, levels, hands)
-        if done == 0:
-            capacity *= 4
-            continue
-        chunks.append(out[:offs[done]])
-        offsets.append(offs[1:done + 1] + base)
-        base += int(offs[done])
-        start += done
-    moves = np.concatenate(chunks) if chunks else np.empty(0, MOVE_DTYPE)
-    return moves, np.concatenate(offsets)
+        if done == count:
+            return out[:offsets[count]], offsets
+    # enumerate into the reused scratch buffer (grown until everything fits), copy once
+    buf = _scratch_buffer(max(_buffer_moves, 1024 * count))
+    while True:
+        done = _kernels.py_enumerate_batch(hands, levels, *flags, buf.view(np.uint8), offsets)
+        if done < 0:
+            raise _status_error(done, levels, hands)
+        if done == count:
+            # copy as bytes: numpy copies a structured dtype field by field, far slower
+            nbytes = int(offsets[count]) * MOVE_DTYPE.itemsize
+            return buf.view(np.uint8)[:nbytes].copy().view(MOVE_DTYPE), offsets
+        buf = _scratch_buffer(len(buf) * 2)
 
 
 class LegalMoves:
