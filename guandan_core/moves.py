@@ -10,11 +10,11 @@ cards and what each wild card stands for.
 >>> m.to_platform()
 ['Pair', '4', ['H2', 'C4']]
 >>> [str(r) for r in classify("S5 S6 H7 S8 S9", level="7")]
-['Straight 5: S5 S6 S8 S9 H7', 'StraightFlush 5: S5 S6 S8 S9 H7']
+['Straight 5: S5 S6 H7 S8 S9', 'StraightFlush 5: S5 S6 H7 S8 S9']
 >>> beats(Move.from_platform(["Bomb", "3", ["S3", "H3", "C3", "D3"]], "2"), m)
 True
->>> legal_moves(Hand("S3 S4 D4"), "2").count()
-5
+>>> [str(m) for m in legal_moves(Hand("S3 S4 D4"), "2")]
+['Single 3: S3', 'Single 4: S4', 'Single 4: D4', 'Pair 4: S4 D4']
 """
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ def _format_wild_as(value: int) -> str:
     return RANKS[value - _WILD_ANY_SUIT] if value >= _WILD_ANY_SUIT else format_card(value)
 
 
+_WILD_AS_TEXT = {v: _format_wild_as(v) for v in list(range(52)) + list(range(64, 77))}
+
+
 class Move:
     """One combination with one reading; immutable, hashable, picklable.
 
@@ -91,6 +94,32 @@ class Move:
         wild_as = tuple(_format_wild_as(int(v)) for v in rec["wild_as"][:nwild])
         return cls(int(rec["type"]), int(rec["label"]), int(rec["key"]),
                    [int(c) for c in cards[:n]], wild_as)
+
+    @classmethod
+    def from_array(cls, records: np.ndarray) -> list["Move"]:
+        """Moves of a MOVE_DTYPE array, converted in bulk (much faster than per record)."""
+        if len(records) == 0:
+            return []
+        types = records["type"].tolist()
+        labels = records["label"].tolist()
+        keys = records["key"].tolist()
+        ncards = records["ncards"].tolist()
+        nwilds = records["nwild"].tolist()
+        cards = records["cards"].tolist()
+        wild_as = records["wild_as"].tolist()
+        new = object.__new__
+        moves = []
+        for i in range(len(types)):
+            m = new(cls)
+            m.type_id = types[i]
+            m.label = labels[i]
+            m.key = keys[i]
+            m.kinds = tuple(sorted(cards[i][:ncards[i]]))
+            nw = nwilds[i]
+            m.wild_as = tuple(_WILD_AS_TEXT[v] for v in wild_as[i][:nw]) if nw else ()
+            m._record = None
+            moves.append(m)
+        return moves
 
     @classmethod
     def from_platform(cls, triple, level, rules: Rules | None = None) -> "Move":
@@ -329,8 +358,7 @@ class LegalMoves:
         return len(self.array)
 
     def __iter__(self) -> Iterator[Move]:
-        for rec in self.array:
-            yield Move.from_record(rec)
+        return iter(Move.from_array(self.array))
 
     def __bool__(self) -> bool:
         return len(self.array) > 0
@@ -363,7 +391,7 @@ def classify(cards, level, rules: Rules | None = None) -> list[Move]:
         out = np.empty(cap, dtype=MOVE_DTYPE)
         n = _kernels.py_classify(counts, lvl, *flags, out.view(np.uint8))
         if n >= 0:
-            return [Move.from_record(rec) for rec in out[:n]]
+            return Move.from_array(out[:n])
         if n != -1:
             raise _status_error(n, level, cards)
         cap *= 4

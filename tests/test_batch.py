@@ -1,0 +1,81 @@
+"""The batch entry points: moves_array_batch (Cython) and the numba layer (guandan_core.batch)."""
+
+import numpy as np
+import pytest
+
+from guandan_core import MOVE_DTYPE, CardError, Hand, moves_array, moves_array_batch
+from guandan_core.batch import (apply_moves, bomb_features, contains_moves, deal, rank_counts,
+                                wild_counts)
+
+
+def test_deal_is_a_full_deck_and_deterministic():
+    """RULES sec. 1: 108 cards, every kind twice, 27 to each of 4 players."""
+    games = deal(seed=5, games=20)
+    assert games.shape == (20, 4, 54)
+    assert (games.sum(axis=2) == 27).all()
+    assert (games.sum(axis=1) == 2).all()
+    assert np.array_equal(games, deal(seed=5, games=20))
+    assert not np.array_equal(games, deal(seed=6, games=20))
+
+
+def test_batch_equals_one_by_one():
+    hands = deal(seed=1, games=10).reshape(-1, 54)
+    levels = np.arange(len(hands)) % 13
+    moves, offsets = moves_array_batch(hands, levels)
+    assert len(offsets) == len(hands) + 1 and offsets[-1] == len(moves)
+    for i in range(len(hands)):
+        single = moves_array(hands[i], int(levels[i]))
+        assert single.tobytes() == moves[offsets[i]:offsets[i + 1]].tobytes()
+
+
+def test_batch_with_reused_and_too_small_out_buffer():
+    hands = deal(seed=2, games=3).reshape(-1, 54)
+    expected, exp_offsets = moves_array_batch(hands, 0)
+    big = np.empty(len(expected) + 10, dtype=MOVE_DTYPE)
+    moves, offsets = moves_array_batch(hands, 0, out=big)
+    assert moves.tobytes() == expected.tobytes() and np.shares_memory(moves, big)
+    small = np.empty(5, dtype=MOVE_DTYPE)
+    moves, offsets = moves_array_batch(hands, 0, out=small)
+    assert moves.tobytes() == expected.tobytes() and np.array_equal(offsets, exp_offsets)
+
+
+def test_batch_rejects_bad_input():
+    bad = np.zeros((2, 54), np.uint8)
+    bad[1, 7] = 3
+    with pytest.raises(CardError, match="row 1"):
+        moves_array_batch(bad, 0)
+    with pytest.raises(ValueError, match="levels"):
+        moves_array_batch(np.zeros((1, 54), np.uint8), 13)
+    with pytest.raises(CardError, match=r"\(3, 5\)"):
+        moves_array_batch(np.zeros((3, 5), np.uint8), 0)
+
+
+def test_rank_counts_and_wilds_match_plain_numpy():
+    hands = deal(seed=3, games=5).reshape(-1, 54)
+    expected = np.concatenate([hands[:, :52].reshape(-1, 13, 4).sum(axis=2), hands[:, 52:]], axis=1)
+    assert np.array_equal(rank_counts(hands), expected)
+    levels = np.arange(len(hands)) % 13
+    assert wild_counts(hands, levels).tolist() == [int(h[l * 4 + 1]) for h, l in zip(hands, levels)]
+
+
+def test_bomb_features_plain():
+    """RULES sec. 3-4: wilds complete same-rank bombs; the joker bomb is SB SB HR HR."""
+    hands = np.stack([Hand("S9 C9 D9 H7 H7 SB SB HR HR").counts, Hand("S9 C9 D9 H7 D3").counts,
+                      Hand("S9 H7 H7 C2").counts])
+    feats = bomb_features(hands, 5)  # level 7: H7 is wild
+    assert feats.tolist() == [[1, 5, 1], [1, 4, 0], [0, 0, 0]]
+
+
+def test_apply_and_contains_moves():
+    hands = deal(seed=4, games=1).reshape(-1, 54)
+    moves = np.stack([moves_array(h, 0)[-1] for h in hands])
+    after = apply_moves(hands, moves)
+    for i in range(4):
+        assert after[i].sum() == 27 - moves[i]["ncards"]
+        assert Hand.from_counts(after[i]) + Hand(list(moves[i]["cards"][:moves[i]["ncards"]])) \
+            == Hand.from_counts(hands[i])
+    assert contains_moves(hands, moves).all()
+    empty = np.zeros_like(hands)
+    assert not contains_moves(empty, moves).any()
+    with pytest.raises(ValueError, match="row 0"):
+        apply_moves(empty, moves)
