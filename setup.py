@@ -18,9 +18,15 @@ extensions = [
         ["guandan_core/_kernels.pyx"],
         extra_compile_args=compile_args,
     ),
+    # the solver's search cimports the kernels through guandan_core/_kernels.pxd
+    Extension(
+        "solver._search",
+        ["solver/_search.pyx"],
+        extra_compile_args=compile_args,
+    ),
 ]
 
 setup(
-    ext_modules=cythonize(extensions, compiler_directives=directives),
-    package_data={"guandan_core": ["*.pxd", "*.pyx"]},
+    ext_modules=cythonize(extensions, compiler_directives=directives, include_path=["."]),
+    package_data={"guandan_core": ["*.pxd", "*.pyx"], "solver": ["*.pyx"]},
 )

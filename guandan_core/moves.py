@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import struct
 import threading
 from typing import Iterable, Iterator
 
@@ -61,6 +62,7 @@ def _format_wild_as(value: int) -> str:
     return RANKS[value - _WILD_ANY_SUIT] if value >= _WILD_ANY_SUIT else format_card(value)
 
 
+_HEAD = struct.Struct("<BBBBh")   # type, label, ncards, nwild, key: the record's first 6 bytes
 _WILD_AS_TEXT = {v: _format_wild_as(v) for v in list(range(52)) + list(range(64, 77))}
 
 
@@ -87,13 +89,17 @@ class Move:
     # -- construction
     @classmethod
     def from_record(cls, rec) -> "Move":
-        """A Move from one MOVE_DTYPE record (a row of :func:`moves_array`)."""
-        n = int(rec["ncards"])
-        nwild = int(rec["nwild"])
-        cards = rec["cards"]
-        wild_as = tuple(_format_wild_as(int(v)) for v in rec["wild_as"][:nwild])
-        return cls(int(rec["type"]), int(rec["label"]), int(rec["key"]),
-                   [int(c) for c in cards[:n]], wild_as)
+        """A Move from one MOVE_DTYPE record (a row of :func:`moves_array`, or its 18 bytes)."""
+        raw = rec.tobytes() if hasattr(rec, "tobytes") else bytes(rec)
+        mtype, label, n, nwild, key = _HEAD.unpack_from(raw)
+        m = object.__new__(cls)
+        m.type_id = mtype
+        m.label = label
+        m.key = key
+        m.kinds = tuple(sorted(raw[6:6 + n]))
+        m.wild_as = tuple(_WILD_AS_TEXT[v] for v in raw[16:16 + nwild]) if nwild else ()
+        m._record = None
+        return m
 
     @classmethod
     def from_array(cls, records: np.ndarray) -> list["Move"]:
@@ -187,15 +193,11 @@ class Move:
         return [self.type, self.rank, list(self.cards)]
 
     def record(self) -> np.ndarray:
-        """This move as one kernel record (18 bytes, uint8)."""
+        """This move as one kernel record (18 bytes, uint8, read-only)."""
         if self._record is None:
-            rec = np.zeros(1, dtype=MOVE_DTYPE)
-            rec["type"] = self.type_id
-            rec["label"] = self.label
-            rec["key"] = self.key
-            rec["ncards"] = len(self.kinds)
-            rec["cards"][0, :len(self.kinds)] = self.kinds
-            self._record = rec.view(np.uint8)
+            raw = _HEAD.pack(self.type_id, self.label, len(self.kinds), 0, self.key) + \
+                bytes(self.kinds).ljust(12, b"\0")
+            self._record = np.frombuffer(raw, dtype=np.uint8)
         return self._record
 
     def counts(self) -> np.ndarray:

@@ -1,0 +1,13 @@
+"""The Guandan endgame solver: exact team outcome, best move, line of play, move scores.
+
+>>> from solver import solve
+>>> solve({"level": "2", "hands": [["S5"], ["S3", "S4"], [], ["HR"]],
+...        "finished": [2], "to_move": 0, "table": None}).value
+3
+"""
+
+from .search import (DEFAULT_TABLE_BITS, MoveScore, Searcher, SolveResult, as_position, probe,
+                     solve)
+
+__all__ = ["solve", "probe", "SolveResult", "MoveScore", "Searcher", "as_position",
+           "DEFAULT_TABLE_BITS"]

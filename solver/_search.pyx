@@ -1,0 +1,605 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled alpha-beta search over Guandan endgames (perfect information).
+
+The value of a position is the hand's outcome of RULES.md section 6 for the team of seats
+0 and 2 (+3 .. -3; team 1 gets the negation). Team 0 maximises, team 1 minimises.
+
+Techniques, each measurable with a switch in ``Searcher(...)``:
+* fail-soft alpha-beta, driven from Python by null-window probes ("is the value >= t?");
+* bounds from the finishing order so far (once a team has a player out first, the value's
+  sign is fixed, and so on) that cut before any move is generated;
+* a transposition table of fixed size, reused across solves: entries hold a lower and an
+  upper bound, so results never depend on the table size, only the work does;
+* the table key takes a hand by its rank counts when it can never form a straight flush
+  (suits cannot matter any more), and moves of such a hand that differ only in suits are
+  searched once ("merged");
+* move ordering: the table's best move, plays that go out, then by size and power.
+"""
+
+from libc.stdint cimport uint8_t, int8_t, int16_t, uint32_t, uint64_t, int64_t
+from libc.string cimport memset, memcpy
+from libc.stdlib cimport malloc, calloc, free
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+import numpy as np
+
+from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats,
+                                    GD_PASS, GD_STRAIGHT_FLUSH, GD_LABEL_PASS)
+
+cdef enum:
+    MAX_PLY = 512
+    ARENA_MOVES = 1 << 20
+    NO_VALUE = -100
+    ABORTED = -101
+
+
+ctypedef struct state_t:
+    uint8_t hands[4][54]
+    uint8_t ncards[4]
+    uint8_t sfpot[4]        # 1 while the hand can still form a straight flush
+    int8_t order[4]
+    int nfinished
+    int to_move
+    int owner               # seat that owns the table play; -1 when the seat to move leads
+    gd_move_t table
+
+
+ctypedef struct tt_entry_t:
+    uint64_t key1
+    uint64_t key2
+    uint64_t best_sig       # hash of the best move's signature (an ordering hint)
+    int8_t lower
+    int8_t upper
+
+
+ctypedef struct sig_t:
+    uint64_t ranks          # natural cards per rank (4 bits each), jokers, wilds
+    uint32_t shape          # type, key, number of cards
+
+
+cdef inline int _team(int seat) noexcept nogil:
+    return seat & 1
+
+
+cdef int _outcome(const state_t* s) noexcept nogil:
+    # value for team 0 of a finished hand (RULES sec. 6)
+    cdef int first = s.order[0]
+    cdef int partner = first ^ 2
+    cdef int v
+    if s.nfinished >= 2 and s.order[1] == partner:
+        v = 3
+    elif s.nfinished >= 3 and s.order[2] == partner:
+        v = 2
+    else:
+        v = 1
+    return v if _team(first) == 0 else -v
+
+
+cdef inline bint _over(const state_t* s) noexcept nogil:
+    # both players of one team are out
+    return (s.ncards[0] == 0 and s.ncards[2] == 0) or (s.ncards[1] == 0 and s.ncards[3] == 0)
+
+
+cdef void _bounds(const state_t* s, int* lo, int* hi) noexcept nogil:
+    # the values still possible for team 0, from the finishing order so far
+    cdef int first, partner, sign
+    if s.nfinished == 0:
+        lo[0] = -3
+        hi[0] = 3
+        return
+    first = s.order[0]
+    partner = first ^ 2
+    sign = 1 if _team(first) == 0 else -1
+    if s.nfinished == 1:
+        # partner 2nd: 3, 3rd: 2, last: 1
+        if sign > 0:
+            lo[0] = 1
+            hi[0] = 3
+        else:
+            lo[0] = -3
+            hi[0] = -1
+        return
+    # two out, the second an opponent of the first: partner 3rd (2) or last (1)
+    if sign > 0:
+        lo[0] = 1
+        hi[0] = 2
+    else:
+        lo[0] = -2
+        hi[0] = -1
+
+
+cdef bint _sf_potential(const uint8_t* hand, int level, const gd_rules_t* rules) noexcept nogil:
+    # can some subset of this hand still form a straight flush?
+    cdef int suit, start, q, r, have, wilds, wk
+    if not rules.sf_is_bomb:
+        return False
+    wk = level * 4 + 1
+    wilds = hand[wk]
+    for suit in range(4):
+        for start in range(10):
+            have = 0
+            for q in range(5):
+                r = 12 if start + q == 0 else start + q - 1
+                if r * 4 + suit != wk and hand[r * 4 + suit] > 0:
+                    have += 1
+            if have == 5:
+                return True
+            if have + wilds >= 5 and have >= 1 and (rules.sf_wild_any_suit or suit == 1):
+                return True
+    return False
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    x ^= x >> 30
+    x *= <uint64_t> 0xbf58476d1ce4e5b9ULL
+    x ^= x >> 27
+    x *= <uint64_t> 0x94d049bb133111ebULL
+    x ^= x >> 31
+    return x
+
+
+cdef sig_t _signature(const gd_move_t* m, int level) noexcept nogil:
+    # what a move is once suits cannot matter: its reading and its rank multiset
+    cdef sig_t sig
+    cdef int i, c, wk = level * 4 + 1
+    cdef uint64_t ranks = 0
+    for i in range(m.ncards):
+        c = m.cards[i]
+        if c == wk:
+            ranks += (<uint64_t> 1) << 60
+        elif c >= 52:
+            ranks += (<uint64_t> 1) << (52 + 2 * (c - 52))
+        else:
+            ranks += (<uint64_t> 1) << (4 * (c >> 2))
+    sig.ranks = ranks
+    sig.shape = (<uint32_t> m.type) | ((<uint32_t> (m.key & 0xffff)) << 8) | ((<uint32_t> m.ncards) << 24)
+    return sig
+
+
+cdef inline uint64_t _sig_hash(sig_t sig) noexcept nogil:
+    return _mix(sig.ranks ^ _mix(sig.shape + 0x9e3779b97f4a7c15ULL))
+
+
+cdef double _now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class Searcher:
+    """The search state: one position, a transposition table and a move arena.
+
+    Reusable: ``load()`` another position and search again; the table is kept (its
+    entries are exact bounds of the positions they describe, so they stay valid).
+    """
+
+    cdef state_t st
+    cdef int level
+    cdef gd_rules_t rules
+    cdef tt_entry_t* tt
+    cdef uint64_t tt_mask
+    cdef gd_move_t* arena
+    cdef int arena_top
+    cdef public int64_t nodes
+    cdef public int64_t tt_hits
+    cdef public int64_t node_limit
+    cdef public double deadline
+    cdef public bint aborted
+    cdef public bint use_tt
+    cdef public bint use_merge
+    cdef public bint use_bounds
+    cdef public bint use_ordering
+    cdef readonly int tt_bits
+
+    def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
+                  bint use_bounds=True, bint use_ordering=True):
+        if tt_bits < 4 or tt_bits > 30:
+            raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
+        self.tt_bits = tt_bits
+        self.tt = <tt_entry_t*> calloc((<size_t> 1) << tt_bits, sizeof(tt_entry_t))
+        self.arena = <gd_move_t*> malloc(ARENA_MOVES * sizeof(gd_move_t))
+        if self.tt == NULL or self.arena == NULL:
+            raise MemoryError("cannot allocate the transposition table")
+        self.tt_mask = ((<uint64_t> 1) << tt_bits) - 1
+        self.use_tt = use_tt
+        self.use_merge = use_merge
+        self.use_bounds = use_bounds
+        self.use_ordering = use_ordering
+        self.node_limit = -1
+        self.deadline = -1
+
+    def __dealloc__(self):
+        free(self.tt)
+        free(self.arena)
+
+    def clear_table(self):
+        memset(self.tt, 0, (self.tt_mask + 1) * sizeof(tt_entry_t))
+
+    @property
+    def table_bytes(self):
+        return (self.tt_mask + 1) * sizeof(tt_entry_t)
+
+    def load(self, const uint8_t[:, ::1] hands, int level, finished, int to_move,
+             table_record, int owner, int sf_is_bomb, int sf_wild_any_suit,
+             int long_sequences):
+        """Set the position (validated by the Python layer)."""
+        cdef int seat, k, n
+        cdef const uint8_t[::1] rec
+        self.level = level
+        self.rules.sf_is_bomb = sf_is_bomb
+        self.rules.sf_wild_any_suit = sf_wild_any_suit
+        self.rules.long_sequences = long_sequences
+        memset(&self.st, 0, sizeof(state_t))
+        for seat in range(4):
+            n = 0
+            for k in range(54):
+                self.st.hands[seat][k] = hands[seat, k]
+                n += hands[seat, k]
+            self.st.ncards[seat] = n
+            self.st.sfpot[seat] = _sf_potential(self.st.hands[seat], level, &self.rules)
+        self.st.nfinished = len(finished)
+        for k in range(4):
+            self.st.order[k] = finished[k] if k < len(finished) else -1
+        self.st.to_move = to_move
+        self.st.owner = owner
+        if table_record is not None:
+            rec = table_record
+            memcpy(&self.st.table, &rec[0], sizeof(gd_move_t))
+        self.arena_top = 0
+
+    # ------------------------------------------------------------ state changes
+
+    cdef void _advance(self, int seat) noexcept nogil:
+        # next seat to act after `seat` played or passed (RULES sec. 6)
+        cdef state_t* s = &self.st
+        cdef int step, t
+        for step in range(1, 5):
+            t = (seat + step) & 3
+            if t == s.owner:
+                # everyone else passed: the owner leads, or its partner if it is out
+                s.to_move = t if s.ncards[t] > 0 else t ^ 2
+                s.owner = -1
+                return
+            if s.ncards[t] > 0:
+                s.to_move = t
+                return
+
+    cdef void _play(self, const gd_move_t* m) noexcept nogil:
+        cdef state_t* s = &self.st
+        cdef int seat = s.to_move, i
+        if m.type == GD_PASS:
+            self._advance(seat)
+            return
+        for i in range(m.ncards):
+            s.hands[seat][m.cards[i]] -= 1
+        s.ncards[seat] -= m.ncards
+        if s.sfpot[seat]:
+            s.sfpot[seat] = _sf_potential(s.hands[seat], self.level, &self.rules)
+        s.table = m[0]
+        s.owner = seat
+        if s.ncards[seat] == 0:
+            s.order[s.nfinished] = seat
+            s.nfinished += 1
+        if not _over(s):
+            self._advance(seat)
+
+    # ------------------------------------------------------------ table
+
+    cdef void _key(self, uint64_t* k1, uint64_t* k2) noexcept nogil:
+        cdef state_t* s = &self.st
+        cdef uint64_t h1 = 0x243f6a8885a308d3ULL, h2 = 0x13198a2e03707344ULL, w
+        cdef int seat, r, k, wk = self.level * 4 + 1
+        cdef uint64_t words[4][7]
+        cdef uint8_t* b
+        for seat in range(4):
+            memset(words[seat], 0, sizeof(words[seat]))
+            b = <uint8_t*> words[seat]
+            if s.sfpot[seat]:
+                for k in range(54):
+                    b[k] = s.hands[seat][k]
+                b[55] = 1
+            else:
+                # rank counts only: suits can no longer matter for this hand
+                for k in range(52):
+                    if k != wk:
+                        b[k >> 2] += s.hands[seat][k]
+                b[13] = s.hands[seat][52]
+                b[14] = s.hands[seat][53]
+                b[15] = s.hands[seat][wk]
+            for r in range(7):
+                w = words[seat][r]
+                h1 = _mix(h1 ^ (w + <uint64_t> (seat * 7 + r + 1)))
+                h2 = _mix(h2 + (w ^ (<uint64_t> (seat * 7 + r + 1) << 40)) * 0x9e3779b97f4a7c15ULL)
+        w = (<uint64_t> (s.to_move & 3)) | ((<uint64_t> (s.owner + 1)) << 3)
+        w |= (<uint64_t> s.nfinished) << 6
+        for k in range(4):
+            w |= (<uint64_t> (s.order[k] + 1)) << (9 + 3 * k)
+        if s.owner >= 0:
+            w |= (<uint64_t> s.table.type) << 24
+            w |= (<uint64_t> (s.table.key & 0xffff)) << 32
+            w |= (<uint64_t> s.table.ncards) << 48
+        h1 = _mix(h1 ^ w)
+        h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
+        k1[0] = h1
+        k2[0] = h2 | 1   # a zero key2 marks an empty slot
+
+    # ------------------------------------------------------------ moves
+
+    cdef int _generate(self, int* count) noexcept nogil:
+        # the moves of the seat to move into the arena; returns the arena index or -1
+        cdef state_t* s = &self.st
+        cdef int base = self.arena_top, n, extra = 0
+        cdef gd_move_t* out = self.arena + base
+        if s.owner >= 0:
+            if base + 1 >= ARENA_MOVES:
+                return -1
+            memset(out, 0, sizeof(gd_move_t))
+            out[0].type = GD_PASS
+            out[0].label = GD_LABEL_PASS
+            extra = 1
+            n = gd_enumerate(s.hands[s.to_move], self.level, &s.table, &self.rules,
+                             out + 1, ARENA_MOVES - base - 1)
+        else:
+            n = gd_enumerate(s.hands[s.to_move], self.level, NULL, &self.rules,
+                             out, ARENA_MOVES - base)
+        if n < 0:
+            return -1
+        count[0] = n + extra
+        return base
+
+    cdef int _merge(self, gd_move_t* moves, int n) noexcept nogil:
+        # keep the first of the moves equal up to suits (valid: the hand has no SF potential)
+        cdef sig_t seen[512]
+        cdef uint8_t used[512]
+        cdef int i, kept = 0, slot
+        cdef sig_t sig
+        cdef bint dup
+        if n > 256:
+            return n
+        memset(used, 0, sizeof(used))
+        for i in range(n):
+            sig = _signature(&moves[i], self.level)
+            slot = <int> (_sig_hash(sig) & 511)
+            dup = False
+            while used[slot]:
+                if seen[slot].ranks == sig.ranks and seen[slot].shape == sig.shape:
+                    dup = True
+                    break
+                slot = (slot + 1) & 511
+            if dup:
+                continue
+            used[slot] = 1
+            seen[slot] = sig
+            if kept != i:
+                moves[kept] = moves[i]
+            kept += 1
+        return kept
+
+    cdef void _order(self, gd_move_t* moves, int n, uint64_t best_sig) noexcept nogil:
+        # sort by a heuristic score, highest first (insertion sort: lists are short)
+        cdef int scores[1024]
+        cdef int i, j, sc, seat = self.st.to_move
+        cdef gd_move_t tmp
+        cdef int left = self.st.ncards[seat]
+        cdef bint partner_owns = self.st.owner >= 0 and (self.st.owner ^ 2) == seat
+        if n > 1024:
+            return
+        for i in range(n):
+            if best_sig != 0 and (_sig_hash(_signature(&moves[i], self.level)) | 1) == best_sig:
+                sc = 1000000
+            elif moves[i].type == GD_PASS:
+                sc = 500 if partner_owns else -5000
+            elif moves[i].ncards == left:
+                sc = 100000
+            else:
+                sc = moves[i].ncards * 100 - moves[i].key
+                if moves[i].type >= GD_STRAIGHT_FLUSH:
+                    sc -= 3000
+            scores[i] = sc
+        for i in range(1, n):
+            sc = scores[i]
+            tmp = moves[i]
+            j = i - 1
+            while j >= 0 and scores[j] < sc:
+                scores[j + 1] = scores[j]
+                moves[j + 1] = moves[j]
+                j -= 1
+            scores[j + 1] = sc
+            moves[j + 1] = tmp
+
+    # ------------------------------------------------------------ search
+
+    cdef int _search(self, int alpha, int beta, int ply) noexcept nogil:
+        cdef state_t saved
+        cdef int lo, hi, base, n = 0, i, v, best, a0, b0, lower, upper
+        cdef bint maximizing
+        cdef uint64_t k1 = 0, k2 = 0, best_sig = 0, idx
+        cdef tt_entry_t* e = NULL
+        cdef gd_move_t* moves
+        cdef int best_i = -1
+        if self.aborted:
+            return ABORTED
+        self.nodes += 1
+        if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
+                (self.deadline > 0 and (self.nodes & 1023) == 0 and _now() > self.deadline):
+            self.aborted = True
+            return ABORTED
+        if ply >= MAX_PLY - 1:
+            self.aborted = True
+            return ABORTED
+        if self.use_bounds:
+            _bounds(&self.st, &lo, &hi)
+            if lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo >= beta:
+                return lo
+        if self.use_tt:
+            self._key(&k1, &k2)
+            idx = k1 & self.tt_mask
+            e = &self.tt[idx]
+            if e.key2 == k2 and e.key1 == k1:
+                self.tt_hits += 1
+                if e.lower >= beta:
+                    return e.lower
+                if e.upper <= alpha:
+                    return e.upper
+                if e.lower == e.upper:
+                    return e.lower
+                if e.lower > alpha:
+                    alpha = e.lower
+                if e.upper < beta:
+                    beta = e.upper
+                best_sig = e.best_sig
+        a0 = alpha   # the window actually searched, for the kind of bound we learn
+        b0 = beta
+        base = self._generate(&n)
+        if base < 0:
+            self.aborted = True
+            return ABORTED
+        moves = self.arena + base
+        if self.use_merge and not self.st.sfpot[self.st.to_move]:
+            n = self._merge(moves, n)
+        if self.use_ordering:
+            self._order(moves, n, best_sig)
+        self.arena_top = base + n
+        maximizing = _team(self.st.to_move) == 0
+        best = -10 if maximizing else 10
+        saved = self.st
+        for i in range(n):
+            self._play(&moves[i])
+            if _over(&self.st):
+                v = _outcome(&self.st)
+            else:
+                v = self._search(alpha, beta, ply + 1)
+            self.st = saved
+            if v == ABORTED:
+                self.arena_top = base
+                return ABORTED
+            if maximizing:
+                if v > best:
+                    best = v
+                    best_i = i
+                    if v > alpha:
+                        alpha = v
+            else:
+                if v < best:
+                    best = v
+                    best_i = i
+                    if v < beta:
+                        beta = v
+            if alpha >= beta:
+                break
+        self.arena_top = base
+        if self.use_tt and e != NULL:
+            lower = -3
+            upper = 3
+            if e.key2 == k2 and e.key1 == k1:
+                lower = e.lower
+                upper = e.upper
+            if best <= a0:
+                upper = min(upper, best)
+            elif best >= b0:
+                lower = max(lower, best)
+            else:
+                lower = best
+                upper = best
+            e.key1 = k1
+            e.key2 = k2
+            e.lower = lower
+            e.upper = upper
+            e.best_sig = (_sig_hash(_signature(&moves[best_i], self.level)) | 1) if best_i >= 0 else 0
+        return best
+
+    # ------------------------------------------------------------ Python entry points
+
+    def limits(self, node_limit=None, time_limit=None):
+        """Set a node budget and a time budget (seconds from now); None for no limit."""
+        self.node_limit = -1 if node_limit is None else int(node_limit)
+        self.deadline = -1 if time_limit is None else _now() + float(time_limit)
+        self.aborted = False
+
+    def reset_counters(self):
+        self.nodes = 0
+        self.tt_hits = 0
+
+    def search(self, int alpha, int beta):
+        """Fail-soft alpha-beta value for team 0 within (alpha, beta); None if aborted."""
+        cdef int v
+        if _over(&self.st):
+            return _outcome(&self.st)
+        with nogil:
+            v = self._search(alpha, beta, 0)
+        if v == ABORTED:
+            return None
+        return v
+
+    def is_over(self):
+        return bool(_over(&self.st))
+
+    def outcome(self):
+        return _outcome(&self.st)
+
+    def to_move(self):
+        return self.st.to_move
+
+    def root_moves(self, bint merge=True):
+        """The moves of the seat to move as MOVE_DTYPE bytes, in a fixed order (the pass
+        first when following), and for each the index of its merge group's first move."""
+        cdef int base, n = 0, i, j
+        cdef gd_move_t* moves
+        cdef sig_t si, sj
+        base = self._generate(&n)
+        if base < 0:
+            raise MemoryError("move arena overflow")
+        moves = self.arena + base
+        data = bytes((<uint8_t*> moves)[:n * sizeof(gd_move_t)])
+        groups = list(range(n))
+        if merge and not self.st.sfpot[self.st.to_move]:
+            sigs = []
+            for i in range(n):
+                si = _signature(&moves[i], self.level)
+                sigs.append((si.ranks, si.shape))
+            first = {}
+            for i in range(n):
+                groups[i] = first.setdefault(sigs[i], i)
+        return data, groups
+
+    def push(self, const uint8_t[::1] record):
+        """Play a move record (the caller checked it is legal); returns an undo token."""
+        cdef state_t* saved = <state_t*> malloc(sizeof(state_t))
+        if saved == NULL:
+            raise MemoryError()
+        saved[0] = self.st
+        self._play(<const gd_move_t*> &record[0])
+        return _Undo.wrap(saved)
+
+    def pop(self, _Undo token):
+        self.st = token.state[0]
+
+    def state_bytes(self):
+        return bytes((<uint8_t*> &self.st)[:sizeof(state_t)])
+
+    def hands(self):
+        return np.array([[self.st.hands[s][k] for k in range(54)] for s in range(4)],
+                        dtype=np.uint8)
+
+    def finished(self):
+        return [self.st.order[i] for i in range(self.st.nfinished)]
+
+    def owner(self):
+        return self.st.owner
+
+
+cdef class _Undo:
+    cdef state_t* state
+
+    @staticmethod
+    cdef _Undo wrap(state_t* s):
+        cdef _Undo u = _Undo.__new__(_Undo)
+        u.state = s
+        return u
+
+    def __dealloc__(self):
+        free(self.state)

@@ -1,0 +1,298 @@
+"""Exact endgame solving: value, best move, principal line, every move scored.
+
+The compiled :class:`solver._search.Searcher` answers null-window questions ("is the
+value at least t?"); this module drives it: a binary search over the six possible values
+gives the exact value, then the same probes pick the best move and the line of play.
+The best move is the first move, in the fixed order of :meth:`Position.legal_moves`
+(the pass first), that reaches the value, so results never depend on the table size.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from guandan_core.moves import MOVE_DTYPE, Move
+from guandan_core.position import Position
+
+from ._search import Searcher
+
+__all__ = ["solve", "probe", "SolveResult", "MoveScore", "Searcher", "as_position",
+           "DEFAULT_TABLE_BITS"]
+
+VALUES = (-3, -2, -1, 1, 2, 3)
+# 2**20 entries of 32 bytes: 32 MiB
+DEFAULT_TABLE_BITS = 20
+
+_local = threading.local()
+
+
+def _searcher(table_bits: int) -> Searcher:
+    # one searcher per thread and table size, reused across solves (like DDS's tables)
+    cache = getattr(_local, "searchers", None)
+    if cache is None:
+        cache = _local.searchers = {}
+    s = cache.get(table_bits)
+    if s is None:
+        s = cache[table_bits] = Searcher(table_bits)
+    return s
+
+
+def as_position(position) -> Position:
+    """A :class:`Position` from a Position, a JSON dict or a JSON string (RULES sec. 7)."""
+    if isinstance(position, Position):
+        return position
+    if isinstance(position, (dict, str, bytes)):
+        if isinstance(position, (str, bytes)):
+            try:
+                position = json.loads(position)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"position is not valid JSON: {exc}") from None
+        return Position.from_json(position)
+    raise TypeError(f"solve() takes a Position or its JSON, not {type(position).__name__}")
+
+
+@dataclass
+class MoveScore:
+    """The exact value of one move (for the team of the seat to move), and the moves that
+    differ from it only in suits that cannot matter (same value by construction)."""
+    move: Move
+    value: int | None
+    equivalent: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        out = {"move": self.move.to_platform(), "value": self.value}
+        if self.equivalent:
+            out["equivalent"] = [m.to_platform() for m in self.equivalent]
+        return out
+
+
+@dataclass
+class SolveResult:
+    """What :func:`solve` found. Values are for the team of the seat to move."""
+    value: int | None          # exact value, None when a limit stopped the search first
+    lower: int                 # proven bounds: lower <= value <= upper
+    upper: int
+    best: Move | None
+    pv: list                   # [(seat, Move), ...] to the end of the hand
+    moves: list                # [MoveScore, ...] with all_moves
+    nodes: int
+    tt_hits: int
+    seconds: float
+    to_move: int
+
+    @property
+    def exact(self) -> bool:
+        return self.value is not None
+
+    def to_json(self) -> dict:
+        out = {
+            "value": self.value if self.exact else None,
+            "exact": self.exact,
+            "lower": self.lower,
+            "upper": self.upper,
+            "best": self.best.to_platform() if self.best is not None else None,
+            "pv": [[seat, m.to_platform()] for seat, m in self.pv],
+            "nodes": self.nodes,
+            "tt_hits": self.tt_hits,
+            "seconds": round(self.seconds, 6),
+        }
+        if self.moves:
+            out["moves"] = [s.to_json() for s in self.moves]
+        return out
+
+
+def _load(searcher: Searcher, pos: Position) -> None:
+    hands = np.stack([np.asarray(pos.hand(s).counts, dtype=np.uint8) for s in range(4)])
+    table = pos.table
+    record = None if table is None else np.frombuffer(bytes(table.record()), dtype=np.uint8)
+    flags = pos.rules.flags()
+    searcher.load(np.ascontiguousarray(hands), pos.level, list(pos.finished), pos.to_move,
+                  record, -1 if table is None else pos.owner, *flags)
+
+
+class _Driver:
+    """Null-window probes on the searcher's current position, in team-0 terms."""
+
+    def __init__(self, searcher: Searcher):
+        self.s = searcher
+
+    def at_least(self, t: int):
+        """True if the value (team 0) is >= t, False if not, None if a limit hit."""
+        r = self.s.search(t - 1, t)
+        if r is None:
+            return None
+        return r >= t
+
+    def exact(self, lo: int = -3, hi: int = 3):
+        """(lo, hi) narrowed to the value by binary search; stops early at a limit."""
+        while lo < hi:
+            candidates = [v for v in VALUES if lo < v <= hi]
+            t = candidates[(len(candidates) - 1) // 2] if len(candidates) > 1 else candidates[0]
+            r = self.s.search(t - 1, t)
+            if r is None:
+                break
+            if r >= t:
+                lo = max(lo, min(r, hi))
+            else:
+                hi = min(hi, max(r, lo))
+        return lo, hi
+
+    def child_reaches(self, record, value: int, maximizing: bool):
+        """Whether playing `record` keeps the team-0 value at `value` (None at a limit)."""
+        token = self.s.push(record)
+        try:
+            if self.s.is_over():
+                v = self.s.outcome()
+                return v >= value if maximizing else v <= value
+            if maximizing:
+                return self.at_least(value)
+            r = self.at_least(value + 1)
+            return None if r is None else not r
+        finally:
+            self.s.pop(token)
+
+    def child_value(self, record):
+        token = self.s.push(record)
+        try:
+            if self.s.is_over():
+                return self.s.outcome(), self.s.outcome()
+            return self.exact()
+        finally:
+            self.s.pop(token)
+
+
+def _root(searcher: Searcher):
+    data, groups = searcher.root_moves()
+    records = np.frombuffer(data, dtype=MOVE_DTYPE)
+    return records, groups
+
+
+def _record_bytes(records, i) -> np.ndarray:
+    return np.frombuffer(records[i:i + 1].tobytes(), dtype=np.uint8)
+
+
+def _best_index(driver: _Driver, records, groups, value: int, maximizing: bool):
+    for i in range(len(records)):
+        if groups[i] != i:
+            continue
+        ok = driver.child_reaches(_record_bytes(records, i), value, maximizing)
+        if ok is None:
+            return None
+        if ok:
+            return i
+    raise AssertionError("no move reaches the position's value")  # search inconsistency
+
+
+def solve(position, all_moves: bool = False, time_limit: float | None = None,
+          node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
+          searcher: Searcher | None = None, pv: bool = True) -> SolveResult:
+    """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
+
+    ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
+    exact value of every legal move, the pass included, with suit-equivalent moves grouped.
+    ``time_limit`` (seconds) / ``node_limit``: when one runs out, ``value`` is None and
+    ``lower``/``upper`` are the bounds proven so far, ``best`` the best move found.
+
+    >>> r = solve({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
+    ...            "finished": [2], "to_move": 0, "table": None})
+    >>> r.value, r.best.to_platform()
+    (3, ['Single', 'A', ['SA']])
+    """
+    pos = as_position(position)
+    if pos.is_over:
+        raise ValueError("the hand is already over: nothing to solve")
+    start = time.perf_counter()
+    s = searcher if searcher is not None else _searcher(table_bits)
+    _load(s, pos)
+    s.reset_counters()
+    s.limits(node_limit, time_limit)
+    driver = _Driver(s)
+    seat = pos.to_move
+    maximizing = seat % 2 == 0
+    sign = 1 if maximizing else -1
+    lo, hi = driver.exact()
+    exact = lo == hi
+    records, groups = _root(s)
+    moves_by_group: dict[int, list] = {}
+    move_objs = Move.from_array(records)
+    for i, g in enumerate(groups):
+        moves_by_group.setdefault(g, []).append(move_objs[i])
+
+    best = None
+    line = []
+    if exact:
+        bi = _best_index(driver, records, groups, lo, maximizing)
+        if bi is not None:
+            best = move_objs[bi]
+            if pv:
+                line = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
+    elif len(records):
+        # a limit hit: the best move found is the table's, approximated by the first
+        # move that reaches the proven bound on our side
+        best = move_objs[0]
+
+    scores = []
+    if all_moves:
+        for i in range(len(records)):
+            if groups[i] != i:
+                continue
+            clo, chi = driver.child_value(_record_bytes(records, i))
+            value = clo * sign if clo == chi else None
+            scores.append(MoveScore(move_objs[i], value, moves_by_group[i][1:]))
+
+    if sign > 0:
+        lower, upper = lo, hi
+    else:
+        lower, upper = -hi, -lo
+    return SolveResult(
+        value=lower if exact else None, lower=lower, upper=upper, best=best, pv=line,
+        moves=scores, nodes=int(s.nodes), tt_hits=int(s.tt_hits),
+        seconds=time.perf_counter() - start, to_move=seat)
+
+
+def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value: int):
+    """Follow best moves from the root to the end of the hand (team-0 value `value`)."""
+    line = []
+    tokens = []
+    record = np.frombuffer(first_record.tobytes(), dtype=np.uint8)
+    try:
+        while True:
+            line.append((seat, Move.from_array(np.frombuffer(record.tobytes(), MOVE_DTYPE))[0]))
+            tokens.append(s.push(record))
+            if s.is_over():
+                break
+            seat = s.to_move()
+            records, groups = _root(s)
+            bi = _best_index(driver, records, groups, value, seat % 2 == 0)
+            if bi is None:
+                break
+            record = _record_bytes(records, bi)
+    finally:
+        for token in reversed(tokens):
+            s.pop(token)
+    return line
+
+
+def probe(position, threshold: int, time_limit: float | None = None,
+          node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS):
+    """Threshold mode: can the team of the seat to move reach at least ``threshold``?
+
+    Returns True/False, or None when a limit stopped the search first.
+    """
+    if threshold not in VALUES:
+        raise ValueError(f"threshold must be one of {VALUES}, not {threshold!r}")
+    pos = as_position(position)
+    s = _searcher(table_bits)
+    _load(s, pos)
+    s.reset_counters()
+    s.limits(node_limit, time_limit)
+    driver = _Driver(s)
+    if pos.to_move % 2 == 0:
+        return driver.at_least(threshold)
+    r = driver.at_least(-threshold + 1)   # team 1 reaches t  <=>  team-0 value <= -t
+    return None if r is None else not r

@@ -1,0 +1,103 @@
+"""Plain minimax over the engine's Position: every legal move, no pruning, no table.
+
+The slow, obviously correct reference for the solver (RULES sec. 6: team 0 = seats 0 and
+2 maximises the outcome, team 1 minimises it).
+"""
+
+from __future__ import annotations
+
+import random
+
+from guandan_core import Hand, Move, classify
+from guandan_core.cards import format_card, format_rank
+from guandan_core.position import Position, PositionError
+
+
+class Budget(Exception):
+    """The reference gave up: the position has too many nodes for a plain minimax."""
+
+
+def minimax(pos: Position, budget: list) -> int:
+    """Team-0 value of ``pos``; ``budget[0]`` counts down nodes (raises Budget at 0)."""
+    if pos.is_over:
+        return pos.outcome
+    budget[0] -= 1
+    if budget[0] <= 0:
+        raise Budget()
+    maximizing = pos.to_move % 2 == 0
+    best = None
+    for move in pos.legal_moves():
+        pos.push(move, check=False)
+        try:
+            v = minimax(pos, budget)
+        finally:
+            pos.pop()
+        if best is None or (v > best if maximizing else v < best):
+            best = v
+    return best
+
+
+def value_for_mover(pos: Position, budget_nodes: int = 200_000) -> int:
+    v = minimax(pos, [budget_nodes])
+    return v if pos.to_move % 2 == 0 else -v
+
+
+def random_position(rng: random.Random, max_cards: int = 5, active: int | None = None,
+                    with_table: float = 0.4, max_total: int = 40) -> Position | None:
+    """A random endgame: 2 to 4 active players holding 1..max_cards cards, players out,
+    random level, wild cards and jokers favoured, sometimes a play on the table.
+    At most ``max_total`` cards in all (so a plain minimax stays feasible).
+    Returns None for a draw that is not a valid position."""
+    level = rng.randrange(13)
+    deck = [k for k in range(54) for _ in range(2)]
+    rng.shuffle(deck)
+    wild = level * 4 + 1
+    # favour wild cards and jokers: move some to the front of the deck
+    for special in (wild, wild, 52, 53, 52, 53):
+        if rng.random() < 0.3:
+            deck.remove(special)
+            deck.insert(0, special)
+    if active is None:
+        active = rng.choice([2, 2, 3, 3, 4])
+    # seats out: keep it a live hand (not both of a team out)
+    while True:
+        out = rng.sample(range(4), 4 - active)
+        if not ({0, 2} <= set(out) or {1, 3} <= set(out)):
+            break
+    rng.shuffle(out)
+    hands = [[] for _ in range(4)]
+    pos_in_deck = 0
+    for seat in range(4):
+        if seat in out:
+            continue
+        n = rng.randint(1, max_cards)
+        n = max(1, min(n, max_total - pos_in_deck - (active - 1 - len(
+            [h for h in hands if h]))))
+        hands[seat] = deck[pos_in_deck:pos_in_deck + n]
+        pos_in_deck += n
+    rest = deck[pos_in_deck:]
+    in_play = [s for s in range(4) if s not in out]
+    to_move = rng.choice(in_play)
+    table = None
+    owner = None
+    if rng.random() < with_table:
+        owners = [s for s in in_play if s != to_move] + ([out[-1]] if out else [])
+        owner = rng.choice(owners)
+        for _ in range(20):
+            size = rng.choice([1, 1, 2, 2, 3, 5])
+            cards = rest[:size]
+            rng.shuffle(rest)
+            readings = classify(cards, level)
+            if readings:
+                table = rng.choice(readings)
+                break
+        if table is None:
+            owner = None
+    obj = {"level": format_rank(level),
+           "hands": [[format_card(k) for k in sorted(h)] for h in hands],
+           "finished": out, "to_move": to_move,
+           "table": None if table is None else {"owner": owner, "play": table.to_platform()}}
+    try:
+        return Position.from_json(obj)
+    except PositionError:
+        return None

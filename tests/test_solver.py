@@ -1,0 +1,132 @@
+"""The endgame solver against a plain minimax (RULES sec. 6-7), and its API."""
+
+import json
+import random
+
+import pytest
+
+from guandan_core import Move
+from guandan_core.position import Position
+from reference_minimax import Budget, minimax, random_position, value_for_mover
+from solver import probe, solve
+
+
+def _positions(seed, count, max_cards=5, budget=20_000, max_total=13):
+    rng = random.Random(seed)
+    done = 0
+    attempts = 0
+    while done < count:
+        attempts += 1
+        assert attempts < count * 50, "could not draw enough solvable positions"
+        pos = random_position(rng, max_cards=max_cards, max_total=max_total)
+        if pos is None or pos.is_over:
+            continue
+        try:
+            ref = value_for_mover(pos, budget)
+        except Budget:
+            continue
+        done += 1
+        yield pos, ref
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_solver_matches_plain_minimax(seed):
+    """RULES sec. 6: exact team outcome on random 2-4 player endgames, 1-5 cards each,
+    with wild cards, jokers, table plays and players already out; the best move must
+    really reach the value."""
+    for pos, ref in _positions(1000 + seed, 50):
+        result = solve(pos)
+        assert result.exact
+        assert result.value == ref, (pos.to_json(), result.value, ref)
+        # the best move reaches the value
+        child = pos.play(result.best)
+        if child.is_over:
+            v = child.outcome
+        else:
+            v = minimax(child, [10**7])
+        mover_sign = 1 if pos.to_move % 2 == 0 else -1
+        assert v * mover_sign == ref, (pos.to_json(), str(result.best))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_every_move_scored_matches_minimax(seed):
+    for pos, ref in _positions(2000 + seed, 15, max_cards=4):
+        result = solve(pos, all_moves=True)
+        scored = {s.move: s.value for s in result.moves}
+        for s in result.moves:
+            for eq in s.equivalent:
+                scored[eq] = s.value
+        legal = pos.legal_moves()
+        assert set(scored) == set(legal)
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        for move in legal:
+            child = pos.play(move)
+            v = child.outcome if child.is_over else minimax(child, [10**7])
+            assert scored[move] == v * sign, (pos.to_json(), str(move))
+        assert max(scored.values()) == result.value
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_results_do_not_depend_on_table_size(seed):
+    for pos, ref in _positions(3000 + seed, 20):
+        big = solve(pos, table_bits=20)
+        tiny = solve(pos, table_bits=4)
+        assert (big.value, big.best, big.pv) == (tiny.value, tiny.best, tiny.pv)
+
+
+def test_principal_line_is_legal_and_reaches_the_value():
+    for pos, ref in _positions(4000, 20):
+        result = solve(pos)
+        p = pos
+        for seat, move in result.pv:
+            assert seat == p.to_move
+            p = p.play(move)
+        assert p.is_over
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        assert p.outcome * sign == result.value
+
+
+def test_threshold_mode_agrees_with_value():
+    for pos, ref in _positions(5000, 20):
+        for t in (-3, -2, -1, 1, 2, 3):
+            assert probe(pos, t) == (ref >= t)
+
+
+def test_partner_takes_the_wind():
+    """RULES sec. 6: seat 0 goes out with an unbeatable play; its partner leads next."""
+    pos = Position.from_json({"level": "2", "hands": [["HR"], ["S3"], ["S4"], ["S5"]],
+                              "finished": [], "to_move": 0, "table": None})
+    result = solve(pos)
+    assert result.value == 3  # seat 0 out first, seat 2 leads S4 and goes out second
+    assert [(s, m.to_platform()) for s, m in result.pv][0] == (0, ["Single", "R", ["HR"]])
+
+
+def test_limits_report_bounds_not_a_wrong_value():
+    rng = random.Random(7)
+    pos = None
+    while pos is None:
+        pos = random_position(rng, max_cards=5, active=4, with_table=0)
+    result = solve(pos, node_limit=3)
+    assert not result.exact and result.value is None
+    assert -3 <= result.lower <= result.upper <= 3
+    full = solve(pos)
+    assert result.lower <= full.value <= result.upper
+
+
+def test_json_input_and_output():
+    obj = {"level": "7", "hands": [["S3", "S4"], ["HR"], [], ["D9", "D9"]], "finished": [2],
+           "to_move": 3, "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
+    result = solve(json.dumps(obj), all_moves=True)
+    out = result.to_json()
+    assert out["exact"] is True and out["value"] == result.value
+    assert out["best"] == result.best.to_platform()
+    assert all(isinstance(seat, int) for seat, _ in out["pv"])
+    assert {tuple(map(str, m["move"][:2])) for m in out["moves"]} >= {("PASS", "PASS")}
+
+
+def test_bad_positions_are_rejected_with_a_reason():
+    with pytest.raises(ValueError, match="XX"):
+        solve({"level": "2", "hands": [["XX"], [], [], []], "finished": [], "to_move": 0,
+               "table": None})
+    with pytest.raises(ValueError, match="JSON"):
+        solve("{not json")
