@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # modules that add sub-commands with a register(subparsers) function
-_SUBCOMMAND_MODULES: list[str] = []
+_SUBCOMMAND_MODULES: list[str] = ["cli_play"]
 
 
 def main(argv=None) -> int:

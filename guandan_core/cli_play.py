@@ -1,0 +1,548 @@
+"""``guandan play`` and ``guandan replay``: self-play matches and checking game logs.
+
+``guandan play --players greedy,random,greedy,random --hands N --seed S
+[--rules standard|platform] [--json] [--summary]`` plays N hands of a match (a won match
+is followed by a new one). By default it prints a readable log; ``--json`` prints one JSON
+object per line per event::
+
+    {"event": "deal", "hand": 1, "level": "2", "hands": [[27 cards] x 4]}   (before tribute)
+    {"event": "resist", "seats": [1, 3]}
+    {"event": "tribute", "from": 3, "to": 0, "card": "HR"}
+    {"event": "return", "from": 0, "to": 3, "card": "S3"}
+    {"event": "play", "seat": 0, "action": ["Single", "3", ["S3"]]}   (pass: ["PASS", "PASS", "PASS"])
+    {"event": "end", "order": [0, 2, 1, 3], "levels": ["5", "2"], "winner": null}
+
+Hands are numbered from 1 over the whole run. ``winner`` is the team (0 for seats 0 and 2,
+1 for seats 1 and 3) that won the match with this hand, else null.
+
+``guandan replay FILE [--rules standard|platform]`` (``-`` for stdin) checks such a log
+event by event: exit 0 and "valid ..." when every event follows the rules, exit 1 and one
+line "event N (line L): reason" at the first event that breaks one. A log holding only
+deal and play events is checked hand by hand (the deal is a full deck, every play is the
+seat to move's legal move); when it also holds tribute, return, resist or end events the
+match rules are checked too: the level of each hand, tribute, resistance and returns, the
+leader after tribute, the finishing order, the team levels and the match winner (such a
+log must start with the first hand of a match, as ``guandan play`` writes it).
+Unreadable input (a missing file, a line that is not a JSON object, an event without its
+fields) prints one line on stderr and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from .cards import (CardError, LevelError, format_card, format_rank, parse_card, parse_cards,
+                    parse_level)
+from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
+                    plan_tribute, settle_hand)
+from .moves import Move, MoveError
+from .players import PLAYERS, make_player
+from .position import IllegalMoveError, Position, PositionError
+from .rules import RulesError
+
+__all__ = ["add_play_parser", "add_replay_parser", "register", "cmd_play", "cmd_replay",
+           "check_log", "ReplayError", "LogFormatError", "main"]
+
+_RULE_CHOICES = ("standard", "platform")
+_PROGRESS_MIN_HANDS = 20
+_TEAM = ("team 0+2", "team 1+3")
+_PLACES = ("1st", "2nd", "3rd", "4th")
+
+
+class LogFormatError(ValueError):
+    """A log that cannot be read (not a rule violation)."""
+
+
+class ReplayError(ValueError):
+    """An event of a log that breaks a rule."""
+
+    def __init__(self, number: int, line: int, reason: str):
+        super().__init__(f"event {number} (line {line}): {reason}")
+        self.number = number
+        self.line = line
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------- play
+
+def add_play_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "play", help="play hands of a match with built-in players",
+        description="Play N hands of a match (RULES.md sec. 6-9) with built-in players.")
+    p.add_argument("--players", default="random,random,random,random",
+                   help="four player names for seats 0..3, comma separated "
+                        f"({', '.join(sorted(PLAYERS))}); default random x4")
+    p.add_argument("--hands", type=int, default=1, help="number of hands (default 1)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="seed for dealing and the random players (default: unseeded)")
+    p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
+                   help="match rules preset (default standard)")
+    p.add_argument("--json", action="store_true", help="one JSON object per event per line")
+    p.add_argument("--summary", action="store_true",
+                   help="readable log with one line per hand instead of every play")
+    p.set_defaults(func=cmd_play)
+    return p
+
+
+def _build_players(spec: str, seed):
+    names = [n.strip() for n in spec.split(",")]
+    if len(names) != 4 or not all(names):
+        raise ValueError(f"--players needs 4 comma-separated names, got {spec!r}")
+    return [make_player(name, None if seed is None else f"{seed}/{seat}")
+            for seat, name in enumerate(names)]
+
+
+class _TextLog:
+    """Formats events as a readable log."""
+
+    def __init__(self, out, summary: bool):
+        self.out = out
+        self.summary = summary
+        self.left = [0, 0, 0, 0]
+        self.out_count = 0
+        self.level = "2"
+        self.hand = 0
+        self.leader_shown = False
+
+    def __call__(self, ev: dict) -> None:
+        kind = ev["event"]
+        w = self.out.write
+        if kind == "deal":
+            self.hand = ev["hand"]
+            self.level = ev["level"]
+            self.left = [len(h) for h in ev["hands"]]
+            self.out_count = 0
+            self.leader_shown = False
+            if not self.summary:
+                w(f"== hand {ev['hand']}, level {ev['level']} ==\n")
+                for seat, cards in enumerate(ev["hands"]):
+                    w(f"  seat {seat}: {' '.join(cards)}\n")
+        elif self.summary and kind != "end":
+            return
+        elif kind == "resist":
+            seats = " and ".join(str(s) for s in ev["seats"])
+            w(f"  resist: seat{'s' if len(ev['seats']) > 1 else ''} {seats} "
+              "hold both big jokers, no tribute\n")
+        elif kind == "tribute":
+            w(f"  tribute: seat {ev['from']} gives {ev['card']} to seat {ev['to']}\n")
+        elif kind == "return":
+            w(f"  return: seat {ev['from']} gives {ev['card']} back to seat {ev['to']}\n")
+        elif kind == "play":
+            seat = ev["seat"]
+            if not self.leader_shown:
+                w(f"  seat {seat} leads\n")
+                self.leader_shown = True
+            mtype, rank, cards = ev["action"]
+            if mtype == "PASS":
+                w(f"  seat {seat}: pass\n")
+                return
+            self.left[seat] -= len(cards)
+            note = ""
+            if self.left[seat] == 0:
+                note = f"   -> seat {seat} is out ({_PLACES[self.out_count]})"
+                self.out_count += 1
+            w(f"  seat {seat}: {mtype} {rank}: {' '.join(cards)}{note}\n")
+        elif kind == "end":
+            order = ev["order"]
+            first = order[0]
+            place = order.index(first ^ 2)
+            gain = (3, 2, 1)[place - 1]
+            levels = ev["levels"]
+            prefix = f"hand {self.hand} (level {self.level}): " if self.summary else "  end: "
+            w(f"{prefix}order {' '.join(map(str, order))}, {_TEAM[first & 1]} wins +{gain}; "
+              f"levels {_TEAM[0]} {levels[0]}, {_TEAM[1]} {levels[1]}\n")
+            if ev["winner"] is not None:
+                w(f"*** {_TEAM[ev['winner']]} wins the match ***\n")
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    filled = width * done // total
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} hands")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def cmd_play(args) -> int:
+    try:
+        if args.hands < 0:
+            raise ValueError(f"--hands must be 0 or more, not {args.hands}")
+        players = _build_players(args.players, args.seed)
+        rules = MatchRules.by_name(args.rules)
+    except ValueError as exc:
+        print(f"guandan play: error: {exc}", file=sys.stderr)
+        return 2
+    out = sys.stdout
+    if args.json:
+        dumps = json.dumps
+
+        def on_event(ev):
+            out.write(dumps(ev))
+            out.write("\n")
+    else:
+        on_event = _TextLog(out, args.summary)
+    match = Match(players, rules, seed=args.seed, on_event=on_event)
+    show_progress = args.hands >= _PROGRESS_MIN_HANDS and sys.stderr.isatty()
+    try:
+        for i in range(args.hands):
+            match.play_hand()
+            if show_progress:
+                _progress(i + 1, args.hands)
+        out.flush()
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+# ---------------------------------------------------------------------- replay
+
+def add_replay_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "replay", help="check a JSON-lines game log (from guandan play --json)",
+        description="Check a JSON-lines game log event by event against the rules.")
+    p.add_argument("file", help="the log file, or - for standard input")
+    p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
+                   help="rules the log was played under (default standard)")
+    p.set_defaults(func=cmd_replay)
+    return p
+
+
+def register(subparsers) -> None:
+    """Add both sub-commands (for ``guandan_core.cli``)."""
+    add_play_parser(subparsers)
+    add_replay_parser(subparsers)
+
+
+_FIELDS = {
+    "deal": {"hand": int, "level": str, "hands": list},
+    "tribute": {"from": int, "to": int, "card": str},
+    "return": {"from": int, "to": int, "card": str},
+    "resist": {"seats": list},
+    "play": {"seat": int, "action": list},
+    "end": {"order": list, "levels": list, "winner": (int, type(None))},
+}
+_MATCH_EVENTS = {"tribute", "return", "resist", "end"}
+
+
+def _read_events(lines):
+    """Parse JSON lines into (event number, line number, dict); LogFormatError if bad."""
+    events = []
+    for line_no, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text:
+            continue
+        number = len(events) + 1
+        where = f"event {number} (line {line_no})"
+        try:
+            ev = json.loads(text)
+        except ValueError as exc:
+            raise LogFormatError(f"{where}: not JSON: {exc}") from None
+        if not isinstance(ev, dict) or "event" not in ev:
+            raise LogFormatError(f"{where}: not an event object with an \"event\" field")
+        fields = _FIELDS.get(ev["event"])
+        if fields is None:
+            raise LogFormatError(f"{where}: unknown event {ev['event']!r}")
+        for name, typ in fields.items():
+            if name not in ev:
+                raise LogFormatError(f"{where}: {ev['event']} event without {name!r}")
+            value = ev[name]
+            if isinstance(value, bool) or not isinstance(value, typ):
+                raise LogFormatError(f"{where}: {ev['event']} field {name!r} has a wrong "
+                                     f"type: {value!r}")
+        events.append((number, line_no, ev))
+    return events
+
+
+def _seat(value, what):
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
+        raise ValueError(f"{what} {value!r} is not a seat 0..3")
+    return value
+
+
+class _Checker:
+    def __init__(self, rules: MatchRules, full: bool):
+        self.rules = rules
+        self.full = full
+        self.levels = [0, 0]
+        self.failures = [0, 0]
+        self.hand_level = 0
+        self.prev_order = None
+        self.winner = None
+        self.hand_number = None
+        self.hands_seen = 0
+        self.reset_hand()
+
+    def reset_hand(self):
+        self.counts = None       # four int arrays while tribute is paid, before play
+        self.level = None
+        self.pos = None
+        self.plan = None
+        self.paid = []           # (payer, receiver, kind)
+        self.returned = []       # (receiver, payer)
+        self.resisted = False
+        self.ended = False
+
+    # -- event handlers raise ValueError with the reason
+    def deal(self, ev):
+        if self.counts is not None or self.pos is not None:
+            if self.pos is None or not self.pos.is_over:
+                raise ValueError(f"deal of hand {ev['hand']} before hand "
+                                 f"{self.hand_number} is over")
+            if self.full and not self.ended:
+                raise ValueError(f"deal of hand {ev['hand']} but hand {self.hand_number} "
+                                 "has no end event")
+        if self.hand_number is not None and ev["hand"] != self.hand_number + 1:
+            raise ValueError(f"hand number {ev['hand']} does not follow "
+                             f"{self.hand_number}")
+        self.reset_hand()
+        self.hand_number = ev["hand"]
+        self.hands_seen += 1
+        try:
+            level = parse_level(ev["level"])
+        except LevelError as exc:
+            raise ValueError(str(exc)) from None
+        if self.full:
+            if self.winner is not None:
+                self.levels, self.failures = [0, 0], [0, 0]
+                self.hand_level, self.prev_order, self.winner = 0, None, None
+            if level != self.hand_level:
+                raise ValueError(f"hand {ev['hand']} is dealt at level "
+                                 f"{format_rank(level)} but must be played at "
+                                 f"{format_rank(self.hand_level)}")
+        hands = ev["hands"]
+        if len(hands) != 4:
+            raise ValueError(f"a deal has 4 hands, not {len(hands)}")
+        counts = []
+        for seat, cards in enumerate(hands):
+            if not isinstance(cards, list) or len(cards) != 27:
+                raise ValueError(f"seat {seat} is dealt "
+                                 f"{len(cards) if isinstance(cards, list) else cards!r} "
+                                 "cards, not 27")
+            c = np.zeros(54, dtype=np.int64)
+            try:
+                for k in parse_cards(cards):
+                    c[k] += 1
+            except CardError as exc:
+                raise ValueError(f"seat {seat}: {exc}") from None
+            counts.append(c)
+        total = sum(counts)
+        if not np.all(total == 2):
+            k = int(np.flatnonzero(total != 2)[0])
+            raise ValueError(f"the deal is not two full decks: {format_card(k)} is dealt "
+                             f"{int(total[k])} times")
+        self.counts = counts
+        self.level = level
+        if self.full and self.prev_order is not None:
+            self.plan = plan_tribute(self.prev_order, counts, level, self.rules)
+
+    def _need_deal(self, what):
+        if self.counts is None and self.pos is None:
+            raise ValueError(f"{what} before any deal")
+
+    def _before_play(self, what):
+        self._need_deal(what)
+        if self.pos is not None:
+            raise ValueError(f"{what} after play has started")
+
+    def resist(self, ev):
+        self._before_play("resist")
+        plan = self.plan
+        if plan is None or plan.resisted is None:
+            raise ValueError("resist event but no resistance is possible here "
+                             "(the paying side does not hold both big jokers)"
+                             if plan is not None and plan.kind != "none"
+                             else "resist event but no tribute is due")
+        if sorted(ev["seats"]) != sorted(plan.resisted):
+            raise ValueError(f"resisting seats {ev['seats']} are not the payers "
+                             f"{plan.resisted}")
+        self.resisted = True
+
+    def tribute(self, ev):
+        self._before_play("tribute")
+        payer, receiver = _seat(ev["from"], "tribute from"), _seat(ev["to"], "tribute to")
+        card = parse_card(ev["card"])
+        plan = self.plan
+        if plan is None or plan.kind == "none":
+            raise ValueError("tribute but no tribute is due before this hand")
+        if plan.resisted is not None:
+            raise ValueError(f"tribute but seats {plan.resisted} hold both big jokers "
+                             "(resistance: no tribute)")
+        if self.returned:
+            raise ValueError("tribute after a card was returned")
+        expected = [(p, r) for p, r, _ in plan.payments if (p, r) not in
+                    [(q, s) for q, s, _ in self.paid]]
+        if (payer, receiver) not in expected:
+            raise ValueError(f"seat {payer} pays seat {receiver}, but the tribute due is "
+                             + ", ".join(f"seat {p} to seat {r}" for p, r in expected))
+        if not self.counts[payer][card]:
+            raise ValueError(f"seat {payer} pays {ev['card']} which it does not hold")
+        dealt = self.counts[payer]
+        if not is_valid_tribute(dealt, card, self.level):
+            raise ValueError(f"seat {payer} pays {ev['card']}, not its highest card "
+                             "(wild cards excluded)")
+        self.counts[payer][card] -= 1
+        self.counts[receiver][card] += 1
+        self.paid.append((payer, receiver, card))
+
+    def return_(self, ev):
+        self._before_play("return")
+        receiver, payer = _seat(ev["from"], "return from"), _seat(ev["to"], "return to")
+        card = parse_card(ev["card"])
+        if (payer, receiver) not in [(p, r) for p, r, _ in self.paid]:
+            raise ValueError(f"seat {receiver} returns a card to seat {payer}, which paid it "
+                             "no tribute")
+        if (receiver, payer) in self.returned:
+            raise ValueError(f"seat {receiver} returns a second card to seat {payer}")
+        if self.plan is not None and len(self.paid) < len(self.plan.payments):
+            raise ValueError("return before every tribute is paid")
+        if not self.counts[receiver][card]:
+            raise ValueError(f"seat {receiver} returns {ev['card']} which it does not hold")
+        if not is_valid_return(self.counts[receiver], card, self.level):
+            raise ValueError(f"seat {receiver} returns {ev['card']}: the return must be a "
+                             "card of rank 10 or lower that is not a level card (if the "
+                             "receiver has one), else its lowest card")
+        self.counts[receiver][card] -= 1
+        self.counts[payer][card] += 1
+        self.returned.append((receiver, payer))
+
+    def _start_play(self, seat):
+        plan = self.plan
+        if plan is not None and plan.kind != "none":
+            if plan.resisted is not None and not self.resisted:
+                raise ValueError(f"play starts without the resist event of seats "
+                                 f"{plan.resisted}")
+            if plan.resisted is None:
+                if len(self.paid) < len(plan.payments):
+                    p, r, _ = plan.payments[len(self.paid)]
+                    raise ValueError(f"play starts but seat {p} has not paid tribute to "
+                                     f"seat {r}")
+                if len(self.returned) < len(self.paid):
+                    raise ValueError("play starts before every return card is given")
+        if plan is not None:
+            if self.resisted or plan.kind == "none":
+                leader = self.prev_order[0]
+            elif self.rules.lead_after_tribute == "payer":
+                leader = next(p for p, r, _ in self.paid if r == self.prev_order[0])
+            else:
+                leader = self.prev_order[0]
+            if seat != leader:
+                raise ValueError(f"seat {seat} leads hand {self.hand_number}, but seat "
+                                 f"{leader} must lead")
+        self.pos = Position(self.level, [c.astype(np.uint8) for c in self.counts], (),
+                            seat, rules=self.rules.core, validate=False)
+        self.counts = None
+
+    def play(self, ev):
+        seat = _seat(ev["seat"], "seat")
+        self._need_deal("play")
+        if self.pos is None:
+            self._start_play(seat)
+        pos = self.pos
+        if pos.is_over:
+            raise ValueError(f"seat {seat} plays after hand {self.hand_number} is over")
+        action = ev["action"]
+        try:
+            move = Move.from_platform(action, format_rank(pos.level), pos.rules)
+        except (MoveError, ValueError, TypeError) as exc:
+            raise ValueError(f"seat {seat} plays {json.dumps(action)}: {exc}") from None
+        if seat != pos.to_move:
+            raise ValueError(f"seat {seat} plays {json.dumps(action)} but it is seat "
+                             f"{pos.to_move}'s turn")
+        try:
+            pos.push(move)
+        except IllegalMoveError as exc:
+            raise ValueError(str(exc)) from None
+
+    def end(self, ev):
+        pos = self.pos
+        if pos is None or not pos.is_over:
+            raise ValueError(f"end event but hand {self.hand_number} is not over")
+        if self.ended:
+            raise ValueError(f"a second end event for hand {self.hand_number}")
+        order = ev["order"]
+        mine = pos.finishing_order()
+        done = list(pos.finished)
+        if sorted(order) != [0, 1, 2, 3] or order[:len(done)] != done:
+            raise ValueError(f"finishing order {order} does not match the play: the seats "
+                             f"went out in the order {done}")
+        self.ended = True
+        if not self.full:
+            return
+        levels, failures, _gain, winner = settle_hand(self.levels, self.failures,
+                                                      self.level, mine, self.rules)
+        expected = [format_rank(x) for x in levels]
+        if ev["levels"] != expected:
+            raise ValueError(f"team levels after the hand are {expected}, "
+                             f"not {ev['levels']}")
+        if ev["winner"] != winner:
+            raise ValueError(f"match winner after the hand is {winner}, not {ev['winner']}")
+        self.levels, self.failures, self.winner = levels, failures, winner
+        self.prev_order = mine
+        self.hand_level = levels[mine[0] & 1]
+
+
+def check_log(lines, rules: MatchRules | None = None) -> str:
+    """Check a JSON-lines log; returns a summary, raises :class:`ReplayError` at the first
+    event that breaks a rule, :class:`LogFormatError` for unreadable input."""
+    events = _read_events(lines)
+    if not events:
+        raise LogFormatError("the log holds no events")
+    full = any(ev["event"] in _MATCH_EVENTS for _, _, ev in events)
+    checker = _Checker(rules or MatchRules.standard(), full)
+    handlers = {"deal": checker.deal, "tribute": checker.tribute,
+                "return": checker.return_, "resist": checker.resist,
+                "play": checker.play, "end": checker.end}
+    plays = 0
+    for number, line, ev in events:
+        try:
+            handlers[ev["event"]](ev)
+        except (ValueError, PositionError) as exc:
+            raise ReplayError(number, line, str(exc)) from None
+        plays += ev["event"] == "play"
+    note = ""
+    if checker.pos is None or not checker.pos.is_over:
+        note = f"; hand {checker.hand_number} is unfinished"
+    what = "plays and match rules" if full else "plays"
+    return (f"valid: {len(events)} events, {checker.hands_seen} hands, {plays} plays "
+            f"checked ({what}){note}")
+
+
+def cmd_replay(args) -> int:
+    try:
+        rules = MatchRules.by_name(args.rules)
+        if args.file == "-":
+            lines = sys.stdin.read().splitlines()
+        else:
+            with open(args.file, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        summary = check_log(lines, rules)
+    except ReplayError as exc:
+        print(f"invalid: {exc}")
+        return 1
+    except (OSError, UnicodeDecodeError, ValueError, RulesError) as exc:
+        print(f"guandan replay: error: {exc}", file=sys.stderr)
+        return 2
+    print(summary)
+    return 0
+
+
+def main(argv=None) -> int:
+    """Run ``play`` / ``replay`` without the package CLI (for tests and debugging)."""
+    parser = argparse.ArgumentParser(prog="guandan")
+    sub = parser.add_subparsers(dest="command", required=True)
+    register(sub)
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"guandan {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,478 @@
+"""A match of Guandan: hands in a row, team levels, tribute (RULES.md sections 8 and 9).
+
+>>> from guandan_core.players import GreedyPlayer
+>>> m = Match([GreedyPlayer() for _ in range(4)], MatchRules.standard(), seed=1)
+>>> r = m.play_hand()
+>>> r.number, r.level, len(r.order)
+(1, '2', 4)
+
+Choices this module makes where RULES.md leaves a player's choice open (all
+deterministic, so a seed fixes a whole match):
+
+* Tribute card: the payer's highest card in the card order of the new hand's level
+  (sec. 2), never a wild card; among cards of that rank the first in the platform's suit
+  order ``S H C D``.
+* Returned card: the receiver's lowest card (card order, then suit order) of rank 10 or
+  lower that is not a level card; with none, its lowest card.
+* First hand of a match: a seat drawn from the seeded generator leads.
+* Winning the game and failing at A (sec. 8, 9): a team "plays at its own level" when
+  the hand is played at A and the team's level is A. Such a team wins the game when it
+  wins the hand with the partner finishing as the ``win_at_a`` option allows; any other
+  result (a loss, or a win with the partner too far back) is a failed hand at A. With
+  ``fail_at_a = n`` (n > 0) the team drops back to 2 after n failed hands at A.
+* After a team wins the game the next hand starts a new match: both teams back to 2,
+  no tribute, a random first leader.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import Callable, Optional
+
+import numpy as np
+
+from .cards import BIG_JOKER, format_card, format_cards, format_rank
+from .hand import Hand
+from .moves import Move, MoveError
+from .position import IllegalMoveError, MoveList, Position, finishing_outcome
+from .rules import Rules, RulesError
+
+__all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
+           "IllegalMoveError", "card_order", "tribute_card", "return_card",
+           "plan_tribute", "apply_tribute", "is_valid_tribute", "is_valid_return",
+           "settle_hand", "deal", "ACE"]
+
+ACE = 12
+WIN_AT_A = ("2nd-or-3rd", "2nd-only", "any")
+LEAD_AFTER_TRIBUTE = ("payer", "first")
+
+
+@dataclass(frozen=True)
+class MatchRules:
+    """The match options of RULES.md sec. 9, with the combination options in ``core``.
+
+    * ``win_at_a``: ``"2nd-or-3rd"`` (standard), ``"2nd-only"`` (platform) or ``"any"``;
+    * ``fail_at_a``: 0 (no penalty), or drop to 2 after that many failed hands at A;
+    * ``tribute``: tribute is paid from the second hand of a match on;
+    * ``tribute_first_last``: after a 1st-and-4th finish the winner's partner pays;
+    * ``lead_after_tribute``: ``"payer"`` or ``"first"`` (first player of the last hand).
+    """
+
+    core: Rules = field(default_factory=Rules.standard)
+    win_at_a: str = "2nd-or-3rd"
+    fail_at_a: int = 0
+    tribute: bool = True
+    tribute_first_last: bool = True
+    lead_after_tribute: str = "payer"
+
+    def __post_init__(self):
+        if not isinstance(self.core, Rules):
+            raise RulesError(f"core must be a Rules, not {self.core!r}")
+        if self.win_at_a not in WIN_AT_A:
+            raise RulesError(f"win_at_a must be one of {', '.join(WIN_AT_A)}, "
+                             f"not {self.win_at_a!r}")
+        if self.fail_at_a not in (0, 2, 3) or isinstance(self.fail_at_a, bool):
+            raise RulesError(f"fail_at_a must be 0, 2 or 3, not {self.fail_at_a!r}")
+        if self.lead_after_tribute not in LEAD_AFTER_TRIBUTE:
+            raise RulesError(f"lead_after_tribute must be payer or first, "
+                             f"not {self.lead_after_tribute!r}")
+
+    @classmethod
+    def standard(cls) -> "MatchRules":
+        """Tournament rules (RULES.md sec. 9, column ``standard``)."""
+        return cls()
+
+    @classmethod
+    def platform(cls) -> "MatchRules":
+        """The AI competition platform: win at A with the partner 2nd only, drop to 2
+        after 2 failed hands at A, wild straight flushes in hearts only."""
+        return cls(core=Rules.platform(), win_at_a="2nd-only", fail_at_a=2)
+
+    @classmethod
+    def by_name(cls, name: str) -> "MatchRules":
+        presets = {"standard": cls.standard, "platform": cls.platform}
+        try:
+            return presets[name]()
+        except KeyError:
+            raise RulesError(f"unknown match rules {name!r} "
+                             f"(known: {', '.join(sorted(presets))})") from None
+
+    def replace(self, **changes) -> "MatchRules":
+        return replace(self, **changes)
+
+
+# ---------------------------------------------------------------------- cards
+
+def card_order(kind: int, level: int) -> int:
+    """Position of a card in the order of RULES sec. 2 at ``level`` (higher is stronger):
+    ranks without the level 0..11, the level rank 12, small joker 13, big joker 14."""
+    if kind >= 52:
+        return kind - 39
+    rank = kind >> 2
+    if rank == level:
+        return 12
+    return rank if rank < level else rank - 1
+
+
+def _kinds(counts) -> list:
+    return [k for k in range(54) for _ in range(int(counts[k]))]
+
+
+def tribute_card(counts, level: int) -> int:
+    """The card a payer gives: its highest non-wild card (sec. 8); ties by suit S H C D."""
+    wild = level * 4 + 1
+    best = None
+    for k in range(54):
+        if counts[k] and k != wild:
+            if best is None or card_order(k, level) > card_order(best, level):
+                best = k
+    if best is None:
+        raise ValueError("the payer holds no card that can be given as tribute")
+    return best
+
+
+def return_card(counts, level: int) -> int:
+    """The card a receiver returns: its lowest card of rank 10 or lower that is not a level
+    card; if it has none, its lowest card (sec. 8)."""
+    best = None
+    for k in range(52):
+        if counts[k] and (k >> 2) <= 8 and (k >> 2) != level:
+            if best is None or card_order(k, level) < card_order(best, level):
+                best = k
+    if best is not None:
+        return best
+    for k in range(54):
+        if counts[k] and (best is None or card_order(k, level) < card_order(best, level)):
+            best = k
+    if best is None:
+        raise ValueError("the receiver holds no card to return")
+    return best
+
+
+def is_valid_return(counts, kind: int, level: int) -> bool:
+    """Whether ``kind`` may be returned by a receiver holding ``counts`` (sec. 8)."""
+    if not counts[kind]:
+        return False
+    eligible = [k for k in range(52) if counts[k] and (k >> 2) <= 8 and (k >> 2) != level]
+    if eligible:
+        return kind in eligible
+    lowest = min(card_order(k, level) for k in range(54) if counts[k])
+    return card_order(kind, level) == lowest
+
+
+def is_valid_tribute(counts, kind: int, level: int) -> bool:
+    """Whether ``kind`` may be paid as tribute by a payer holding ``counts``: one of its
+    highest non-wild cards (any suit)."""
+    if not counts[kind] or kind == level * 4 + 1:
+        return False
+    return card_order(kind, level) == card_order(tribute_card(counts, level), level)
+
+
+# ---------------------------------------------------------------------- tribute
+
+@dataclass
+class TributePlan:
+    """What happens before a hand (sec. 8).
+
+    ``kind``: ``"none"`` (first hand of a match, or tribute off by option), ``"single"``,
+    ``"double"``; ``payments``: ``(payer, receiver, card kind)`` in order (after a double
+    loss the first player's first); ``resisted``: the payers when resistance cancels the
+    tribute; ``returns``: ``(receiver, payer, card kind)``; ``leader``: the seat that leads.
+    """
+
+    kind: str
+    payments: list = field(default_factory=list)
+    returns: list = field(default_factory=list)
+    resisted: Optional[list] = None
+    leader: int = 0
+
+
+def plan_tribute(prev_order, hands, level: int, rules: MatchRules) -> TributePlan:
+    """Tribute, returns and the leader of a hand after a hand with finishing order
+    ``prev_order``; ``hands`` are the four count arrays as dealt (sec. 8).
+
+    Applies nothing; :func:`apply_tribute` moves the cards.
+    """
+    first = prev_order[0]
+    partner_place = list(prev_order).index(first ^ 2)
+    if not rules.tribute or (partner_place == 3 and not rules.tribute_first_last):
+        return TributePlan("none", leader=first)
+    counts = [np.array(h, dtype=np.int64) for h in hands]
+    if partner_place == 1:
+        payers = [prev_order[2], prev_order[3]]
+    else:
+        payers = [prev_order[3]]
+    if sum(int(counts[p][BIG_JOKER]) for p in payers) >= 2:
+        return TributePlan("single" if len(payers) == 1 else "double", resisted=payers,
+                           leader=first)
+    if len(payers) == 1:
+        payer = payers[0]
+        card = tribute_card(counts[payer], level)
+        plan = TributePlan("single", payments=[(payer, first, card)])
+    else:
+        second = prev_order[1]
+        cards = {p: tribute_card(counts[p], level) for p in payers}
+        a, b = payers
+        oa, ob = card_order(cards[a], level), card_order(cards[b], level)
+        if oa == ob:
+            # equal cards: the player seated right after the first player pays the first
+            high = (first + 1) & 3
+        else:
+            high = a if oa > ob else b
+        low = b if high == a else a
+        plan = TributePlan("double", payments=[(high, first, cards[high]),
+                                               (low, second, cards[low])])
+    # the receivers choose their returns once they hold the tribute
+    after = [c.copy() for c in counts]
+    for payer, receiver, card in plan.payments:
+        after[payer][card] -= 1
+        after[receiver][card] += 1
+    for payer, receiver, _ in plan.payments:
+        card = return_card(after[receiver], level)
+        after[receiver][card] -= 1
+        after[payer][card] += 1
+        plan.returns.append((receiver, payer, card))
+    plan.leader = plan.payments[0][0] if rules.lead_after_tribute == "payer" else first
+    return plan
+
+
+def apply_tribute(plan: TributePlan, hands) -> list:
+    """The four hands (uint8 count arrays) after the tribute and returns of ``plan``."""
+    after = [np.array(h, dtype=np.int64) for h in hands]
+    for payer, receiver, card in plan.payments:
+        after[payer][card] -= 1
+        after[receiver][card] += 1
+    for receiver, payer, card in plan.returns:
+        after[receiver][card] -= 1
+        after[payer][card] += 1
+    return [a.astype(np.uint8) for a in after]
+
+
+# ---------------------------------------------------------------------- levels
+
+def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
+    """Team levels after a hand (sec. 8, 9).
+
+    Returns ``(levels, failures, gain, winner)``: the new levels and counts of failed hands
+    at A per team, the levels the winning team of the hand went up, and the team that won
+    the game with this hand (or None).
+    """
+    levels = list(levels)
+    failures = list(failures)
+    team = order[0] & 1
+    place = list(order).index(order[0] ^ 2)
+    gain = {1: 3, 2: 2, 3: 1}[place]
+    winner = None
+    if hand_level == ACE and levels[team] == ACE:
+        if rules.win_at_a == "any" or place == 1 or (
+                rules.win_at_a == "2nd-or-3rd" and place == 2):
+            winner = team
+    for t in (0, 1):
+        if hand_level == ACE and levels[t] == ACE and winner != t:
+            failures[t] += 1
+    levels[team] = min(ACE, levels[team] + gain)
+    for t in (0, 1):
+        if rules.fail_at_a and failures[t] >= rules.fail_at_a:
+            levels[t] = 0
+            failures[t] = 0
+    return levels, failures, gain, winner
+
+
+def deal(rng: random.Random) -> list:
+    """Shuffle the 108 cards with ``rng`` and deal 27 to each seat: four uint8[54] count
+    arrays. The same generator state always gives the same deal."""
+    # a uniform random permutation: sort the 108 cards by 64-bit random keys drawn from
+    # ``rng`` (faster than random.shuffle, and as deterministic for a seed)
+    keys = np.frombuffer(rng.randbytes(108 * 8), dtype=np.uint64)
+    rows = _DECK[np.argsort(keys, kind="stable")].reshape(4, 27)
+    return [np.bincount(row, minlength=54).astype(np.uint8) for row in rows]
+
+
+_DECK = np.repeat(np.arange(54, dtype=np.intp), 2)
+
+
+# ---------------------------------------------------------------------- players
+
+@dataclass(frozen=True)
+class Observation:
+    """What the seat to move may see (passed to a player callable).
+
+    ``legal_moves`` is a sequence of :class:`Move` (a :class:`MoveList`: ``Move.PASS``
+    first when following, and an ``array`` of records); ``table`` / ``table_owner`` the
+    play to beat and its seat (None on lead); ``history`` the public list of
+    ``(seat, move)`` of this hand so far, passes included; ``cards_left`` the cards each
+    seat holds; ``team_levels`` the two teams' levels as rank indices; ``finished`` the
+    seats out so far. ``hand`` (the seat's own :class:`Hand`) and ``history`` are built
+    when first read.
+    """
+
+    seat: int
+    level: int
+    legal_moves: MoveList
+    table: Optional[Move]
+    table_owner: Optional[int]
+    cards_left: tuple
+    team_levels: tuple
+    finished: tuple
+    rules: Rules
+    counts: np.ndarray = field(repr=False, compare=False)
+    _history: list = field(repr=False, compare=False)
+    _history_len: int = field(repr=False, compare=False)
+
+    @property
+    def hand(self) -> Hand:
+        return Hand.from_counts(self.counts)
+
+    @property
+    def history(self) -> tuple:
+        return tuple(self._history[:self._history_len])
+
+    @property
+    def on_lead(self) -> bool:
+        return self.table is None
+
+
+@dataclass
+class HandResult:
+    """The record of one hand of a :class:`Match`."""
+
+    number: int
+    match: int
+    level: str
+    leader: int
+    tribute: TributePlan
+    order: tuple
+    outcome: int
+    gain: int
+    levels: tuple
+    winner: Optional[int]
+    moves: int
+
+
+class Match:
+    """Hands of Guandan in a row with levels and tribute (RULES.md sec. 8).
+
+    ``players``: four callables ``player(observation) -> Move`` (a platform triple
+    ``[type, rank, cards]`` is accepted too). ``rules``: a :class:`MatchRules` or a preset
+    name. ``seed``: dealing and first leaders come from ``random.Random(seed)``.
+    ``on_event``: called with each event dict (the ``--json`` log format).
+    """
+
+    def __init__(self, players, rules: MatchRules | str | None = None, seed=None,
+                 on_event: Callable[[dict], None] | None = None):
+        players = list(players)
+        if len(players) != 4:
+            raise ValueError(f"a match needs 4 players, not {len(players)}")
+        for i, p in enumerate(players):
+            if not callable(p):
+                raise TypeError(f"player {i} is not callable: {p!r}")
+        if rules is None:
+            rules = MatchRules.standard()
+        elif isinstance(rules, str):
+            rules = MatchRules.by_name(rules)
+        self.players = players
+        self.rules = rules
+        self.rng = random.Random(seed)
+        self.on_event = on_event
+        self.levels = [0, 0]
+        self.failures = [0, 0]
+        self.hand_level = 0
+        self.prev_order = None
+        self.winner = None
+        self.match_number = 1
+        self.hands_played = 0
+        self.position = None
+        self.history = []
+
+    def _emit(self, event: dict) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def _new_match(self) -> None:
+        self.levels = [0, 0]
+        self.failures = [0, 0]
+        self.hand_level = 0
+        self.prev_order = None
+        self.winner = None
+        self.match_number += 1
+
+    def play(self, hands: int) -> list:
+        """Play ``hands`` hands (a won match is followed by a new one); their results."""
+        return [self.play_hand() for _ in range(hands)]
+
+    def play_hand(self) -> HandResult:
+        """Deal, pay tribute and play one hand; returns its :class:`HandResult`."""
+        if self.winner is not None:
+            self._new_match()
+        self.hands_played += 1
+        number = self.hands_played
+        level = self.hand_level
+        hands = deal(self.rng)
+        self._emit({"event": "deal", "hand": number, "level": format_rank(level),
+                    "hands": [format_cards(_kinds(h)) for h in hands]})
+        if self.prev_order is None:
+            plan = TributePlan("none", leader=self.rng.randrange(4))
+        else:
+            plan = plan_tribute(self.prev_order, hands, level, self.rules)
+            if plan.resisted is not None:
+                self._emit({"event": "resist", "seats": list(plan.resisted)})
+            for payer, receiver, card in plan.payments:
+                self._emit({"event": "tribute", "from": payer, "to": receiver,
+                            "card": format_card(card)})
+            for receiver, payer, card in plan.returns:
+                self._emit({"event": "return", "from": receiver, "to": payer,
+                            "card": format_card(card)})
+            hands = apply_tribute(plan, hands)
+        pos = Position(level, hands, (), plan.leader, rules=self.rules.core, validate=False)
+        self.position = pos
+        history = self.history = []
+        team_levels = tuple(self.levels)
+        emit = self.on_event
+        players = self.players
+        core = self.rules.core
+        while not pos.is_over:
+            seat = pos._to_move
+            moves = pos.move_list()
+            obs = Observation(seat, level, moves, pos.table, pos.owner, pos.cards_left,
+                              team_levels, pos.finished, core, pos.counts(seat), history,
+                              len(history))
+            answer = players[seat](obs)
+            index = moves.issued(answer) if isinstance(answer, Move) else -1
+            if index >= 0:
+                move = answer
+                pos._push_listed(moves, index)
+            else:
+                move = self._checked(answer, pos, seat)
+                pos.push(move, check=False)
+            history.append((seat, move))
+            if emit is not None:
+                emit({"event": "play", "seat": seat, "action": move.to_platform()})
+        order = pos.finishing_order()
+        levels, failures, gain, winner = settle_hand(self.levels, self.failures, level,
+                                                     order, self.rules)
+        self.levels, self.failures = levels, failures
+        self.prev_order = order
+        self.hand_level = levels[order[0] & 1]
+        self.winner = winner
+        self._emit({"event": "end", "order": list(order),
+                    "levels": [format_rank(x) for x in levels], "winner": winner})
+        return HandResult(number, self.match_number, format_rank(level), plan.leader, plan,
+                          order, finishing_outcome(order), gain, tuple(levels), winner,
+                          len(history))
+
+    def _checked(self, answer, pos: Position, seat: int) -> Move:
+        if isinstance(answer, Move):
+            pass
+        elif isinstance(answer, (list, tuple)):
+            try:
+                answer = Move.from_platform(list(answer), format_rank(pos.level), pos.rules)
+            except (MoveError, ValueError) as exc:
+                raise IllegalMoveError(f"seat {seat} answered {answer!r}: {exc}") from None
+        else:
+            raise IllegalMoveError(f"seat {seat} answered {answer!r}, not a Move")
+        try:
+            pos.check(answer)
+        except IllegalMoveError as exc:
+            raise IllegalMoveError(f"seat {seat} made an illegal move: {exc}") from None
+        return answer

@@ -1,0 +1,245 @@
+"""Tests of ``guandan play`` and ``guandan replay`` (guandan_core.cli_play): the event
+formats, determinism, the log checker and error handling (RULES.md sec. 6-9)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from guandan_core import cli_play
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _cli_main():
+    """The package CLI's main if it has the play sub-command wired in, else our own."""
+    try:
+        from guandan_core import cli
+        parser = cli.build_parser()
+        sub = next(a for a in parser._actions if a.dest == "command")
+        if "play" in sub.choices and "replay" in sub.choices:
+            return cli.main
+    except Exception:
+        pass
+    return cli_play.main
+
+
+def run(argv, capsys):
+    code = _cli_main()(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def play_json(capsys, *extra, hands=3, seed=4, players="greedy,random,greedy,random"):
+    code, out, err = run(["play", "--players", players, "--hands", str(hands),
+                          "--seed", str(seed), "--json", *extra], capsys)
+    assert code == 0 and err == ""
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_play_json_event_formats(capsys):
+    """The --json events have exactly the documented fields."""
+    events = play_json(capsys, hands=12)
+    keys = {"deal": {"event", "hand", "level", "hands"},
+            "tribute": {"event", "from", "to", "card"},
+            "return": {"event", "from", "to", "card"},
+            "resist": {"event", "seats"},
+            "play": {"event", "seat", "action"},
+            "end": {"event", "order", "levels", "winner"}}
+    seen = set()
+    for e in events:
+        assert set(e) == keys[e["event"]]
+        seen.add(e["event"])
+    assert {"deal", "play", "end", "tribute", "return"} <= seen
+    first = events[0]
+    assert first["event"] == "deal" and first["hand"] == 1 and first["level"] == "2"
+    assert [len(h) for h in first["hands"]] == [27] * 4
+    passes = [e for e in events if e["event"] == "play" and e["action"][0] == "PASS"]
+    assert passes and all(e["action"] == ["PASS", "PASS", "PASS"] for e in passes)
+    for e in events:
+        if e["event"] == "play" and e["action"][0] != "PASS":
+            assert len(e["action"]) == 3 and isinstance(e["action"][2], list)
+        if e["event"] == "end":
+            assert sorted(e["order"]) == [0, 1, 2, 3]
+            assert len(e["levels"]) == 2 and e["winner"] in (None, 0, 1)
+    assert sum(e["event"] == "deal" for e in events) == 12
+    assert sum(e["event"] == "end" for e in events) == 12
+
+
+def test_play_is_deterministic_for_a_seed(capsys):
+    a = play_json(capsys, seed=9)
+    b = play_json(capsys, seed=9)
+    c = play_json(capsys, seed=10)
+    assert a == b and a != c
+
+
+def test_play_new_match_after_win(capsys):
+    """RULES 8: after a match is won the next hand is a new match at level 2."""
+    events = play_json(capsys, hands=40, seed=3, players="greedy,random,greedy,random")
+    ends = [i for i, e in enumerate(events) if e["event"] == "end" and e["winner"] is not None]
+    assert ends, "expected a won match"
+    nxt = events[ends[0] + 1]
+    assert nxt["event"] == "deal" and nxt["level"] == "2"
+    assert events[ends[0] + 2]["event"] == "play"      # no tribute in a new match
+
+
+def test_play_readable_log(capsys):
+    code, out, err = run(["play", "--players", "greedy,greedy,random,random", "--hands",
+                          "2", "--seed", "1"], capsys)
+    assert code == 0 and err == ""       # stderr is not a TTY: no progress bar
+    assert "== hand 1, level 2 ==" in out and "leads" in out and "end: order" in out
+    code, out, _ = run(["play", "--hands", "5", "--seed", "1", "--summary"], capsys)
+    assert code == 0 and len(out.splitlines()) >= 5 and out.startswith("hand 1 (level 2)")
+
+
+def test_play_platform_rules(capsys):
+    events = play_json(capsys, "--rules", "platform", hands=4)
+    assert events[-1]["event"] == "end"
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["play", "--players", "random,alphago,random,random"], "unknown player"),
+    (["play", "--players", "random,random"], "4 comma-separated"),
+    (["play", "--hands", "-1"], "--hands"),
+])
+def test_play_bad_input(capsys, argv, message):
+    code, out, err = run(argv, capsys)
+    assert code != 0 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err
+    assert "Traceback" not in err
+
+
+# --- replay ---------------------------------------------------------------------------
+
+@pytest.fixture
+def log_file(tmp_path, capsys):
+    events = play_json(capsys, hands=15, seed=6)
+    path = tmp_path / "game.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return path, events
+
+
+def write(tmp_path, events, name="bad.jsonl"):
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return str(path)
+
+
+def test_replay_valid_log(log_file, capsys):
+    path, events = log_file
+    code, out, err = run(["replay", str(path)], capsys)
+    assert code == 0 and out.startswith("valid") and err == ""
+    assert f"{len(events)} events" in out and "15 hands" in out
+
+
+def test_replay_plays_only_log(tmp_path, capsys):
+    """A log of deal and play events only is checked hand by hand (here tribute off)."""
+    from guandan_core.match import Match, MatchRules
+    from guandan_core.players import RandomPlayer
+    events = []
+    Match([RandomPlayer(i) for i in range(4)], MatchRules.standard().replace(tribute=False),
+          seed=2, on_event=events.append).play(4)
+    only = [e for e in events if e["event"] in ("deal", "play")]
+    code, out, _ = run(["replay", write(tmp_path, only)], capsys)
+    assert code == 0 and "4 hands" in out
+
+
+def _first(events, pred):
+    return next(i for i, e in enumerate(events) if pred(e))
+
+
+def _mutations(events):
+    """(name, mutated events, expected event number, words of the reason)."""
+    out = []
+    i = _first(events, lambda e: e["event"] == "play" and e["action"][0] == "PASS")
+    bad = [dict(e) for e in events]
+    del bad[i]
+    out.append(("dropped pass", bad, i + 1, "turn"))
+    i = next(i for i in range(1, len(events))
+             if events[i]["event"] == "play" and events[i]["action"][0] == "PASS"
+             and events[i - 1]["event"] == "play" and events[i - 1]["action"][0] == "Single")
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], action=["Single", "3", ["S3"]])
+    out.append(("single that does not beat or is not held", bad, i + 1, "seat"))
+    i = _first(events, lambda e: e["event"] == "play" and e["action"][0] == "Pair")
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], action=["Trips", bad[i]["action"][1], bad[i]["action"][2]])
+    out.append(("wrong reading", bad, i + 1, "Trips"))
+    i = _first(events, lambda e: e["event"] == "tribute")
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], to=(bad[i]["to"] + 2) % 4)
+    out.append(("tribute to the wrong seat", bad, i + 1, "tribute due"))
+    i = _first(events, lambda e: e["event"] == "return")
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], card="HR")
+    out.append(("return not allowed", bad, i + 1, "return"))
+    i = _first(events, lambda e: e["event"] == "end")
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], levels=["K", "2"])
+    out.append(("wrong levels", bad, i + 1, "levels"))
+    i = _first(events, lambda e: e["event"] == "deal" and e["hand"] == 2)
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], level="9")
+    out.append(("wrong hand level", bad, i + 1, "level"))
+    bad = [dict(e) for e in events]
+    hands = [list(h) for h in bad[0]["hands"]]
+    hands[0][0] = hands[1][0]
+    bad[0] = dict(bad[0], hands=hands)
+    out.append(("not a full deck", bad, 1, "full decks"))
+    i = _first(events, lambda e: e["event"] == "tribute")
+    bad = [dict(e) for e in events]
+    j = _first(events[i:], lambda e: e["event"] == "play") + i
+    lead = bad[j]
+    bad[j] = dict(lead, seat=(lead["seat"] + 1) % 4)
+    out.append(("wrong leader after tribute", bad, j + 1, "must lead"))
+    return out
+
+
+def test_replay_finds_the_broken_event(log_file, tmp_path, capsys):
+    """Every kind of broken log is reported at the right event, exit 1, one line."""
+    _, events = log_file
+    for name, bad, number, words in _mutations(events):
+        code, out, err = run(["replay", write(tmp_path, bad)], capsys)
+        assert code == 1, name
+        lines = out.strip().splitlines()
+        assert len(lines) == 1, name
+        assert lines[0].startswith(f"invalid: event {number} "), (name, lines[0])
+        assert words in lines[0], (name, lines[0])
+
+
+def test_replay_bad_input(tmp_path, capsys):
+    """Unreadable input: one line on stderr, exit 2, no traceback."""
+    cases = {"missing.jsonl": None, "notjson.jsonl": "{\"event\": \"deal\"\n",
+             "unknown.jsonl": '{"event": "dance"}\n',
+             "fields.jsonl": '{"event": "play", "seat": 1}\n', "empty.jsonl": "\n"}
+    for name, text in cases.items():
+        path = tmp_path / name
+        if text is not None:
+            path.write_text(text)
+        code, out, err = run(["replay", str(path)], capsys)
+        assert code == 2, name
+        assert out == "" and len(err.strip().splitlines()) == 1, name
+        assert "Traceback" not in err
+
+
+def test_cli_subprocess(tmp_path):
+    """The commands run as ``python -m`` in a subprocess (the package CLI if it has them
+    wired in, else the module's own entry point)."""
+    module = "guandan_core.cli" if _cli_main() is not cli_play.main else \
+        "guandan_core.cli_play"
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    res = subprocess.run([sys.executable, "-m", module, "play", "--players",
+                          "greedy,random,greedy,random", "--hands", "3", "--seed", "2",
+                          "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
+    assert res.returncode == 0 and res.stderr == ""
+    path = tmp_path / "log.jsonl"
+    path.write_text(res.stdout)
+    res = subprocess.run([sys.executable, "-m", module, "replay", str(path)],
+                         capture_output=True, text=True, cwd=ROOT, env=env)
+    assert res.returncode == 0 and res.stdout.startswith("valid")
+    res = subprocess.run([sys.executable, "-m", module, "replay", str(tmp_path / "no")],
+                         capture_output=True, text=True, cwd=ROOT, env=env)
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1

@@ -1,0 +1,413 @@
+"""Tests of guandan_core.position: the turn rules of RULES.md sec. 6 and the position
+format of sec. 7. Each test names the section it checks."""
+
+import copy
+import json
+import os
+import pickle
+
+import pytest
+
+from guandan_core import Hand, Move, Rules, classify
+from guandan_core.position import (GameOverError, IllegalMoveError, MoveList, Position,
+                                   PositionError, finishing_outcome)
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+SEC7_EXAMPLE = {"level": "7",
+                "hands": [["S3", "S4"], ["HR"], [], ["D9", "D9"]],
+                "finished": [2],
+                "to_move": 3,
+                "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
+
+
+def P(hands, to_move=0, finished=(), table=None, owner=None, level="2", rules=None):
+    """A position from card strings; ``table`` a platform triple."""
+    obj = {"level": level, "hands": [h.split() for h in hands], "finished": list(finished),
+           "to_move": to_move,
+           "table": None if table is None else {"owner": owner, "play": table}}
+    return Position.from_json(obj, rules)
+
+
+def M(pos, type_, rank, cards):
+    return Move.from_platform([type_, rank, cards.split()], pos.level, pos.rules)
+
+
+def single(pos, card):
+    matches = [m for m in pos.legal_moves() if m.type == "Single" and m.cards == (card,)]
+    assert matches, f"no single {card}"
+    return matches[0]
+
+
+# --- sec. 7: the JSON format ----------------------------------------------------------
+
+def test_sec7_example_reads_and_writes_back():
+    """RULES 7: the example of the section reads and writes back unchanged."""
+    pos = Position.from_json(SEC7_EXAMPLE)
+    assert pos.to_json() == SEC7_EXAMPLE
+    assert pos.level == 5 and pos.to_move == 3 and pos.owner == 1
+    assert pos.finished == (2,) and pos.cards_left == (2, 1, 0, 2)
+    assert pos.table.to_platform() == ["Single", "A", ["SA"]]
+    assert Position.from_json(json.dumps(SEC7_EXAMPLE)) == pos
+
+
+def test_sec7_endgame_data_round_trip():
+    """RULES 7: every position of tests/data/endgames_4x6.json round-trips exactly."""
+    with open(os.path.join(DATA, "endgames_4x6.json")) as fh:
+        items = json.load(fh)["items"]
+    for item in items:
+        pos = Position.from_json(item)
+        assert pos.to_json() == item
+        assert Position.from_json(pos.to_json()) == pos
+
+
+def test_sec7_table_with_wild_reading():
+    """RULES 3, 7: a table play using a wild card is read with its declared reading."""
+    pos = P(["S9 S9", "H7 C9 D9 S2 S3", "ST", "SJ"], to_move=2,
+            table=["Trips", "9", ["C9", "D9", "H7"]], owner=1, level="7")
+    assert pos.table.type == "Trips" and pos.table.rank == "9"
+    play = pos.to_json()["table"]["play"]
+    assert play[:2] == ["Trips", "9"] and sorted(play[2]) == ["C9", "D9", "H7"]
+
+
+BAD_POSITIONS = [
+    ("card three times", dict(hands=[["S3", "S3"], ["S3"], ["S4"], ["S5"]]),
+     "S3 appears 3 times"),
+    ("card on table and in hands", dict(
+        hands=[["S3", "S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["Single", "3", ["S3"]]}), "S3 appears 3 times"),
+    ("table not the claimed type", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["Pair", "9", ["S9", "D8"]]}), "not a legal combination"),
+    ("table wrong rank", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["Single", "T", ["S9"]]}), "not a legal combination"),
+    ("table pass", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["PASS", "PASS", "PASS"]}), "cannot be a pass"),
+    ("owner is to move", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=0,
+        table={"owner": 0, "play": ["Single", "9", ["S9"]]}), "round is over"),
+    ("owner not a seat", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=0,
+        table={"owner": 7, "play": ["Single", "9", ["S9"]]}), "not a seat"),
+    ("seat to move is out", dict(hands=[["S3"], [], ["S5"], ["S6"]], finished=[1],
+                                 to_move=1), "holds no cards"),
+    ("to_move not a seat", dict(to_move=4), "to_move"),
+    ("finished seat has cards", dict(finished=[1]), "still holds"),
+    ("empty hand not finished", dict(hands=[["S3"], [], ["S5"], ["S6"]]),
+     "not in finished"),
+    ("hand already over", dict(hands=[[], ["S4"], [], ["S6"]], finished=[0, 2], to_move=1),
+     "already over"),
+    ("seat twice in finished", dict(hands=[["S3"], [], ["S5"], ["S6"]], finished=[1, 1]),
+     "twice"),
+    ("owner out but not last out", dict(
+        hands=[[], [], ["S5"], ["S6"]], finished=[1, 0], to_move=2,
+        table={"owner": 1, "play": ["Single", "9", ["S9"]]}), "did not go out last"),
+    ("too many cards", dict(hands=[["S2", "S2"] + [c + r for r in "3456789TJQKA"
+                                                     for c in "SH"] + ["SB", "SB", "HR"],
+                                   ["D4"], ["D5"], ["D6"]]), "at most 27"),
+    ("bad level", dict(level="1"), "level"),
+    ("level not a string", dict(level=7), "level"),
+    ("bad card", dict(hands=[["S3", "X9"], ["S4"], ["S5"], ["S6"]]), "X9"),
+    ("three hands", dict(hands=[["S3"], ["S4"], ["S5"]]), "4 lists"),
+]
+
+
+@pytest.mark.parametrize("name,changes,message", BAD_POSITIONS,
+                         ids=[b[0] for b in BAD_POSITIONS])
+def test_sec7_validation_says_what_is_wrong(name, changes, message):
+    """RULES 7: impossible positions raise PositionError (a ValueError) naming the problem."""
+    obj = {"level": "2", "hands": [["S3"], ["S4"], ["S5"], ["S6"]], "finished": [],
+           "to_move": 0, "table": None}
+    obj.update(changes)
+    with pytest.raises(PositionError, match=message):
+        Position.from_json(obj)
+    assert issubclass(PositionError, ValueError)
+
+
+def test_sec7_json_structure_errors():
+    """RULES 7: missing or unknown keys and malformed JSON are reported."""
+    good = {"level": "2", "hands": [["S3"], ["S4"], ["S5"], ["S6"]], "finished": [],
+            "to_move": 0, "table": None}
+    with pytest.raises(PositionError, match="missing key"):
+        Position.from_json({k: v for k, v in good.items() if k != "finished"})
+    with pytest.raises(PositionError, match="unknown key"):
+        Position.from_json(dict(good, tabel=None))
+    with pytest.raises(PositionError, match="not valid JSON"):
+        Position.from_json("{level: 2")
+    with pytest.raises(PositionError, match="JSON object"):
+        Position.from_json("[1, 2]")
+    with pytest.raises(PositionError, match="table"):
+        Position.from_json(dict(good, table={"play": ["Single", "3", ["S3"]]}))
+
+
+def test_sec7_rules_change_table_validity():
+    """RULES 9 via 7: a wild straight flush in spades is a table play only when the rules
+    let a wild complete a straight flush of any suit."""
+    obj = {"level": "7", "hands": [["S2"], ["S3"], ["S4"], ["SK"]], "finished": [],
+           "to_move": 1,
+           "table": {"owner": 0, "play": ["StraightFlush", "5", ["S5", "S6", "S8", "S9",
+                                                                   "H7"]]}}
+    assert Position.from_json(obj, Rules.standard()).table.is_bomb
+    with pytest.raises(PositionError, match="not a legal combination"):
+        Position.from_json(obj, Rules.platform())
+
+
+# --- sec. 6: leading and following ----------------------------------------------------
+
+def test_sec6_lead_cannot_pass():
+    """RULES 6: the player on lead plays any move and may not pass."""
+    pos = P(["S3 S4", "S5", "S6", "S7"])
+    moves = pos.legal_moves()
+    assert Move.PASS not in moves and len(moves) == 2
+    with pytest.raises(IllegalMoveError, match="may not pass"):
+        pos.play(Move.PASS)
+    with pytest.raises(IllegalMoveError):
+        pos.push(Move.PASS)
+    assert pos.depth == 0
+
+
+def test_sec6_follow_beats_or_passes_and_pass_comes_first():
+    """RULES 6: a following player plays a move that beats the table play, or passes;
+    legal_moves lists the pass first."""
+    pos = P(["S3", "S4 S9 SK H9 D9 C9", "S5", "S6"], to_move=1,
+            table=["Single", "8", ["S8"]], owner=0)
+    moves = pos.legal_moves()
+    assert moves[0] == Move.PASS
+    assert Move.PASS not in moves[1:]
+    assert {m.cards for m in moves[1:]} == {("S9",), ("SK",), ("H9",), ("C9",), ("D9",),
+                                             ("S9", "H9", "C9", "D9")}
+    for m in moves:
+        assert pos.is_legal(m)
+    assert len(moves) == pos.count_moves() == len(pos.move_list())
+
+
+def test_sec6_illegal_follow_names_the_move():
+    """RULES 5, 6: a move that does not beat the table is an IllegalMoveError naming it."""
+    pos = P(["S3", "S4 SK", "S5", "S6"], to_move=1, table=["Single", "8", ["S8"]], owner=0)
+    with pytest.raises(IllegalMoveError, match=r'Single.*"S4".*does not beat'):
+        pos.play(M(pos, "Single", "4", "S4"))
+    assert issubclass(IllegalMoveError, ValueError)
+
+
+def test_sec6_cannot_play_cards_not_held():
+    """RULES 6: a player plays only cards from their own hand."""
+    pos = P(["S3", "SK", "S5", "S6"])
+    with pytest.raises(IllegalMoveError, match="does not hold SK"):
+        pos.play(M(pos, "Single", "K", "SK"))
+
+
+def test_sec3_move_read_at_another_level_is_illegal():
+    """RULES 3: a reading that needs a wild is illegal at a level where the card is not
+    wild (H7 is wild at level 7, not at level 2)."""
+    pos7 = P(["S9 H7", "S4", "S5", "S6"], level="7")
+    pair = next(m for m in pos7.legal_moves() if m.type == "Pair")
+    pos2 = P(["S9 H7", "S4", "S5", "S6"], level="2")
+    with pytest.raises(IllegalMoveError, match="not a Pair"):
+        pos2.play(pair)
+
+
+def test_sec6_passing_does_not_stop_later_play():
+    """RULES 6: a player who passed may play later in the same round."""
+    pos = P(["S3 S4", "S9 SK", "S5 S6", "S7 S8"], to_move=0)
+    pos = pos.play(single(pos, "S3"))
+    pos = pos.play(Move.PASS)               # seat 1 passes
+    pos = pos.play(single(pos, "S5"))       # seat 2
+    pos = pos.play(single(pos, "S7"))       # seat 3
+    pos = pos.play(Move.PASS)               # seat 0
+    assert pos.to_move == 1 and pos.table.cards == ("S7",)
+    pos = pos.play(single(pos, "SK"))       # seat 1 plays after having passed
+    assert pos.owner == 1
+
+
+def test_sec6_round_ends_when_turn_returns_to_owner():
+    """RULES 6: when everyone else passed, the round ends and the owner leads."""
+    pos = P(["S3 S4", "S5 S6", "S7 S8", "S9 ST"])
+    pos = pos.play(single(pos, "S4"))
+    for seat in (1, 2):
+        assert pos.to_move == seat
+        pos = pos.play(Move.PASS)
+    assert pos.to_move == 3 and pos.table is not None
+    pos = pos.play(Move.PASS)
+    assert pos.to_move == 0 and pos.table is None and pos.owner is None
+    assert Move.PASS not in pos.legal_moves()
+
+
+def test_sec6_out_players_are_skipped():
+    """RULES 6: a player who is out is skipped, also when the round ends."""
+    pos = P(["S3 S4", "", "S7 S8", "S9 ST"], finished=[1])
+    pos = pos.play(single(pos, "S4"))
+    assert pos.to_move == 2             # seat 1 is skipped
+    pos = pos.play(Move.PASS)
+    assert pos.to_move == 3
+    pos = pos.play(Move.PASS)
+    assert pos.to_move == 0 and pos.table is None   # seat 1 skipped, round over
+
+
+def test_sec6_partner_takes_the_wind():
+    """RULES 6: if the owner has gone out, the owner's partner leads the next round."""
+    pos = P(["S9", "S3 S4", "S5 S6", "S7 S8"])
+    pos = pos.play(single(pos, "S9"))        # seat 0 goes out
+    assert pos.finished == (0,) and not pos.is_over
+    assert pos.to_move == 1 and pos.owner == 0
+    pos = pos.play(Move.PASS)
+    pos = pos.play(Move.PASS)                # the partner may pass too
+    pos = pos.play(Move.PASS)
+    assert pos.to_move == 2 and pos.table is None   # the partner takes the wind
+
+
+def test_sec6_partner_takes_the_wind_from_json_position():
+    """RULES 6, 7: in the sec. 7 example the owner goes out; when the turn would pass over
+    the owner the partner (seat 3) leads."""
+    pos = Position.from_json(SEC7_EXAMPLE)
+    pos = pos.play(Move.PASS)            # seat 3 passes (seat 2 is out)
+    assert pos.to_move == 0
+    pos = pos.play(Move.PASS)            # seat 0 passes: turn reaches owner 1
+    assert pos.to_move == 1 and pos.table is None
+    pos = pos.play(single(pos, "HR"))    # seat 1 goes out
+    assert pos.finished == (2, 1) and pos.to_move == 3
+    pos = pos.play(Move.PASS)
+    assert pos.to_move == 0
+    pos = pos.play(Move.PASS)            # the turn skips over the out owner
+    assert pos.to_move == 3 and pos.table is None
+
+
+def test_sec6_owner_out_and_a_later_player_beats():
+    """RULES 6: after the owner goes out, another player may still beat the play; the new
+    owner then leads when everyone passes."""
+    pos = P(["S9", "S3 SK", "S5 S6", "S7 S8"])
+    pos = pos.play(single(pos, "S9"))
+    pos = pos.play(single(pos, "SK"))        # seat 1 beats the play of the out seat 0
+    pos = pos.play(Move.PASS)
+    pos = pos.play(Move.PASS)
+    assert pos.to_move == 1 and pos.table is None
+
+
+# --- sec. 6: the end of a hand and its outcome ----------------------------------------
+
+def test_sec6_hand_ends_on_double_win():
+    """RULES 6: the hand ends as soon as both players of one team are out (+3)."""
+    pos = P(["S9", "S3 S4", "SJ", "S7 S8"], finished=[])
+    pos = pos.play(single(pos, "S9"))        # seat 0 out 1st
+    pos = pos.play(Move.PASS)
+    pos = pos.play(single(pos, "SJ"))        # seat 2 out 2nd: hand over
+    assert pos.is_over and pos.to_move is None
+    assert pos.finished == (0, 2)
+    assert pos.finishing_order() == (0, 2, 3, 1)
+    assert pos.outcome == 3
+    assert pos.team_value(0) == 3 and pos.team_value(1) == -3
+    assert pos.legal_moves() == []
+    with pytest.raises(GameOverError):
+        pos.play(Move.PASS)
+
+
+def test_sec6_outcomes_for_every_finish():
+    """RULES 6: +3 / +2 / +1 from the winners' view, by the partner's place."""
+    assert finishing_outcome([0, 2, 1, 3]) == 3
+    assert finishing_outcome([2, 1, 0, 3]) == 2
+    assert finishing_outcome([0, 1, 3, 2]) == 1
+    assert finishing_outcome([1, 3, 0, 2]) == -3
+    assert finishing_outcome([3, 0, 1, 2]) == -2
+    assert finishing_outcome([1, 2, 0, 3]) == -1
+
+
+def test_sec6_third_place_finish_and_remaining_order():
+    """RULES 6: the hand ends when both players of one team are out, even the team that
+    did not finish first (seats 0 and 2 finish 2nd and 3rd); the remaining player is
+    appended last, so seat 1 won with its partner last: -1."""
+    pos = P(["", "", "S5", "S7 S8"], finished=[1, 0], to_move=2)
+    pos = pos.play(single(pos, "S5"))
+    assert pos.is_over and pos.finished == (1, 0, 2)
+    assert pos.finishing_order() == (1, 0, 2, 3)
+    assert pos.outcome == -1    # seat 1 first, its partner 3 last
+
+
+def test_sec6_last_player_out_ends_hand_for_other_team():
+    """RULES 6: 1st and 3rd for team 1+3: outcome -2."""
+    pos = P(["S3 S4", "", "S5 S6", "S9"], finished=[1], to_move=3)
+    pos = pos.play(single(pos, "S9"))
+    assert pos.is_over and pos.outcome == -3   # seats 1 and 3 are 1st and 2nd
+    pos = P(["S3 S4", "", "", "S9"], finished=[1, 2], to_move=3)
+    pos = pos.play(single(pos, "S9"))
+    assert pos.is_over and pos.finishing_order() == (1, 2, 3, 0) and pos.outcome == -2
+
+
+def test_sec6_outcome_needs_finished_hand():
+    pos = P(["S3", "S4", "S5", "S6"])
+    with pytest.raises(ValueError):
+        pos.outcome
+    with pytest.raises(ValueError):
+        pos.finishing_order()
+
+
+# --- push / pop, identity ------------------------------------------------------------
+
+def test_push_pop_restores_exactly():
+    """push/pop: every pushed move is undone exactly, going out included."""
+    pos = P(["S3 S4 S4", "S5 S6 SK", "S7 S8", "S9 ST"])
+    start_key, start_json = pos.key(), pos.to_json()
+    keys = []
+    while not pos.is_over:
+        keys.append(pos.key())
+        moves = pos.legal_moves()
+        pos.push(moves[-1])
+    assert pos.depth == len(keys)
+    while pos.depth:
+        pos.pop()
+        assert pos.key() == keys.pop()
+    assert pos.key() == start_key and pos.to_json() == start_json
+
+
+def test_play_returns_new_position():
+    pos = P(["S3 S4", "S5", "S6", "S7"])
+    before = pos.key()
+    new = pos.play(single(pos, "S3"))
+    assert pos.key() == before and new != pos and new.depth == 0
+
+
+def test_key_hash_eq_pickle_copy():
+    """sec. 7 state identity: equal states are equal; key includes table and owner."""
+    a = Position.from_json(SEC7_EXAMPLE)
+    b = Position.from_json(json.dumps(SEC7_EXAMPLE))
+    assert a == b and hash(a) == hash(b) and a.key() == b.key()
+    c = pickle.loads(pickle.dumps(a))
+    assert c == a and c.to_json() == SEC7_EXAMPLE and c.table == a.table
+    d = copy.deepcopy(a)
+    assert d == a
+    other = dict(SEC7_EXAMPLE, table={"owner": 3, "play": ["Single", "A", ["SA"]]},
+                 to_move=0)
+    assert Position.from_json(other) != a
+    assert a != Position.from_json(SEC7_EXAMPLE, Rules.platform())
+    assert len({a, b, c, d}) == 1
+
+
+def test_push_unchecked_matches_checked():
+    pos = P(["S3 S4", "S5 S6", "S7 S8", "S9 ST"])
+    twin = pos.copy()
+    for _ in range(6):
+        if pos.is_over:
+            break
+        m = pos.legal_moves()[-1]
+        pos.push(m)
+        twin.push(m, check=False)
+        assert pos == twin
+
+
+def test_move_list_is_lazy_and_ordered():
+    pos = P(["S3", "S4 S9 SK", "S5", "S6"], to_move=1, table=["Single", "8", ["S8"]],
+            owner=0)
+    ml = pos.move_list()
+    assert isinstance(ml, MoveList)
+    assert list(ml) == pos.legal_moves()
+    assert ml[0] is Move.PASS and ml[-1] == pos.legal_moves()[-1]
+    assert ml.issued(ml[1]) == 1 and ml.issued(Move.PASS) == 0
+    assert M(pos, "Single", "9", "S9") in ml and M(pos, "Single", "4", "S4") not in ml
+
+
+def test_hands_are_hand_objects():
+    pos = Position.from_json(SEC7_EXAMPLE)
+    assert pos.hands[0] == Hand("S3 S4") and pos.hand(1) == Hand("HR")
+    assert pos.counts(3)[Hand("D9").kinds()[0]] == 2
+    moves = classify(["D9", "D9"], "7")
+    assert [m.type for m in moves] == ["Pair"]
