@@ -437,6 +437,10 @@ cdef void _gen_sequences(gen_t* g, int mtype, int width, int min_len, int max_le
     s.mtype = mtype
     s.width = width
     for length in range(min_len, max_len + 1):
+        if length * width > 10:
+            # a move holds at most 10 cards (the largest bomb); longer sequences of the
+            # long-sequences option are not played (documented in docs/API.md)
+            break
         if g.need_ncards and length * width != g.need_ncards:
             continue
         for start in range(0, 14 - length + 1):

@@ -79,3 +79,13 @@ def test_apply_and_contains_moves():
     assert not contains_moves(empty, moves).any()
     with pytest.raises(ValueError, match="row 0"):
         apply_moves(empty, moves)
+
+
+def test_long_sequences_stop_at_ten_cards():
+    """RULES sec. 9 long-sequences, with the engine's documented limit (docs/API.md):
+    a move holds at most 10 cards, so a 12-card plate is not a play, a 10-card tube is."""
+    from guandan_core import Rules, classify
+    long_rules = Rules(long_sequences=True)
+    assert classify("S3 H3 C3 S4 H4 C4 S5 H5 C5 S6 H6 C6", "9", long_rules) == []
+    tube = classify("S3 H3 S4 H4 S5 H5 S6 H6 S7 H7", "9", long_rules)
+    assert [(m.type, m.rank, len(m)) for m in tube] == [("ThreePair", "3", 10)]

@@ -1,0 +1,57 @@
+"""The AI competition platform's own lead-move list (RULES.md sections 4, 7 and 9).
+
+tests/data/platform_actionlist_level2.json is a complete actionList logged from the
+platform's engine: a 27-card hand at level 2 with the wild H2; the platform lets a wild
+complete only heart straight flushes (Rules.platform()).
+"""
+
+import json
+import os
+
+import pytest
+
+from guandan_core import Hand, Move, Rules, legal_moves
+from reference import _cards, ref_legal_moves
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "platform_actionlist_level2.json")
+
+
+@pytest.fixture(scope="module")
+def actionlist():
+    with open(DATA) as f:
+        data = json.load(f)
+    level = data["level"]
+    expected = {(t, r, tuple(Hand(c).cards())) for t, r, c in data["moves"]}
+    assert len(expected) == len(data["moves"])
+    return data["hand"], level, expected
+
+
+def _diff(got, expected):
+    return (f"\nextra (ours only): {sorted(got - expected)[:30]}"
+            f"\nmissing (platform only): {sorted(expected - got)[:30]}")
+
+
+def test_sec9_platform_lead_list_fast(actionlist):
+    """RULES 9 (platform): legal_moves under Rules.platform() is exactly the platform's
+    lead list."""
+    hand, level, expected = actionlist
+    got = {(m.type, m.rank, tuple(m.cards))
+           for m in legal_moves(Hand(hand), level, rules=Rules.platform())}
+    assert got == expected, _diff(got, expected)
+
+
+def test_sec7_platform_moves_parse(actionlist):
+    """RULES 7: every platform action reads back as a Move with the same triple."""
+    hand, level, expected = actionlist
+    for t, r, cards in expected:
+        m = Move.from_platform([t, r, list(cards)], level, Rules.platform())
+        assert (m.type, m.rank, m.cards) == (t, r, cards)
+        assert m.cards in Hand(hand)
+
+
+def test_sec9_platform_lead_list_reference(actionlist):
+    """RULES 9 (platform): the slow reference also gives exactly the platform's list."""
+    hand, level, expected = actionlist
+    got = ref_legal_moves(_cards.parse_cards(hand), _cards.parse_level(level),
+                          sf_is_bomb=True, sf_wild_any_suit=False, long_sequences=False)
+    assert got == expected, _diff(got, expected)

@@ -1,0 +1,126 @@
+"""Property tests (hypothesis) of the public API over random hands, levels and rule sets.
+
+RULES.md sections 3, 4, 5 and 9: every enumerated move is made of cards of the hand and
+is one of the readings of its cards; following lists exactly the lead moves that beat
+the play; the array form agrees with the Move form.
+"""
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from guandan_core import Hand, Move, Rules, beats, classify, legal_moves, moves_array
+
+RULESETS = [Rules.standard(), Rules.platform(), Rules(long_sequences=True),
+            Rules(sf_is_bomb=False)]
+SETTINGS = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def hands(draw, max_cards=14):
+    """A hand of real cards (each kind at most twice), often with wilds and jokers, and
+    often drawn from a few ranks so that bombs and sequences appear."""
+    level = draw(st.integers(0, 12))
+    wild = level * 4 + 1
+    nwild = draw(st.sampled_from([0, 1, 2, 2]))
+    jokers = draw(st.lists(st.sampled_from([52, 53]), max_size=4))
+    low = draw(st.integers(0, 12))
+    if draw(st.booleans()):
+        # a few ranks (or all), any cards of them: bombs, full houses, mixed plays
+        width = draw(st.sampled_from([3, 5, 8, 13]))
+        ranks = [(low + d) % 13 for d in range(width)]
+        others = draw(st.lists(st.tuples(st.sampled_from(ranks), st.integers(0, 3)),
+                               max_size=max_cards))
+        naturals = [r * 4 + s for r, s in others]
+    else:
+        # a run of consecutive ranks (A low or high, never wrapping), the same number of
+        # cards of each: straights, tubes, plates, also longer than 10 cards
+        length = draw(st.integers(2, 13))
+        start = draw(st.integers(-1, 13 - length))
+        copies = draw(st.integers(1, 3))
+        naturals = []
+        for pos in range(start, start + length):
+            rank = 12 if pos == -1 else pos
+            suits = draw(st.permutations(range(4)))[:copies]
+            naturals += [rank * 4 + s for s in suits]
+    kinds = [wild] * nwild + jokers + naturals
+    counts = Counter()
+    picked = []
+    for k in kinds:
+        if counts[k] < 2 and len(picked) < max_cards:
+            counts[k] += 1
+            picked.append(k)
+    return Hand(picked), level
+
+
+def _key(m):
+    return (m.type, m.rank, m.cards)
+
+
+@SETTINGS
+@given(hands(), st.sampled_from(RULESETS))
+def test_sec4_moves_are_readings_of_hand_cards(hand_level, rules):
+    """RULES 4: each move's cards are in the hand, classify() of its cards gives its
+    reading, and no (cards, reading) pair is listed twice."""
+    hand, level = hand_level
+    moves = list(legal_moves(hand, level, rules=rules))
+    assert len({_key(m) for m in moves}) == len(moves)
+    for m in moves:
+        assert m.cards in hand
+        assert len(hand - m) == len(hand) - len(m)
+        assert m in classify(m.cards, level, rules)
+        assert Move.from_platform(m.to_platform(), level, rules) == m
+
+
+@SETTINGS
+@given(hands(), hands(max_cards=8), st.sampled_from(RULESETS), st.data())
+def test_sec5_follow_is_exactly_the_beating_lead_moves(hand_level, other_level, rules, data):
+    """RULES 5: every move listed to follow ``b`` beats ``b``, and every lead move that beats
+    ``b`` is listed."""
+    hand, level = hand_level
+    other, _ = other_level
+    lead = list(legal_moves(hand, level, rules=rules))
+    pool = list(legal_moves(other, level, rules=rules)) + lead
+    if not pool:
+        return
+    b = data.draw(st.sampled_from(pool))
+    follow = list(legal_moves(hand, level, beat=b, rules=rules))
+    assert all(beats(m, b) for m in follow)
+    assert not any(beats(b, m) and beats(m, b) for m in follow)
+    assert {_key(m) for m in follow} == {_key(m) for m in lead if beats(m, b)}
+    assert Move.PASS not in follow
+
+
+@SETTINGS
+@given(hands(), st.sampled_from(RULESETS), st.booleans(), st.data())
+def test_api_moves_array_agrees_with_legal_moves(hand_level, rules, follow, data):
+    """API: moves_array lists the same moves as legal_moves (count, cards, keys)."""
+    hand, level = hand_level
+    lead = list(legal_moves(hand, level, rules=rules))
+    beat = data.draw(st.sampled_from(lead)) if follow and lead else None
+    moves = list(legal_moves(hand, level, beat=beat, rules=rules))
+    arr = moves_array(hand, level, beat=beat, rules=rules)
+    assert len(arr) == len(moves)
+    from_arr = Counter()
+    for rec in arr:
+        n = int(rec["ncards"])
+        nwild = int(rec["nwild"])
+        kinds = [int(k) for k in rec["cards"][:n]]
+        wild = level * 4 + 1
+        assert kinds[n - nwild:] == [wild] * nwild
+        assert kinds[:n - nwild] == sorted(kinds[:n - nwild])
+        assert wild not in kinds[:n - nwild]
+        from_arr[(tuple(sorted(kinds)), int(rec["key"]))] += 1
+    from_moves = Counter((m.kinds, m.key) for m in moves)
+    assert from_arr == from_moves
+
+
+@SETTINGS
+@given(hands(max_cards=27))
+def test_sec1_hand_round_trip(hand_level):
+    """RULES 1: Hand(str(h)) == h."""
+    hand, _ = hand_level
+    assert Hand(str(hand)) == hand
+    assert Hand.from_counts(hand.counts) == hand

@@ -1,0 +1,700 @@
+"""One or more tests per rule of RULES.md sections 1 to 5 and the combination options of
+section 9, against the public API (docs/API.md). Each test names the section it checks."""
+
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from guandan_core import (CardError, Hand, LevelError, Move, MoveError, Rules, beats,
+                          classify, legal_moves, moves_array)
+
+STANDARD = Rules.standard()
+PLATFORM = Rules.platform()
+NO_SF = Rules(sf_is_bomb=False)
+LONG = Rules(long_sequences=True)
+
+
+def R(cards, level="7", rules=None):
+    """The readings of exactly these cards, as a set of (type, rank)."""
+    return {(m.type, m.rank) for m in classify(cards, level, rules)}
+
+
+def M(type_, rank, cards, level="7", rules=None):
+    return Move.from_platform([type_, rank, cards.split()], level, rules)
+
+
+def triples(moves):
+    return {(m.type, m.rank, tuple(m.cards)) for m in moves}
+
+
+def tri(type_, rank, cards):
+    return (type_, rank, tuple(Hand(cards).cards()))
+
+
+# ======================================================================= section 1
+
+def test_sec1_deck_every_card_twice():
+    """RULES 1: 108 cards, every (rank, suit) twice, 2 small and 2 big jokers."""
+    all_cards = [f"{s}{r}" for s in "SHCD" for r in "23456789TJQKA"] + ["SB", "HR"]
+    deck = Hand(all_cards * 2)
+    assert len(deck) == 108
+    assert list(deck.rank_counts) == [8] * 13 + [2, 2]
+    assert all(int(c) == 2 for c in deck.counts)
+    with pytest.raises(CardError):
+        deck + Hand("S2")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ST", "ST"), ("S10", "ST"), ("10s", "ST"), ("10♠", "ST"), ("♠10", "ST"),
+    ("h7", "H7"), ("7♥", "H7"), ("♥7", "H7"), ("cq", "CQ"), ("Q♣", "CQ"), ("♦A", "DA"),
+    ("a♦", "DA"), ("SB", "SB"), ("BJ", "SB"), ("bj", "SB"), ("HR", "HR"), ("RJ", "HR"),
+])
+def test_sec1_notations(text, expected):
+    """RULES 1: platform notation, 10 for T, lowercase, suit symbols, rank-first forms,
+    BJ/RJ for the jokers."""
+    assert Hand(text).cards() == [expected]
+    assert str(Hand(text)) == expected
+
+
+def test_sec1_platform_card_order_in_str():
+    """RULES 1: cards are written in the platform's notation, sorted by rank then S H C D,
+    jokers last."""
+    assert str(Hand("HR SB 10d h7 S5 H7")) == "S5 H7 H7 DT SB HR"
+    assert Hand("HR SB 10d h7 S5 H7").cards() == ["S5", "H7", "H7", "DT", "SB", "HR"]
+    assert len(Hand("HR SB 10d h7 S5 H7")) == 6
+
+
+def test_sec1_order_never_matters():
+    """RULES 1: a hand or a play is a multiset; order never matters."""
+    assert Hand("S5 H7 SB") == Hand("SB S5 H7") == Hand(["H7", "SB", "S5"])
+    assert hash(Hand("S5 H7 SB")) == hash(Hand("SB H7 S5"))
+    assert R("S9 C9 H7 SB SB") == R("SB H7 SB C9 S9")
+
+
+def test_sec1_hand_round_trips():
+    """RULES 1: Hand(str(h)) == h, counts, pickling, arithmetic, containment."""
+    rng = random.Random(1)
+    deck = [k for k in range(54) for _ in range(2)]
+    for _ in range(200):
+        h = Hand.from_counts(np.bincount(rng.sample(deck, rng.randint(0, 27)),
+                                         minlength=54).astype(np.uint8))
+        assert Hand(str(h)) == h
+        assert Hand(h.cards()) == h
+        assert Hand.from_counts(h.counts) == h
+        assert pickle.loads(pickle.dumps(h)) == h
+        assert len(h) == int(h.counts.sum())
+        if len(h):
+            part = Hand(h.cards()[: len(h) // 2])
+            assert part + (h - part) == h
+            assert str(part) in h or len(part) == 0
+    assert "S5 DT" in Hand("S5 DT H7")
+    assert "S5 S5" not in Hand("S5 DT H7")
+
+
+def test_sec1_counts_view_is_read_only():
+    """RULES 1 / API: hand.counts is a read-only uint8[54] view."""
+    h = Hand("S5 S5 SB")
+    assert h.counts.dtype == np.uint8 and h.counts.shape == (54,)
+    assert int(h.counts[12]) == 2 and int(h.counts[52]) == 1
+    with pytest.raises(ValueError):
+        h.counts[0] = 1
+
+
+def test_sec1_rank_counts_and_suit_masks():
+    """RULES 1 / API: 13 rank counts plus SB, HR; per-suit rank masks."""
+    h = Hand("S2 S2 HA CT DT SB HR HR")
+    assert list(h.rank_counts) == [2, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 1, 2]
+    assert tuple(h.suit_masks) == (1 << 0, 1 << 12, 1 << 8, 1 << 8)
+
+
+@pytest.mark.parametrize("bad", ["X9", "S1", "Z", "S", "JJ", "H11", "B"])
+def test_sec1_unknown_card_rejected(bad):
+    """RULES 1: anything that is not a card raises a ValueError naming it."""
+    with pytest.raises(CardError) as err:
+        Hand(f"S5 {bad} H7")
+    assert isinstance(err.value, ValueError)
+    assert bad in str(err.value)
+    with pytest.raises(ValueError) as err2:
+        classify(["S5", bad], "7")
+    assert bad in str(err2.value)
+
+
+@pytest.mark.parametrize("card", ["S5", "HR", "SB", "DA"])
+def test_sec1_card_three_times_rejected(card):
+    """RULES 1: every card exists twice; three copies of one card kind are no hand."""
+    with pytest.raises(CardError) as err:
+        Hand(f"{card} S2 {card} {card}")
+    assert isinstance(err.value, ValueError)
+    assert card in str(err.value)
+    counts = np.zeros(54, dtype=np.uint8)
+    counts[12] = 3
+    with pytest.raises(CardError) as err:
+        Hand.from_counts(counts)
+    assert "S5" in str(err.value)
+
+
+@pytest.mark.parametrize("bad", ["1", "Z", "11", "B", 13, -1, "SB"])
+def test_sec2_bad_level_rejected(bad):
+    """RULES 2: a level is a rank from 2 to A."""
+    with pytest.raises(LevelError) as err:
+        legal_moves(Hand("S5 S6"), bad).count()
+    assert isinstance(err.value, ValueError)
+    assert str(bad) in str(err.value)
+    with pytest.raises(LevelError) as err:
+        classify("S5", bad)
+    assert str(bad) in str(err.value)
+    with pytest.raises(LevelError):
+        moves_array(Hand("S5 S6"), bad)
+
+
+def test_sec1_removing_cards_not_in_hand():
+    """RULES 1: playing cards not in the hand raises a ValueError naming them."""
+    h = Hand("S5 S6 H7 SB")
+    with pytest.raises(CardError) as err:
+        h - "S9"
+    assert isinstance(err.value, ValueError)
+    assert "S9" in str(err.value)
+    with pytest.raises(CardError) as err:
+        h - M("Pair", "B", "SB SB")
+    assert "SB" in str(err.value)
+    with pytest.raises(CardError) as err:
+        h - M("Pair", "9", "S9 C9")
+    assert "S9" in str(err.value) and "C9" in str(err.value)
+    assert h - M("Single", "B", "SB") == Hand("S5 S6 H7")
+
+
+def test_sec4_move_from_platform_bad_reading():
+    """RULES 4: a declared reading the cards do not have is refused (MoveError)."""
+    for triple in (["Pair", "5", ["S5", "S6"]], ["Straight", "5", ["S5", "S6", "S7", "S8", "SK"]],
+                   ["Bomb", "JOKER", ["SB", "SB", "HR", "H7"]], ["ThreeWithTwo", "SB",
+                                                                  ["S9", "C9", "D9", "SB", "HR"]],
+                   ["Trips", "9", ["S9", "C9", "D9", "D9"]]):
+        with pytest.raises(MoveError) as err:
+            Move.from_platform(triple, "7")
+        assert isinstance(err.value, ValueError)
+        assert triple[0] in str(err.value) and str(triple[1]) in str(err.value)
+    with pytest.raises(MoveError) as err:
+        Move.from_platform(["Pear", "5", ["S5", "H5"]], "7")
+    assert "Pear" in str(err.value)
+    with pytest.raises(ValueError) as err:
+        Move.from_platform(["Pair", "5", ["S5", "X5"]], "7")
+    assert "X5" in str(err.value)
+
+
+def test_sec7_move_platform_round_trip():
+    """RULES 7: Move.from_platform(m.to_platform(), level) == m for every enumerated move."""
+    rng = random.Random(7)
+    deck = [f"{s}{r}" for s in "SHCD" for r in "23456789TJQKA"] * 2 + ["SB", "HR"] * 2
+    for _ in range(60):
+        level = rng.choice("23456789TJQKA")
+        hand = Hand(rng.sample(deck, 10) + [f"H{level}"] * rng.randint(0, 1))
+        for rules in (STANDARD, PLATFORM, LONG):
+            for m in legal_moves(hand, level, rules=rules):
+                p = m.to_platform()
+                assert isinstance(p, list) and len(p) == 3
+                assert p[0] == m.type and p[1] == m.rank and p[2] == list(m.cards)
+                assert Move.from_platform(p, level, rules) == m
+                assert pickle.loads(pickle.dumps(m)) == m
+    assert Move.from_platform(["PASS", "PASS", "PASS"], "7") == Move.PASS
+    assert Move.PASS.to_platform() == ["PASS", "PASS", "PASS"]
+
+
+def test_sec7_move_value_semantics():
+    """RULES 4/7: a move is (cards, reading): equal and hashed on (type, rank, cards)."""
+    a = M("Pair", "9", "S9 H7")
+    b = M("Pair", "9", "H7 S9")
+    assert a == b and hash(a) == hash(b)
+    assert a != M("Pair", "9", "C9 H7")
+    s = M("Straight", "5", "S5 S6 H7 S8 S9")
+    f = M("StraightFlush", "5", "S5 S6 H7 S8 S9")
+    assert s != f and s.cards == f.cards
+    assert s.type == "Straight" and s.rank == "5" and not s.is_bomb
+    assert f.is_bomb and len(f) == 5
+    assert f.kinds == tuple(sorted(f.kinds))
+    assert f.cards == ("S5", "S6", "H7", "S8", "S9")
+    assert Move.PASS.is_pass and not Move.PASS.is_bomb and len(Move.PASS) == 0
+
+
+# ======================================================================= section 2
+
+LEVELS = "23456789TJQKA"
+
+
+@pytest.mark.parametrize("level", list(LEVELS))
+def test_sec2_card_order_at_every_level(level):
+    """RULES 2: 2..A with L taken out, then L, then SB, then HR (singles, pairs, triples,
+    full houses and bombs all follow it)."""
+    order = [r for r in LEVELS if r != level] + [level]
+    singles = [M("Single", r, f"S{r}", level) for r in order]
+    singles += [M("Single", "B", "SB", level), M("Single", "R", "HR", level)]
+    for i, a in enumerate(singles):
+        for j, b in enumerate(singles):
+            assert beats(a, b) == (i > j), (a, b)
+    pairs = [M("Pair", r, f"S{r} C{r}", level) for r in order]
+    pairs += [M("Pair", "B", "SB SB", level), M("Pair", "R", "HR HR", level)]
+    for i in range(len(pairs) - 1):
+        assert beats(pairs[i + 1], pairs[i]) and not beats(pairs[i], pairs[i + 1])
+    trips = [M("Trips", r, f"S{r} C{r} D{r}", level) for r in order]
+    fhs = [M("ThreeWithTwo", r, f"S{r} C{r} D{r} SB SB", level) for r in order]
+    bombs = [M("Bomb", r, f"S{r} C{r} D{r} S{r}", level) for r in order]
+    for seq in (trips, fhs, bombs):
+        for i in range(len(seq) - 1):
+            assert beats(seq[i + 1], seq[i]) and not beats(seq[i], seq[i + 1])
+
+
+def test_sec2_example_level_7():
+    """RULES 2: at level 7, ... K < A < 7 < SB < HR."""
+    chain = [M("Single", "K", "SK"), M("Single", "A", "SA"), M("Single", "7", "S7"),
+             M("Single", "B", "SB"), M("Single", "R", "HR")]
+    for lo, hi in zip(chain, chain[1:]):
+        assert beats(hi, lo) and not beats(lo, hi)
+    assert beats(M("Single", "8", "S8"), M("Single", "6", "S6"))
+
+
+def test_sec2_level_rank_at_natural_place_in_sequences():
+    """RULES 2: in sequences the level rank sits at its natural place."""
+    assert R("S5 C6 D7 S8 C9") == {("Straight", "5")}
+    assert R("S6 C6 S7 C7 S8 C8") == {("ThreePair", "6")}
+    assert R("S7 C7 D7 S8 C8 D8") == {("TwoTrips", "7")}
+    assert R("S3 S4 S5 S6 S7") == {("StraightFlush", "3")}
+    # ranked by natural place: 34567 < 45678 although 7 is the level
+    assert beats(M("Straight", "4", "S4 C5 D6 S7 C8"), M("Straight", "3", "S3 C4 D5 S6 C7"))
+    assert beats(M("Straight", "8", "S8 C9 DT SJ CQ"), M("Straight", "7", "S7 C8 D9 ST CJ"))
+
+
+def test_sec2_ace_high_or_low():
+    """RULES 2: A may count as 1 (below 2); A2345 lowest, TJQKA highest straight."""
+    assert R("SA H2 C3 D4 S5", "9") == {("Straight", "A")}
+    assert R("ST HJ CQ DK SA", "9") == {("Straight", "T")}
+    assert R("SA HA S2 H2 S3 H3", "9") == {("ThreePair", "A")}
+    assert R("SQ HQ SK HK SA HA", "9") == {("ThreePair", "Q")}
+    assert R("SA HA CA S2 H2 C2", "9") == {("TwoTrips", "A")}
+    assert R("SK HK CK SA HA CA", "9") == {("TwoTrips", "K")}
+    assert R("SA S2 S3 S4 S5", "9") == {("StraightFlush", "A")}
+    low = M("Straight", "A", "SA H2 C3 D4 S5", "9")
+    high = M("Straight", "T", "ST HJ CQ DK SA", "9")
+    assert beats(high, low) and not beats(low, high)
+    assert beats(M("Straight", "2", "S2 H3 C4 D5 S6", "9"), low)
+
+
+def test_sec2_sequences_never_wrap():
+    """RULES 2: Q K A 2 3 is nothing; nor are wrapped tubes and plates."""
+    assert R("SQ HK CA D2 S3") == set()
+    assert R("SJ HQ CK DA S2") == set()
+    assert R("SK HA C2 D3 S4", "9") == set()
+    assert R("SK HK SA HA S2 H2", "9") == set()
+    assert R("SK HK CK S2 H2 C2", "9") == set()
+    assert R("SQ SK SA S2 S3", "9") == set()
+
+
+def test_sec2_sequences_never_contain_jokers():
+    """RULES 2: sequences never contain a joker."""
+    assert R("S3 S4 S5 S6 SB") == set()
+    assert R("S3 H3 S4 H4 SB SB") == set()
+    assert R("S3 H3 C3 SB SB HR") == set()
+
+
+# ======================================================================= section 3
+
+def test_sec3_wild_examples():
+    """RULES 3/4: S5 S6 H7 S8 S9 (straight and straight flush), S9 C9 D9 H7 H7 (full house
+    or bomb), S9 C9 H7 SB SB (full house of 9s over small jokers), at level 7."""
+    assert R("S5 S6 H7 S8 S9") == {("Straight", "5"), ("StraightFlush", "5")}
+    assert R("S9 C9 D9 H7 H7") == {("ThreeWithTwo", "9"), ("Bomb", "9")}
+    assert R("S9 C9 H7 SB SB") == {("ThreeWithTwo", "9")}
+
+
+def test_sec3_wild_is_the_heart_of_the_level():
+    """RULES 3: only the hearts of rank L are wild."""
+    assert R("S7 SA") == set()              # a spade 7 is not wild
+    assert R("H7 SA") == {("Pair", "A")}
+    assert R("H7 SA", "8") == set()         # H7 is natural at level 8
+    assert R("H8 SA", "8") == {("Pair", "A")}
+    assert R("S5 S6 H7 S8 S9", "8") == {("Straight", "5")}
+
+
+def test_sec3_wild_any_rank_any_suit():
+    """RULES 3: a wild may stand for any non-joker card of any rank and suit, in any
+    combination type (also itself)."""
+    assert R("H7 S7") == {("Pair", "7")}
+    assert R("H7 H7 SA") == {("Trips", "A")}
+    assert R("H7 SA HA CA") == {("Bomb", "A")}
+    assert R("H7 S3 H3 S4 H4 S5") == {("ThreePair", "3")}
+    assert R("H7 S3 H3 C3 S4 H4") == {("TwoTrips", "3")}
+    assert R("H7 H7 S3 S4 S6") == {("Straight", "2"), ("Straight", "3"),
+                                   ("StraightFlush", "2"), ("StraightFlush", "3")}
+    assert R("H7 S5 S6 S8 S9") == R("S5 S6 H7 S8 S9")
+    assert R("H7 H5 H6 H8 H9") == {("Straight", "5"), ("StraightFlush", "5")}
+    # wild as a 10th card of a rank
+    assert R("S9 S9 H9 H9 C9 C9 D9 D9 H7 H7") == {("Bomb", "9")}
+
+
+def test_sec3_wild_as_attribute():
+    """RULES 3: a move records what each wild stands for."""
+    pair = M("Pair", "A", "H7 SA")
+    assert len(pair.wild_as) == 1
+    sf = M("StraightFlush", "5", "S5 S6 H7 S8 S9")
+    assert sf.wild_as == ("S7",)
+    assert len(M("Straight", "5", "S5 S6 H7 S8 S9").wild_as) == 1
+    assert M("Pair", "9", "S9 C9").wild_as == ()
+
+
+def test_sec3_only_wilds_face_value():
+    """RULES 3: one wild is a single of L, two wilds a pair of L."""
+    assert R("H7") == {("Single", "7")}
+    assert R("H7 H7") == {("Pair", "7")}
+    assert R("HA HA", "A") == {("Pair", "A")}
+    assert triples(legal_moves(Hand("H7 H7"), "7")) == {
+        tri("Single", "7", "H7"), tri("Pair", "7", "H7 H7")}
+
+
+def test_sec3_wild_never_a_joker():
+    """RULES 3: no joker pair or joker bomb uses a wild."""
+    assert R("H7 SB") == set()
+    assert R("H7 HR") == set()
+    assert R("H7 SB HR HR") == set()
+    assert R("H7 H7 SB SB") == set()
+    assert R("SB SB HR HR") == {("Bomb", "JOKER")}
+    moves = triples(legal_moves(Hand("H7 H7 SB HR HR"), "7"))
+    assert not any(t[1] == "JOKER" for t in moves)
+    assert tri("Pair", "B", "H7 SB") not in moves
+
+
+def test_sec3_jokers_with_wilds_where_joker_is_itself():
+    """RULES 3: jokers still combine with wilds: full house of 9s over small jokers."""
+    moves = triples(legal_moves(Hand("S9 C9 H7 SB SB"), "7"))
+    assert moves == {
+        tri("Single", "9", "S9"), tri("Single", "9", "C9"), tri("Single", "7", "H7"),
+        tri("Single", "B", "SB"),
+        tri("Pair", "9", "S9 C9"), tri("Pair", "9", "S9 H7"), tri("Pair", "9", "C9 H7"),
+        tri("Pair", "B", "SB SB"),
+        tri("Trips", "9", "S9 C9 H7"),
+        tri("ThreeWithTwo", "9", "S9 C9 H7 SB SB"),
+    }
+
+
+# ======================================================================= section 4
+
+def test_sec4_single():
+    """RULES 4: a single is 1 card (jokers included)."""
+    assert R("S3") == {("Single", "3")}
+    assert R("SB") == {("Single", "B")}
+    assert R("HR") == {("Single", "R")}
+
+
+def test_sec4_pair():
+    """RULES 4: 2 of one rank; jokers pair only as SB SB or HR HR."""
+    assert R("S3 D3") == {("Pair", "3")}
+    assert R("S3 S3") == {("Pair", "3")}
+    assert R("SB SB") == {("Pair", "B")}
+    assert R("HR HR") == {("Pair", "R")}
+    assert R("SB HR") == set()
+    assert R("S3 S4") == set()
+
+
+def test_sec4_trips():
+    """RULES 4: 3 of one rank, never jokers."""
+    assert R("S3 D3 H3") == {("Trips", "3")}
+    assert R("SB SB HR") == set()
+    assert R("SB HR HR") == set()
+    assert R("S3 D3 H4") == set()
+
+
+def test_sec4_full_house():
+    """RULES 4: a triple plus a pair of a different rank; the pair may be a joker pair;
+    compared by the triple only."""
+    assert R("S3 D3 H3 SK HK") == {("ThreeWithTwo", "3")}
+    assert R("S3 D3 H3 SB SB") == {("ThreeWithTwo", "3")}
+    assert R("S3 D3 H3 HR HR") == {("ThreeWithTwo", "3")}
+    assert R("S3 D3 H3 SB HR") == set()
+    assert R("S3 D3 H3 SK HA") == set()
+    assert R("S9 C9 D4 C4 H7") == {("ThreeWithTwo", "9"), ("ThreeWithTwo", "4")}
+    assert beats(M("ThreeWithTwo", "4", "S4 H4 C4 S2 H2"),
+                 M("ThreeWithTwo", "3", "S3 H3 C3 SA HA"))
+    assert not beats(M("ThreeWithTwo", "3", "S3 H3 C3 HR HR"),
+                     M("ThreeWithTwo", "3", "S3 H3 D3 S2 H2"))
+
+
+def test_sec4_five_of_a_rank_is_a_bomb_never_a_full_house():
+    """RULES 4: five cards of one rank are a bomb, never a full house."""
+    assert R("S9 S9 C9 D9 H9") == {("Bomb", "9")}
+    assert R("S9 C9 D9 H9 H7") == {("Bomb", "9")}
+
+
+def test_sec4_straight():
+    """RULES 4: exactly 5 consecutive ranks, any suits."""
+    assert R("S3 H4 C5 D6 S8", "7") == set()
+    assert R("S3 H4 C5 D6", "9") == set()
+    assert R("S3 H4 C5 D6 S7 H8", "9") == set()
+    assert R("S3 H4 C5 D6 S7", "9") == {("Straight", "3")}
+    assert R("S3 H4 C5 D6 S6", "9") == set()
+
+
+def test_sec4_tube_and_plate():
+    """RULES 4: a tube is exactly 3 consecutive pairs; a plate exactly 2 consecutive
+    triples."""
+    assert R("S3 H3 S4 H4 S5 H5") == {("ThreePair", "3")}
+    assert R("S3 H3 S4 H4") == set()
+    assert R("S3 H3 S4 H4 S5 H5 S6 H6") == set()
+    assert R("S3 H3 S4 H4 S6 H6") == set()
+    assert R("S3 H3 C3 S4 H4 C4") == {("TwoTrips", "3")}
+    assert R("S3 H3 C3 S5 H5 C5") == set()
+    assert R("S3 H3 C3 S4 H4 C4 S5 H5 C5") == set()
+
+
+def test_sec4_straight_flush_without_wild_is_only_a_straight_flush():
+    """RULES 4: five consecutive cards of one suit, no wild: a straight flush only."""
+    assert R("D3 D4 D5 D6 D7", "9") == {("StraightFlush", "3")}
+    assert R("ST SJ SQ SK SA", "9") == {("StraightFlush", "T")}
+    moves = triples(legal_moves(Hand("D3 D4 D5 D6 D7"), "9"))
+    assert tri("StraightFlush", "3", "D3 D4 D5 D6 D7") in moves
+    assert tri("Straight", "3", "D3 D4 D5 D6 D7") not in moves
+
+
+def test_sec4_bombs_4_to_10():
+    """RULES 4: 4 to 10 cards of one rank (more than 8 only with wilds), at most 8 for L."""
+    for n in range(4, 9):
+        cards = " ".join(["S9", "H9", "C9", "D9"] * 2)
+        assert R(" ".join(cards.split()[:n])) == {("Bomb", "9")}
+    eight = "S9 H9 C9 D9 S9 H9 C9 D9"
+    assert R(eight + " H7") == {("Bomb", "9")}
+    assert R(eight + " H7 H7") == {("Bomb", "9")}
+    assert R("S7 S7 H7 H7 C7 C7 D7 D7") == {("Bomb", "7")}
+    hand = Hand("S7 S7 H7 H7 C7 C7 D7 D7")
+    assert max(len(m) for m in legal_moves(hand, "7")) == 8
+    assert R("S9 H9 C9 D9 S8") == set()
+
+
+def test_sec4_joker_bomb():
+    """RULES 4: the joker bomb is exactly SB SB HR HR, platform rank JOKER."""
+    assert R("SB SB HR HR") == {("Bomb", "JOKER")}
+    m = M("Bomb", "JOKER", "SB SB HR HR")
+    assert m.is_bomb and m.type == "Bomb" and m.rank == "JOKER"
+    assert R("SB SB HR HR S3") == set()
+
+
+def test_sec4_not_plays():
+    """RULES 4: three jokers, a small with a big joker, and anything not in the table are
+    not plays."""
+    for cards in ("SB SB HR", "SB HR", "S3 S5", "S3 S3 S4", "S3 S3 S4 S4", "S3 S4 S5",
+                  "S3 H3 C3 S4 S5", "S3 H3 C3 D3 S4 H4", "S3 S3 S4 S4 S5", "S2 S3 S4 S5 S6 S7"):
+        assert R(cards, "9") == set(), cards
+
+
+def test_sec4_several_readings_are_several_moves():
+    """RULES 4: enumeration lists every distinct (cards, reading) pair, once each."""
+    moves = list(legal_moves(Hand("S5 S6 H7 S8 S9"), "7"))
+    ts = [(m.type, m.rank, m.cards) for m in moves]
+    assert len(ts) == len(set(ts))
+    assert ("Straight", "5", ("S5", "S6", "H7", "S8", "S9")) in ts
+    assert ("StraightFlush", "5", ("S5", "S6", "H7", "S8", "S9")) in ts
+    moves = list(legal_moves(Hand("S9 S9 C9 C9"), "7"))
+    ts = [(m.type, m.rank, m.cards) for m in moves]
+    assert len(ts) == len(set(ts))
+    assert sorted(ts) == sorted([
+        ("Single", "9", ("S9",)), ("Single", "9", ("C9",)),
+        ("Pair", "9", ("S9", "S9")), ("Pair", "9", ("S9", "C9")), ("Pair", "9", ("C9", "C9")),
+        ("Trips", "9", ("S9", "S9", "C9")), ("Trips", "9", ("S9", "C9", "C9")),
+        ("Bomb", "9", ("S9", "S9", "C9", "C9")),
+    ])
+
+
+def test_sec4_legal_moves_interface():
+    """RULES 4 / API: len, count, membership, array of the lazy move list."""
+    lm = legal_moves(Hand("S9 C9 H7 SB SB"), "7")
+    assert len(lm) == lm.count() == 10 == len(list(lm))
+    assert M("ThreeWithTwo", "9", "S9 C9 H7 SB SB") in lm
+    assert M("Bomb", "9", "S9 C9 D9 H7") not in lm
+    assert len(lm.array) == 10
+    arr = moves_array(Hand("S9 C9 H7 SB SB"), "7")
+    assert len(arr) == 10
+    assert set(arr.dtype.names) >= {"type", "label", "ncards", "nwild", "key", "cards",
+                                    "wild_as"}
+
+
+# ======================================================================= section 5
+
+def test_sec5_same_type_strictly_higher():
+    """RULES 5: a non-bomb is beaten only by the same type with a strictly higher key."""
+    assert beats(M("Pair", "A", "SA HA"), M("Pair", "K", "SK HK"))
+    assert not beats(M("Pair", "A", "SA HA"), M("Single", "3", "S3"))
+    assert not beats(M("Trips", "A", "SA HA CA"), M("Pair", "3", "S3 H3"))
+    assert not beats(M("ThreeWithTwo", "A", "SA HA CA S3 H3"),
+                     M("Straight", "2", "S2 H3 C4 D5 S6"))
+    assert not beats(M("ThreePair", "Q", "SQ HQ SK HK SA HA"),
+                     M("TwoTrips", "2", "S2 H2 C2 S3 H3 C3"))
+    assert not beats(M("Straight", "T", "ST HJ CQ DK SA"),
+                     M("ThreePair", "2", "S2 H2 S3 H3 S4 H4"))
+
+
+def test_sec5_equal_never_beats_equal():
+    """RULES 5: equal never beats equal; suits never break ties."""
+    pairs = [(M("Pair", "9", "S9 H9"), M("Pair", "9", "C9 D9")),
+             (M("Straight", "3", "S3 H4 C5 D6 S7", "9"),
+              M("Straight", "3", "D3 D4 C5 D6 S7", "9")),
+             (M("Bomb", "9", "S9 H9 C9 D9"), M("Bomb", "9", "S9 H9 C9 H7")),
+             (M("StraightFlush", "3", "S3 S4 S5 S6 S7", "9"),
+              M("StraightFlush", "3", "H3 H4 H5 H6 H7", "9")),
+             (M("Bomb", "JOKER", "SB SB HR HR"), M("Bomb", "JOKER", "SB SB HR HR"))]
+    for a, b in pairs:
+        assert not beats(a, b) and not beats(b, a) and not beats(a, a)
+
+
+def test_sec5_any_bomb_beats_any_non_bomb():
+    """RULES 5: any bomb beats any non-bomb."""
+    bomb = M("Bomb", "2", "S2 H2 C2 D2", "7")
+    sf = M("StraightFlush", "A", "SA S2 S3 S4 S5", "7")
+    for other in (M("Single", "R", "HR"), M("Pair", "R", "HR HR"), M("Trips", "7", "S7 C7 D7"),
+                  M("ThreeWithTwo", "7", "S7 C7 D7 HR HR"), M("Straight", "T", "ST HJ CQ DK SA"),
+                  M("ThreePair", "Q", "SQ HQ SK HK SA HA"),
+                  M("TwoTrips", "K", "SK HK CK SA HA CA")):
+        for b in (bomb, sf):
+            assert beats(b, other) and not beats(other, b)
+
+
+def test_sec5_bomb_ladder():
+    """RULES 5: 4 < 5 < straight flush < 6 < 7 < 8 < 9 < 10 cards < joker bomb; same size by
+    rank in card order (L above A); straight flushes by top card."""
+    L = "7"
+    ladder = [
+        M("Bomb", "3", "S3 H3 C3 D3", L),
+        M("Bomb", "A", "SA HA CA DA", L),
+        M("Bomb", "7", "S7 H7 C7 D7", L),
+        M("Bomb", "2", "S2 H2 C2 D2 S2", L),
+        M("Bomb", "A", "SA HA CA DA SA", L),
+        M("Bomb", "7", "S7 H7 C7 D7 S7", L),
+        M("StraightFlush", "A", "SA S2 S3 S4 S5", L),
+        M("StraightFlush", "2", "D2 D3 D4 D5 D6", L),
+        M("StraightFlush", "9", "S9 ST SJ SQ SK", L),
+        M("StraightFlush", "T", "HT HJ HQ HK HA", L),
+        M("Bomb", "2", "S2 H2 C2 D2 S2 H2", L),
+        M("Bomb", "7", "S7 H7 C7 D7 S7 C7", L),
+        M("Bomb", "2", "S2 H2 C2 D2 S2 H2 C2", L),
+        M("Bomb", "2", "S2 H2 C2 D2 S2 H2 C2 D2", L),
+        M("Bomb", "7", "S7 H7 C7 D7 S7 H7 C7 D7", L),
+        M("Bomb", "2", "S2 H2 C2 D2 S2 H2 C2 D2 H7", L),
+        M("Bomb", "A", "SA HA CA DA SA HA CA DA H7", L),
+        M("Bomb", "2", "S2 H2 C2 D2 S2 H2 C2 D2 H7 H7", L),
+        M("Bomb", "A", "SA HA CA DA SA HA CA DA H7 H7", L),
+        M("Bomb", "JOKER", "SB SB HR HR", L),
+    ]
+    for i, a in enumerate(ladder):
+        for j, b in enumerate(ladder):
+            assert beats(a, b) == (i > j), (str(a), str(b))
+
+
+def test_sec5_pass_never_beats_nor_is_beaten():
+    """RULES 5/6 / API: the pass never beats and is never beaten."""
+    for m in (M("Single", "3", "S3"), M("Bomb", "JOKER", "SB SB HR HR")):
+        assert not beats(Move.PASS, m) and not beats(m, Move.PASS)
+    assert not beats(Move.PASS, Move.PASS)
+
+
+def test_sec5_follow_only_beating_moves():
+    """RULES 5: following, only moves that beat the last play (the pass is not listed)."""
+    hand = Hand("S9 C9 D9 H7 H7 SA")
+    got = triples(legal_moves(hand, "7", beat=M("Pair", "K", "SK HK")))
+    assert got == {tri("Pair", "A", "SA H7"), tri("Pair", "7", "H7 H7"),
+                   tri("Bomb", "9", "S9 C9 D9 H7"), tri("Bomb", "9", "S9 C9 H7 H7"),
+                   tri("Bomb", "9", "S9 D9 H7 H7"), tri("Bomb", "9", "C9 D9 H7 H7"),
+                   tri("Bomb", "9", "S9 C9 D9 H7 H7")}
+    assert len(legal_moves(Hand("S3 S4"), "7", beat=M("Single", "R", "HR"))) == 0
+    follow = legal_moves(hand, "7", beat=M("Bomb", "JOKER", "SB SB HR HR"))
+    assert len(follow) == 0 and Move.PASS not in follow
+
+
+# ======================================================================= section 9
+
+def test_sec9_rules_presets():
+    """RULES 9: the standard and platform presets."""
+    assert STANDARD.sf_is_bomb and STANDARD.sf_wild_any_suit and not STANDARD.long_sequences
+    assert PLATFORM.sf_is_bomb and not PLATFORM.sf_wild_any_suit
+    assert not PLATFORM.long_sequences
+    assert Rules.by_name("standard") == STANDARD
+    assert Rules.by_name("platform") == PLATFORM
+    with pytest.raises(ValueError) as err:
+        Rules.by_name("nonsense")
+    assert "nonsense" in str(err.value)
+
+
+def test_sec9_straight_flush_not_a_bomb():
+    """RULES 9: with straight flushes off, five consecutive cards of one suit are a
+    straight."""
+    assert R("D3 D4 D5 D6 D7", "9", NO_SF) == {("Straight", "3")}
+    assert R("S5 S6 H7 S8 S9", "7", NO_SF) == {("Straight", "5")}
+    hand = Hand("D3 D4 D5 D6 D7 S8 H7")
+    for m in legal_moves(hand, "7", rules=NO_SF):
+        assert m.type != "StraightFlush"
+    s = M("Straight", "4", "D4 D5 D6 D7 S8", "7", NO_SF)
+    assert not s.is_bomb
+    assert not beats(s, M("Pair", "3", "S3 C3"))
+    assert beats(s, M("Straight", "3", "D3 D4 D5 D6 D7", "7", NO_SF))
+    with pytest.raises(MoveError):
+        M("StraightFlush", "3", "D3 D4 D5 D6 D7", "7", NO_SF)
+
+
+def test_sec9_platform_hearts_only_wild_straight_flush():
+    """RULES 9: on the platform a wild completes only heart straight flushes; natural
+    straight flushes of every suit still count."""
+    assert R("S5 S6 H7 S8 S9", "7", PLATFORM) == {("Straight", "5")}
+    assert R("S5 S6 H7 S8 S9", "7", STANDARD) == {("Straight", "5"), ("StraightFlush", "5")}
+    assert R("H3 H4 H5 H6 H2", "2", PLATFORM) == {
+        ("Straight", "2"), ("Straight", "3"), ("StraightFlush", "2"), ("StraightFlush", "3")}
+    assert R("S3 S4 S5 S6 S7", "2", PLATFORM) == {("StraightFlush", "3")}
+    assert R("D9 DT DJ DQ DK", "2", PLATFORM) == {("StraightFlush", "9")}
+    hand = Hand("C3 C4 C5 C6 H2 H2")
+    assert not any(m.type == "StraightFlush" for m in legal_moves(hand, "2", rules=PLATFORM))
+    assert any(m.type == "StraightFlush" for m in legal_moves(hand, "2", rules=STANDARD))
+
+
+def test_sec9_long_sequences():
+    """RULES 9 (long-sequences): straights of 5 or more ranks without level cards or
+    jokers; 2 or more consecutive pairs; 2 or more consecutive triples."""
+    assert R("S8 C9 ST SJ CQ DK", "7", LONG) == {("Straight", "8")}
+    assert R("S2 C3 S4 S5 C6 D7 S8", "9", LONG) == {("Straight", "2")}
+    assert R("S6 C7 S8 S9 CT DJ SQ CK DA", "2", LONG) == {("Straight", "6")}
+    assert R("S5 C6 D7 S8 C9 CT", "7", LONG) == set()
+    assert R("S5 C6 H7 S8 C9 CT", "7", LONG) == set()     # wild standing for the level
+    assert R("S8 C9 H7 SJ CQ DK", "7", LONG) == {("Straight", "8")}
+    assert R("S3 C4 S5 S6 SB SB", "9", LONG) == set()
+    assert R("S3 H3 S4 H4", "7", LONG) == {("ThreePair", "3")}
+    assert R("SA HA S2 H2", "7", LONG) == {("ThreePair", "A")}
+    assert R("S3 H3 S4 H4 S5 H5 S6 H6", "9", LONG) == {("ThreePair", "3")}
+    assert R("S3 H3 C3 S4 H4 C4 S5 H5 C5", "9", LONG) == {("TwoTrips", "3")}
+    assert R("S3 H3 S5 H5", "9", LONG) == set()
+    # straight flushes stay exactly 5 cards
+    assert R("S2 S3 S4 S5 S6", "9", LONG) == {("StraightFlush", "2")}
+    assert R("S2 S3 S4 S5 S6 S7", "9", LONG) == {("Straight", "2")}
+    # different lengths are different plays: neither beats the other
+    six = M("Straight", "8", "S8 C9 ST SJ CQ DK", "7", LONG)
+    five = M("Straight", "9", "S9 CT SJ CQ DK", "7", LONG)
+    assert not beats(six, five) and not beats(five, six)
+    assert beats(M("Straight", "9", "S9 CT SJ CQ DK SA", "7", LONG), six)
+    four = M("ThreePair", "3", "S3 H3 S4 H4", "7", LONG)
+    assert beats(M("ThreePair", "4", "S4 H4 S5 H5", "7", LONG), four)
+    assert not beats(M("ThreePair", "4", "S4 H4 S5 H5 S6 H6", "7", LONG), four)
+    # standard lengths are still exact without the option
+    assert R("S8 C9 ST SJ CQ DK", "7") == set()
+    assert R("S3 H3 S4 H4", "7") == set()
+
+
+@pytest.mark.parametrize("cards, level", [
+    ("S3 H3 C3 S4 H4 C4 S5 H5 C5 S6 H6 C6", "9"),       # plate of 4 triples (12 cards)
+    ("S3 H3 S4 H4 S5 H5 S6 H6 S7 H7 S8 H8", "9"),       # tube of 6 pairs (12 cards)
+    ("S2 H3 S4 H5 S6 H7 S8 H9 ST HJ SQ", "A"),          # straight of 11 ranks
+    ("S2 S2 H2 H2 C2 S3 S3 H3 S4 S4 H4 S5", "2"),       # plate 2..5 with both wilds
+])
+def test_sec9_long_sequences_over_ten_cards(cards, level):
+    """RULES 4/9: with long sequences, a hand can hold sequences of more than 10 cards.
+    Whatever the engine does with them, a move is always a reading of exactly its own
+    cards, listed once, and classify() reads exactly the cards it is given."""
+    hand = Hand(cards)
+    moves = list(legal_moves(hand, level, rules=LONG))
+    keys = [(m.type, m.rank, m.cards) for m in moves]
+    assert len(keys) == len(set(keys)), "a move is listed twice"
+    for m in moves:
+        assert m in classify(m.cards, level, LONG), str(m)
+    for m in classify(cards, level, LONG):
+        assert m.cards == tuple(hand.cards()), str(m)
