@@ -37,6 +37,7 @@ ctypedef struct state_t:
     uint8_t hands[4][54]
     uint8_t ncards[4]
     uint8_t sfpot[4]        # 1 while the hand can still form a straight flush
+    uint8_t seqpot[4]       # 1 while the hand can still form a straight, tube or plate
     int8_t order[4]
     int nfinished
     int to_move
@@ -127,6 +128,51 @@ cdef bint _sf_potential(const uint8_t* hand, int level, const gd_rules_t* rules)
             if have + wilds >= 5 and have >= 1 and (rules.sf_wild_any_suit or suit == 1):
                 return True
     return False
+
+
+cdef bint _seq_potential(const uint8_t* hand, int level, const gd_rules_t* rules) noexcept nogil:
+    # can some subset of this hand still form a straight, a tube or a plate?
+    cdef int nat[14]
+    cdef int r, q, start, wk = level * 4 + 1, wilds = hand[wk], deficit, have, width, length
+    cdef int min_tube = 2 if rules.long_sequences else 3
+    for r in range(13):
+        nat[r] = hand[r * 4] + hand[r * 4 + 1] + hand[r * 4 + 2] + hand[r * 4 + 3]
+        if wk >> 2 == r:
+            nat[r] -= wilds
+    for start in range(14):
+        # straights: 5 positions from `start`
+        if start <= 9:
+            have = 0
+            for q in range(5):
+                r = 12 if start + q == 0 else start + q - 1
+                if nat[r] > 0:
+                    have += 1
+            if have >= 1 and have + wilds >= 5:
+                return True
+        for width in range(2, 4):
+            length = min_tube if width == 2 else 2
+            if start + length > 14:
+                continue
+            deficit = 0
+            for q in range(length):
+                r = 12 if start + q == 0 else start + q - 1
+                if nat[r] < width:
+                    deficit += width - nat[r]
+            if deficit <= wilds:
+                return True
+    return False
+
+
+cdef inline int _order_of(int rank, int level) noexcept nogil:
+    return 13 if rank == level else rank
+
+
+cdef inline int _popcount(uint32_t x) noexcept nogil:
+    cdef int n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
 
 
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
@@ -237,6 +283,7 @@ cdef class Searcher:
                 n += hands[seat, k]
             self.st.ncards[seat] = n
             self.st.sfpot[seat] = _sf_potential(self.st.hands[seat], level, &self.rules)
+            self.st.seqpot[seat] = _seq_potential(self.st.hands[seat], level, &self.rules)
         self.st.nfinished = len(finished)
         for k in range(4):
             self.st.order[k] = finished[k] if k < len(finished) else -1
@@ -275,6 +322,8 @@ cdef class Searcher:
         s.ncards[seat] -= m.ncards
         if s.sfpot[seat]:
             s.sfpot[seat] = _sf_potential(s.hands[seat], self.level, &self.rules)
+        if s.seqpot[seat]:
+            s.seqpot[seat] = _seq_potential(s.hands[seat], self.level, &self.rules)
         s.table = m[0]
         s.owner = seat
         if s.ncards[seat] == 0:
@@ -286,11 +335,41 @@ cdef class Searcher:
     # ------------------------------------------------------------ table
 
     cdef void _key(self, uint64_t* k1, uint64_t* k2) noexcept nogil:
+        # the table key of the current state, canonical up to what cannot change the value:
+        # suits of hands that can no longer form a straight flush, and, when no hand can
+        # form any sequence, the ranks themselves beyond their relative card order
         cdef state_t* s = &self.st
         cdef uint64_t h1 = 0x243f6a8885a308d3ULL, h2 = 0x13198a2e03707344ULL, w
-        cdef int seat, r, k, wk = self.level * 4 + 1
+        cdef int seat, r, k, wk = self.level * 4 + 1, o, tkey, tclass
         cdef uint64_t words[4][7]
         cdef uint8_t* b
+        cdef bint compress = not (s.seqpot[0] or s.seqpot[1] or s.seqpot[2] or s.seqpot[3])
+        cdef uint32_t present = 1 << 13     # card orders in play; the level rank always
+        cdef int cidx[16]
+        cdef int table_type = s.table.type if s.owner >= 0 else 0
+        tkey = s.table.key if s.owner >= 0 else 0
+        if compress:
+            for seat in range(4):
+                for k in range(52):
+                    if k != wk and s.hands[seat][k]:
+                        present |= (<uint32_t> 1) << _order_of(k >> 2, self.level)
+            if 1 <= table_type <= 4 and tkey <= 13:
+                present |= (<uint32_t> 1) << tkey
+            elif table_type == 9:
+                present |= (<uint32_t> 1) << (tkey & 31)
+            for o in range(16):
+                cidx[o] = _popcount(present & ((<uint32_t> 1 << o) - 1)) if o <= 13 else o + 64
+            # the table's key in compressed terms; sequences cannot be answered by anyone,
+            # so only a straight flush's bomb class matters
+            if 1 <= table_type <= 4:
+                tkey = cidx[tkey] if tkey <= 13 else tkey + 64
+            elif 5 <= table_type <= 7:
+                tkey = 0
+            elif table_type == 8:
+                tkey = 2 * 32
+            elif table_type == 9:
+                tclass = tkey >> 5
+                tkey = tclass * 32 + cidx[tkey & 31]
         for seat in range(4):
             memset(words[seat], 0, sizeof(words[seat]))
             b = <uint8_t*> words[seat]
@@ -298,6 +377,14 @@ cdef class Searcher:
                 for k in range(54):
                     b[k] = s.hands[seat][k]
                 b[55] = 1
+            elif compress:
+                for k in range(52):
+                    if k != wk:
+                        b[cidx[_order_of(k >> 2, self.level)]] += s.hands[seat][k]
+                b[14] = s.hands[seat][52]
+                b[15] = s.hands[seat][53]
+                b[16] = s.hands[seat][wk]
+                b[55] = 2
             else:
                 # rank counts only: suits can no longer matter for this hand
                 for k in range(52):
@@ -307,21 +394,75 @@ cdef class Searcher:
                 b[14] = s.hands[seat][53]
                 b[15] = s.hands[seat][wk]
             for r in range(7):
-                w = words[seat][r]
-                h1 = _mix(h1 ^ (w + <uint64_t> (seat * 7 + r + 1)))
-                h2 = _mix(h2 + (w ^ (<uint64_t> (seat * 7 + r + 1) << 40)) * 0x9e3779b97f4a7c15ULL)
+                # two independent multiplicative hashes; mixed thoroughly at the end
+                w = words[seat][r] + <uint64_t> (seat * 7 + r + 1)
+                h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
+                h1 ^= h1 >> 29
+                h2 = (h2 + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
+                h2 ^= h2 >> 32
         w = (<uint64_t> (s.to_move & 3)) | ((<uint64_t> (s.owner + 1)) << 3)
         w |= (<uint64_t> s.nfinished) << 6
         for k in range(4):
             w |= (<uint64_t> (s.order[k] + 1)) << (9 + 3 * k)
         if s.owner >= 0:
             w |= (<uint64_t> s.table.type) << 24
-            w |= (<uint64_t> (s.table.key & 0xffff)) << 32
+            w |= (<uint64_t> (tkey & 0xffff)) << 32
             w |= (<uint64_t> s.table.ncards) << 48
+        w |= (<uint64_t> compress) << 63
         h1 = _mix(h1 ^ w)
         h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
         k1[0] = h1
         k2[0] = h2 | 1   # a zero key2 marks an empty slot
+
+    cdef int _dedupe(self, gd_move_t* moves, int n, int alpha, int beta, int* cutoff) noexcept nogil:
+        # keep the first of the moves that lead to the same canonical position: they have
+        # the same value (suits that cannot matter, ranks equal up to card order). While at
+        # it, look the children up in the table: a stored bound may already decide this
+        # node (enhanced transposition cut-off); then `cutoff` gets that value.
+        cdef uint64_t keys1[1024]
+        cdef uint64_t keys2[1024]
+        cdef state_t saved = self.st
+        cdef int i, j, kept = 0
+        cdef uint64_t a, b
+        cdef bint dup
+        cdef bint maximizing = _team(self.st.to_move) == 0
+        cdef tt_entry_t* e
+        cutoff[0] = NO_VALUE
+        if n > 1024:
+            return n
+        for i in range(n):
+            self._play(&moves[i])
+            if _over(&self.st):
+                self.st = saved
+                if kept != i:
+                    moves[kept] = moves[i]
+                keys1[kept] = 0
+                keys2[kept] = 0
+                kept += 1
+                continue
+            self._key(&a, &b)
+            self.st = saved
+            e = &self.tt[a & self.tt_mask]
+            if e.key2 == b and e.key1 == a:
+                if maximizing and e.lower >= beta:
+                    cutoff[0] = e.lower
+                    return n
+                if not maximizing and e.upper <= alpha:
+                    cutoff[0] = e.upper
+                    return n
+            dup = False
+            for j in range(kept):
+                if keys1[j] == a and keys2[j] == b:
+                    dup = True
+                    break
+            if dup:
+                continue
+            keys1[kept] = a
+            keys2[kept] = b
+            if kept != i:
+                moves[kept] = moves[i]
+            kept += 1
+        return kept
 
     # ------------------------------------------------------------ moves
 
@@ -435,6 +576,23 @@ cdef class Searcher:
                 return hi
             if lo >= beta:
                 return lo
+        base = self._generate(&n)
+        if base < 0:
+            self.aborted = True
+            return ABORTED
+        moves = self.arena + base
+        if n == 1:
+            # a forced move (a follower who can only pass): no table work
+            self.arena_top = base + 1
+            saved = self.st
+            self._play(&moves[0])
+            if _over(&self.st):
+                v = _outcome(&self.st)
+            else:
+                v = self._search(alpha, beta, ply + 1)
+            self.st = saved
+            self.arena_top = base
+            return v
         if self.use_tt:
             self._key(&k1, &k2)
             idx = k1 & self.tt_mask
@@ -454,13 +612,10 @@ cdef class Searcher:
                 best_sig = e.best_sig
         a0 = alpha   # the window actually searched, for the kind of bound we learn
         b0 = beta
-        base = self._generate(&n)
-        if base < 0:
-            self.aborted = True
-            return ABORTED
-        moves = self.arena + base
-        if self.use_merge and not self.st.sfpot[self.st.to_move]:
-            n = self._merge(moves, n)
+        if self.use_merge and self.use_tt:
+            n = self._dedupe(moves, n, alpha, beta, &v)
+            if v != NO_VALUE:
+                return v
         if self.use_ordering:
             self._order(moves, n, best_sig)
         self.arena_top = base + n
