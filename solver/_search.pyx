@@ -235,10 +235,13 @@ cdef class Searcher:
     cdef public bint use_merge
     cdef public bint use_bounds
     cdef public bint use_ordering
+    cdef public bint use_runout
+    cdef public bint use_compress
     cdef readonly int tt_bits
 
     def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
-                  bint use_bounds=True, bint use_ordering=True):
+                  bint use_bounds=True, bint use_ordering=True, bint use_runout=True,
+                  bint use_compress=True):
         if tt_bits < 4 or tt_bits > 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.tt_bits = tt_bits
@@ -251,6 +254,8 @@ cdef class Searcher:
         self.use_merge = use_merge
         self.use_bounds = use_bounds
         self.use_ordering = use_ordering
+        self.use_runout = use_runout
+        self.use_compress = use_compress
         self.node_limit = -1
         self.deadline = -1
 
@@ -343,7 +348,8 @@ cdef class Searcher:
         cdef int seat, r, k, wk = self.level * 4 + 1, o, tkey, tclass
         cdef uint64_t words[4][7]
         cdef uint8_t* b
-        cdef bint compress = not (s.seqpot[0] or s.seqpot[1] or s.seqpot[2] or s.seqpot[3])
+        cdef bint compress = self.use_compress and not (
+            s.seqpot[0] or s.seqpot[1] or s.seqpot[2] or s.seqpot[3])
         cdef uint32_t present = 1 << 13     # card orders in play; the level rank always
         cdef int cidx[16]
         cdef int table_type = s.table.type if s.owner >= 0 else 0
@@ -409,6 +415,10 @@ cdef class Searcher:
             w |= (<uint64_t> (tkey & 0xffff)) << 32
             w |= (<uint64_t> s.table.ncards) << 48
         w |= (<uint64_t> compress) << 63
+        if compress:
+            # where the level rank sits among the ranks in play: a lone wild (or two) is
+            # played as the level rank, so this decides what it beats (found by a test)
+            w ^= (<uint64_t> cidx[13]) << 56
         h1 = _mix(h1 ^ w)
         h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
         k1[0] = h1
@@ -548,6 +558,83 @@ cdef class Searcher:
             scores[j + 1] = sc
             moves[j + 1] = tmp
 
+    # ------------------------------------------------------------ running out
+
+    cdef bint _unbeatable(self, const gd_move_t* m) noexcept nogil:
+        # no other player holding cards has any move that beats m
+        cdef int t, n
+        cdef gd_move_t scratch
+        for t in range(4):
+            if t == self.st.to_move or self.st.ncards[t] == 0:
+                continue
+            # capacity 0: the kernel stops with an overflow at the first beating move
+            n = gd_enumerate(self.st.hands[t], self.level, m, &self.rules, &scratch, 0)
+            if n != 0:
+                return False
+        return True
+
+    cdef bint _cover(self, uint8_t* left, int nleft, gd_move_t* moves, uint8_t* ok, int n) noexcept nogil:
+        # can `left` be split exactly into moves marked ok? (always cover the lowest card)
+        cdef int k, i, j, low = -1
+        cdef bint fits, found
+        if nleft == 0:
+            return True
+        for k in range(54):
+            if left[k]:
+                low = k
+                break
+        for i in range(n):
+            if not ok[i]:
+                continue
+            found = False
+            for j in range(moves[i].ncards):
+                if moves[i].cards[j] == low:
+                    found = True
+                    break
+            if not found:
+                continue
+            fits = True
+            for j in range(moves[i].ncards):
+                if left[moves[i].cards[j]] == 0:
+                    fits = False
+                left[moves[i].cards[j]] -= 1
+            if fits and self._cover(left, nleft - moves[i].ncards, moves, ok, n):
+                for j in range(moves[i].ncards):
+                    left[moves[i].cards[j]] += 1
+                return True
+            for j in range(moves[i].ncards):
+                left[moves[i].cards[j]] += 1
+        return False
+
+    cdef bint _can_run_out(self, gd_move_t* moves, int n) noexcept nogil:
+        # the leader's hand splits into plays nobody else can beat: playing them one by one,
+        # everyone else must pass each time, so the leader goes out uninterrupted
+        cdef uint8_t ok[256]
+        cdef uint8_t left[54]
+        cdef int i, any_ok = 0
+        if n > 256:
+            return False
+        for i in range(n):
+            ok[i] = self._unbeatable(&moves[i])
+            any_ok |= ok[i]
+        if not any_ok:
+            return False
+        memcpy(left, self.st.hands[self.st.to_move], 54)
+        return self._cover(left, self.st.ncards[self.st.to_move], moves, ok, n)
+
+    cdef void _run_out(self) noexcept nogil:
+        # the state after the leader has played out: out next, its partner leads
+        cdef state_t* s = &self.st
+        cdef int seat = s.to_move
+        memset(s.hands[seat], 0, 54)
+        s.ncards[seat] = 0
+        s.sfpot[seat] = 0
+        s.seqpot[seat] = 0
+        s.order[s.nfinished] = seat
+        s.nfinished += 1
+        s.owner = -1
+        s.to_move = seat ^ 2
+
     # ------------------------------------------------------------ search
 
     cdef int _search(self, int alpha, int beta, int ply) noexcept nogil:
@@ -622,7 +709,25 @@ cdef class Searcher:
         maximizing = _team(self.st.to_move) == 0
         best = -10 if maximizing else 10
         saved = self.st
+        if self.use_runout and self.st.owner < 0 and self._can_run_out(moves, n):
+            # a proven line: its value bounds this node from our side
+            self._run_out()
+            if _over(&self.st):
+                v = _outcome(&self.st)
+            else:
+                v = self._search(alpha, beta, ply + 1)
+            self.st = saved
+            if v == ABORTED:
+                self.arena_top = base
+                return ABORTED
+            best = v
+            if maximizing and v > alpha:
+                alpha = v
+            elif not maximizing and v < beta:
+                beta = v
         for i in range(n):
+            if alpha >= beta:
+                break
             self._play(&moves[i])
             if _over(&self.st):
                 v = _outcome(&self.st)
@@ -692,6 +797,12 @@ cdef class Searcher:
 
     def is_over(self):
         return bool(_over(&self.st))
+
+    def key(self):
+        """The canonical table key of the current state (for tests and debugging)."""
+        cdef uint64_t a, b
+        self._key(&a, &b)
+        return (a, b)
 
     def outcome(self):
         return _outcome(&self.st)

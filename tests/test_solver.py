@@ -130,3 +130,45 @@ def test_bad_positions_are_rejected_with_a_reason():
                "table": None})
     with pytest.raises(ValueError, match="JSON"):
         solve("{not json")
+
+
+def test_canonical_table_key_never_merges_different_values():
+    """The solver's table key drops suits that cannot matter and, when no sequence is
+    possible, ranks beyond their relative order: every pair of states of a game tree with
+    the same key must have the same minimax value (this caught the level rank's place)."""
+    from solver.search import _load
+    from solver._search import Searcher
+    searcher = Searcher(8)
+    rng = random.Random(5)
+    trees = 0
+    while trees < 60:
+        root = random_position(rng, max_cards=4, max_total=10)
+        if root is None or root.is_over:
+            continue
+        seen = {}
+        stack = [root]
+        while stack:
+            p = stack.pop()
+            if p.is_over:
+                continue
+            _load(searcher, p)
+            key = searcher.key()
+            value = minimax(p, [10**6])
+            if key in seen:
+                assert seen[key][0] == value, (p.to_json(), seen[key][1])
+            else:
+                seen[key] = (value, p.to_json())
+            stack.extend(p.play(m) for m in p.legal_moves())
+        trees += 1
+
+
+def test_search_switches_do_not_change_values():
+    """Each technique (table, merging, bounds, ordering, running out, rank compression)
+    only changes the work, never the value."""
+    from solver._search import Searcher
+    switches = ["use_tt", "use_merge", "use_bounds", "use_ordering", "use_runout",
+                "use_compress"]
+    for pos, ref in _positions(6000, 15, max_total=11):
+        for name in switches:
+            searcher = Searcher(12, **{name: False})
+            assert solve(pos, searcher=searcher, pv=False).value == ref, (name, pos.to_json())
