@@ -1,0 +1,407 @@
+"""``guandan engine``: a line protocol over stdin/stdout for embedding the engine.
+
+The framing is GTP's (the Go Text Protocol): one command per line, optionally prefixed by
+a numeric id; every reply starts with ``=`` (success) or ``?`` (failure), followed by the
+id when one was given, then a space and the payload, and ends with an empty line. Empty
+lines and lines starting with ``#`` are ignored (no reply). See docs/PROTOCOL.md for the
+command reference.
+
+>>> engine = EngineProtocol()
+>>> engine.handle("7 name")
+'=7 guandan-core\\n\\n'
+>>> engine.handle("moves")
+'? no position set (use: position JSON)\\n\\n'
+>>> engine.handle('position {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], '
+...               '"finished": [2], "to_move": 0, "table": null}')
+'= to_move 0 cards [1,1,0,1] moves 1\\n\\n'
+>>> engine.handle("moves")
+'= [["Single", "A", ["SA"]]]\\n\\n'
+
+:meth:`EngineProtocol.handle` takes one line and returns the whole reply text (the
+``info`` lines of ``solve`` included); :meth:`EngineProtocol.serve` runs the loop over two
+text streams, writing ``info`` lines as soon as they are produced and flushing every
+reply. Bad input never raises: it gets a ``?`` reply and the engine keeps serving.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shlex
+import time
+from dataclasses import replace
+
+from . import __version__
+from .cards import format_rank
+from .hand import Hand
+from .moves import Move
+from .position import Position
+from .rules import Rules
+
+__all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
+
+PROTOCOL_VERSION = 1
+ENGINE_NAME = "guandan-core"
+
+_ID_RE = re.compile(r"(\d+)(?:\s+(.*))?\Z", re.S)
+_DEFAULT_RUNNERS_UP = 5
+
+
+class ProtocolError(ValueError):
+    """A command that cannot be carried out; the message is the ``?`` reply's reason."""
+
+
+def _compact(value) -> str:
+    """JSON without spaces: one token of an ``info`` line."""
+    return json.dumps(value, separators=(",", ":"))
+
+
+def _info(*pairs) -> str:
+    """An ``info`` line: ``info KEY VALUE KEY VALUE ...`` with compact JSON values."""
+    parts = ["info"]
+    for key, value in pairs:
+        parts.append(key)
+        parts.append(_compact(value))
+    return " ".join(parts)
+
+
+def _one_line(text: str) -> str:
+    """A reason or payload line that cannot break the framing (no line breaks)."""
+    return " ".join(str(text).split()) or "error"
+
+
+def _split_args(args: str, what: str) -> list:
+    try:
+        return shlex.split(args)
+    except ValueError as exc:
+        raise ProtocolError(f"{what}: cannot read the arguments ({exc})") from None
+
+
+class EngineProtocol:
+    """The state of one engine session (rules, position, play history) and its commands.
+
+    ``rules`` is the rule set used for positions set from now on (a :class:`Rules` or a
+    preset name, default ``standard``).
+    """
+
+    def __init__(self, rules=None):
+        if rules is None:
+            rules = "standard"
+        if isinstance(rules, str):
+            self.rules_name = rules
+            self.rules = Rules.by_name(rules)
+        else:
+            self.rules_name = "custom"
+            self.rules = rules
+        self.position: Position | None = None
+        self.history: list = []        # positions before each `play`, for `undo`
+        self.done = False              # set by `quit`
+        self._commands = {
+            "protocol_version": self.cmd_protocol_version,
+            "name": self.cmd_name,
+            "version": self.cmd_version,
+            "list_commands": self.cmd_list_commands,
+            "known_command": self.cmd_known_command,
+            "rules": self.cmd_rules,
+            "position": self.cmd_position,
+            "showposition": self.cmd_showposition,
+            "moves": self.cmd_moves,
+            "play": self.cmd_play,
+            "undo": self.cmd_undo,
+            "solve": self.cmd_solve,
+            "analyze": self.cmd_analyze,
+            "quit": self.cmd_quit,
+        }
+
+    # ------------------------------------------------------------------ framing
+    def handle(self, line: str, emit=None) -> str:
+        """The full reply to one input line ("" for an ignored line).
+
+        ``emit``: when given, a function called with each ``info`` line (without its line
+        break) as soon as it is produced; those lines are then left out of the returned
+        text. Without it they are part of the returned text, before the ``=`` line.
+        """
+        infos = []
+        sink = emit if emit is not None else infos.append
+        ident = ""
+        try:
+            text = line.replace("\t", " ").strip()
+            if not text or text.startswith("#"):
+                return ""
+            m = _ID_RE.match(text)
+            if m:
+                ident = m.group(1)
+                text = (m.group(2) or "").strip()
+                if not text:
+                    raise ProtocolError("missing command after the id")
+            name, _, args = text.partition(" ")
+            command = self._commands.get(name)
+            if command is None:
+                raise ProtocolError(f"unknown command {name!r} (see list_commands)")
+            payload = command(args.strip(), sink)
+            ok = True
+        except ProtocolError as exc:
+            ok, payload = False, _one_line(str(exc))
+        except ValueError as exc:
+            # the library's errors (CardError, MoveError, PositionError, ...) say what is
+            # wrong with the input
+            ok, payload = False, _one_line(str(exc))
+        except Exception as exc:       # never a traceback: report and keep serving
+            ok, payload = False, _one_line(f"internal error: {type(exc).__name__}: {exc}")
+        head = ("=" if ok else "?") + ident
+        lines = [] if emit is not None else list(infos)
+        # a payload line may not be empty: that would end the reply early
+        body = [p for p in str(payload or "").replace("\r", "").split("\n") if p.strip()]
+        if body:
+            lines.append(head + " " + body[0])
+            lines.extend(body[1:])
+        else:
+            lines.append(head)
+        return "\n".join(lines) + "\n\n"
+
+    def serve(self, stdin, stdout) -> int:
+        """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or end of input.
+
+        Every reply (and every ``info`` line) is flushed at once. Returns 0.
+        """
+        def emit(info_line: str) -> None:
+            stdout.write(info_line + "\n")
+            stdout.flush()
+
+        try:
+            while not self.done:
+                line = stdin.readline()
+                if not line:
+                    break
+                reply = self.handle(line, emit)
+                if reply:
+                    stdout.write(reply)
+                    stdout.flush()
+        except BrokenPipeError:
+            pass
+        return 0
+
+    # ------------------------------------------------------------------ helpers
+    def _need_position(self) -> Position:
+        if self.position is None:
+            raise ProtocolError("no position set (use: position JSON)")
+        return self.position
+
+    @staticmethod
+    def _summary(pos: Position) -> str:
+        if pos.is_over:
+            return f"over true finished {_compact(list(pos.finished))} outcome {pos.outcome}"
+        parts = [f"to_move {pos.to_move}", f"cards {_compact(list(pos.cards_left))}"]
+        if not pos.on_lead:
+            parts.append(f"table {_compact(pos.table.to_platform())} owner {pos.owner}")
+        parts.append(f"moves {pos.count_moves()}")
+        return " ".join(parts)
+
+    @staticmethod
+    def _no_args(args: str, name: str) -> None:
+        if args:
+            raise ProtocolError(f"{name} takes no arguments")
+
+    # ------------------------------------------------------------------ commands
+    def cmd_protocol_version(self, args, info):
+        self._no_args(args, "protocol_version")
+        return str(PROTOCOL_VERSION)
+
+    def cmd_name(self, args, info):
+        self._no_args(args, "name")
+        return ENGINE_NAME
+
+    def cmd_version(self, args, info):
+        self._no_args(args, "version")
+        return __version__
+
+    def cmd_list_commands(self, args, info):
+        self._no_args(args, "list_commands")
+        return "\n".join(self._commands)
+
+    def cmd_known_command(self, args, info):
+        if not args or " " in args:
+            raise ProtocolError("usage: known_command NAME")
+        return "true" if args in self._commands else "false"
+
+    def cmd_rules(self, args, info):
+        if not args:
+            return self.rules_name
+        if " " in args:
+            raise ProtocolError("usage: rules [NAME]")
+        self.rules = Rules.by_name(args)
+        self.rules_name = args
+        return ""
+
+    def cmd_position(self, args, info):
+        if not args:
+            raise ProtocolError("usage: position JSON (RULES.md sec. 7, on one line)")
+        try:
+            obj = json.loads(args)
+        except ValueError as exc:
+            raise ProtocolError(f"position: not valid JSON: {exc}") from None
+        pos = Position.from_json(obj, rules=self.rules)
+        self.position = pos
+        self.history = []
+        return self._summary(pos)
+
+    def cmd_showposition(self, args, info):
+        self._no_args(args, "showposition")
+        return json.dumps(self._need_position().to_json())
+
+    def cmd_moves(self, args, info):
+        self._no_args(args, "moves")
+        pos = self._need_position()
+        return json.dumps([m.to_platform() for m in pos.legal_moves()])
+
+    def cmd_play(self, args, info):
+        pos = self._need_position()
+        if not args:
+            raise ProtocolError('usage: play [TYPE, RANK, [CARDS...]]  (or: play PASS)')
+        if args.upper() == "PASS":
+            move = Move.PASS
+        else:
+            try:
+                triple = json.loads(args)
+            except ValueError as exc:
+                raise ProtocolError(f"play: not valid JSON: {exc}") from None
+            if not isinstance(triple, list) or len(triple) != 3:
+                raise ProtocolError(f"play: expected a platform triple [type, rank, cards], "
+                                    f"got {_compact(triple)}")
+            if triple[0] != "PASS" and not isinstance(triple[2], list):
+                raise ProtocolError(f"play: the cards must be a list, got {_compact(triple[2])}")
+            try:
+                move = Move.from_platform(triple, format_rank(pos.level), pos.rules)
+            except TypeError:
+                raise ProtocolError(f"play: malformed move {_compact(triple)}") from None
+        new = pos.play(move)
+        self.history.append(pos)
+        self.position = new
+        return json.dumps(new.to_json())
+
+    def cmd_undo(self, args, info):
+        self._no_args(args, "undo")
+        self._need_position()
+        if not self.history:
+            raise ProtocolError("nothing to undo (no play since the last position command)")
+        self.position = self.history.pop()
+        return json.dumps(self.position.to_json())
+
+    def cmd_solve(self, args, info):
+        time_limit = None
+        node_limit = None
+        all_moves = False
+        for token in args.split():
+            key, eq, value = token.partition("=")
+            if token == "all":
+                all_moves = True
+            elif eq and key == "time":
+                try:
+                    time_limit = float(value)
+                except ValueError:
+                    time_limit = -1.0
+                if not (math.isfinite(time_limit) and time_limit > 0):
+                    raise ProtocolError(f"solve: time must be a positive number of seconds, "
+                                        f"not {value!r}")
+            elif eq and key == "nodes":
+                if not value.isdigit() or int(value) <= 0:
+                    raise ProtocolError(f"solve: nodes must be a positive integer, "
+                                        f"not {value!r}")
+                node_limit = int(value)
+            else:
+                raise ProtocolError(f"solve: unknown option {token!r} "
+                                    "(usage: solve [time=S] [nodes=N] [all])")
+        pos = self._need_position()
+        if pos.is_over:
+            raise ProtocolError("the hand is already over: nothing to solve")
+        try:
+            from solver import solve
+        except ImportError as exc:
+            raise ProtocolError(f"the solver is not available: {exc}") from None
+
+        start = time.perf_counter()
+        # stage 1: value, best move and principal line
+        first = solve(pos, all_moves=False, time_limit=time_limit, node_limit=node_limit)
+        elapsed = time.perf_counter() - start
+        info(_info(("value", first.value), ("exact", first.exact), ("lower", first.lower),
+                   ("upper", first.upper), ("nodes", first.nodes),
+                   ("time", round(elapsed, 6))))
+        info(_info(("best", first.best.to_platform() if first.best is not None else None),
+                   ("pv", [[seat, m.to_platform()] for seat, m in first.pv]),
+                   ("nodes", first.nodes), ("time", round(elapsed, 6))))
+        if not all_moves:
+            return json.dumps(first.to_json())
+
+        # stage 2: every move scored, with what is left of the budgets (the solver's
+        # transposition table still holds the first stage's work)
+        rest_time = None if time_limit is None else max(time_limit - elapsed, 1e-6)
+        rest_nodes = None if node_limit is None else max(node_limit - first.nodes, 0)
+        second = solve(pos, all_moves=True, time_limit=rest_time, node_limit=rest_nodes)
+        elapsed = time.perf_counter() - start
+        count = len(second.moves)
+        for i, score in enumerate(second.moves, 1):
+            pairs = [("move", score.move.to_platform()), ("value", score.value),
+                     ("index", i), ("count", count)]
+            if score.equivalent:
+                pairs.append(("equivalent", [m.to_platform() for m in score.equivalent]))
+            info(_info(*pairs))
+        nodes = first.nodes + second.nodes
+        info(_info(("scored", count), ("nodes", nodes), ("time", round(elapsed, 6))))
+        # the tighter of the two stages' answers, with every move's score and the
+        # whole command's work
+        base = second if (second.upper - second.lower) < (first.upper - first.lower) \
+            else first
+        result = replace(base, moves=second.moves, nodes=nodes,
+                         tt_hits=first.tt_hits + second.tt_hits, seconds=elapsed)
+        return json.dumps(result.to_json())
+
+    def cmd_analyze(self, args, info):
+        hand_parts = []
+        level = None
+        played = None
+        runners_up = _DEFAULT_RUNNERS_UP
+        for token in _split_args(args, "analyze"):
+            key, eq, value = token.partition("=")
+            if eq and key == "level":
+                level = value
+            elif eq and key == "played":
+                played = value
+            elif eq and key == "runners_up":
+                if not value.isdigit():
+                    raise ProtocolError(f"analyze: runners_up must be 0 or more, "
+                                        f"not {value!r}")
+                runners_up = int(value)
+            elif eq:
+                raise ProtocolError(f"analyze: unknown option {key!r} "
+                                    "(known: level, played, runners_up)")
+            else:
+                hand_parts.append(token)
+        if not hand_parts:
+            raise ProtocolError('usage: analyze HAND [level=L] [played=CARDS] '
+                                '[runners_up=N]   e.g. analyze "S3 S3 H5" level=7')
+        hand = Hand(" ".join(hand_parts))
+        if len(hand) == 0:
+            raise ProtocolError("analyze: the hand is empty")
+        if level is None:
+            level = self.position.level if self.position is not None else "2"
+        played_hand = Hand(played) if played is not None else None
+        try:
+            from .analysis import analyze
+        except ImportError as exc:
+            raise ProtocolError(f"analyze is not available: {exc}") from None
+        result = analyze(hand, level, played_hand, self.rules, runners_up)
+        return json.dumps(result)
+
+    def cmd_quit(self, args, info):
+        self._no_args(args, "quit")
+        self.done = True
+        return ""
+
+
+def main(stdin=None, stdout=None, rules=None) -> int:
+    """Serve the protocol on the given streams (default: this process's stdin/stdout)."""
+    import sys
+    stdin = sys.stdin if stdin is None else stdin
+    stdout = sys.stdout if stdout is None else stdout
+    return EngineProtocol(rules).serve(stdin, stdout)

@@ -1,0 +1,510 @@
+"""Tests of the ``guandan engine`` line protocol (guandan_core.protocol, docs/PROTOCOL.md):
+``EngineProtocol.handle`` / ``serve`` in process, and a real ``guandan engine`` subprocess
+driven through its stdin/stdout."""
+
+import io
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+import guandan_core
+from guandan_core.position import Position
+from guandan_core.protocol import EngineProtocol
+from guandan_core.rules import Rules
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# seat 0 leads with A, 3, 3; seat 2 is out; a tiny endgame (solves in well under 1 ms)
+LEAD = {"level": "2", "hands": [["S3", "S3", "SA"], ["S4", "H5"], [], ["S6"]],
+        "finished": [2], "to_move": 0, "table": None}
+# seat 3 follows seat 1's single A
+FOLLOW = {"level": "7", "hands": [["S3", "S4"], ["HR"], [], ["D9", "D9"]],
+          "finished": [2], "to_move": 3, "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
+# six cards each, nobody out: a few hundred thousand nodes at most, used with limits
+BIG = {"level": "Q",
+       "hands": [["C5", "D6", "H7", "C7", "C8", "D9"], ["D4", "S6", "C8", "D8", "HJ", "DQ"],
+                 ["C2", "D5", "C9", "D9", "DJ", "SK"], ["H8", "CJ", "DJ", "SQ", "CQ", "SK"]],
+       "finished": [], "to_move": 0, "table": None}
+PASS = ["PASS", "PASS", "PASS"]
+VOLATILE = ("nodes", "tt_hits", "seconds")
+
+
+def pos_line(obj) -> str:
+    return "position " + json.dumps(obj)
+
+
+def ok(reply: str, ident: str = "") -> str:
+    """The payload of a success reply (asserting the framing)."""
+    assert reply.endswith("\n\n"), reply
+    head = "=" + ident
+    assert reply == head + "\n\n" or reply.startswith(head + " "), reply
+    return reply[len(head) + 1:-2] if reply != head + "\n\n" else ""
+
+
+def fail(reply: str, ident: str = "") -> str:
+    assert reply.endswith("\n\n"), reply
+    assert reply.startswith("?" + ident + " "), reply
+    reason = reply[len(ident) + 2:-2]
+    assert reason and "\n" not in reason and "Traceback" not in reason
+    return reason
+
+
+def parse_info(line: str) -> dict:
+    """``info KEY VALUE KEY VALUE ...`` with compact JSON values -> dict."""
+    parts = line.split(" ")
+    assert parts[0] == "info" and len(parts) % 2 == 1, line
+    return {parts[i]: json.loads(parts[i + 1]) for i in range(1, len(parts), 2)}
+
+
+def split_solve_reply(reply: str, ident: str = ""):
+    lines = reply[:-2].split("\n")
+    infos = [parse_info(x) for x in lines[:-1]]
+    final = lines[-1]
+    head = "=" + ident + " "
+    assert final.startswith(head), reply
+    return infos, final[len(head):]
+
+
+def without_volatile(obj: dict) -> dict:
+    return {k: v for k, v in obj.items() if k not in VOLATILE}
+
+
+@pytest.fixture
+def engine():
+    return EngineProtocol()
+
+
+# ---------------------------------------------------------------------- framing
+
+def test_identity_commands(engine):
+    assert engine.handle("protocol_version") == "= 1\n\n"
+    assert engine.handle("name") == "= guandan-core\n\n"
+    assert engine.handle("version") == f"= {guandan_core.__version__}\n\n"
+
+
+def test_ids_are_echoed(engine):
+    assert engine.handle("12 name") == "=12 guandan-core\n\n"
+    assert engine.handle("  7   protocol_version  ") == "=7 1\n\n"
+    assert fail(engine.handle("3 frobnicate"), "3").startswith("unknown command")
+    assert fail(engine.handle("4 moves"), "4").startswith("no position")
+    assert fail(engine.handle("5"), "5") == "missing command after the id"
+    assert engine.handle("6 quit") == "=6\n\n"
+
+
+def test_ignored_lines(engine):
+    for line in ("", "\n", "   \n", "# a comment", "  # indented comment\n", "\r\n"):
+        assert engine.handle(line) == ""
+
+
+def test_crlf_and_tabs(engine):
+    assert engine.handle("9\tname\r\n") == "=9 guandan-core\n\n"
+
+
+def test_list_commands(engine):
+    payload = ok(engine.handle("list_commands"))
+    names = payload.split("\n")
+    for name in ("protocol_version", "name", "version", "list_commands", "rules", "position",
+                 "moves", "play", "solve", "analyze", "showposition", "quit"):
+        assert name in names
+    assert all(n.strip() == n and n for n in names)
+    for name in names:
+        assert engine.handle(f"known_command {name}") == "= true\n\n"
+    assert engine.handle("known_command fly") == "= false\n\n"
+
+
+def test_bad_input_never_stops_the_engine(engine):
+    bad = ["fly", "name extra", "rules nosuch", "position", "position {", "position []",
+           'position {"level": "2"}', "moves", "play", "showposition", "undo", "solve",
+           "analyze", 'analyze "S3', "analyze SX level=2", "analyze S3 level=Z",
+           "analyze S3 color=red", "\x00\x01", "\ufffd\ufffd"]
+    for line in bad:
+        fail(engine.handle(line))
+    engine.handle(pos_line(LEAD))
+    bad = ["play {", "play 5", "play []", 'play ["Single"]', 'play ["Single","A","SA"]',
+           'play ["Single","A",[null]]', 'play ["Bogus","A",["SA"]]', 'play ["PASS","PASS",5]',
+           "play PASS", 'play ["Single","K",["SA"]]', 'play ["Single","2",["H2"]]',
+           "solve time=0", "solve time=x", "solve nodes=-1", "solve nodes=1.5", "solve deep",
+           "analyze S3 S3 S3", "analyze S3 runners_up=x", 'analyze S3 played="S3 S3"']
+    for line in bad:
+        fail(engine.handle(line))
+    assert engine.position.to_json() == LEAD          # nothing changed
+    assert engine.handle("name") == "= guandan-core\n\n"
+
+
+def test_internal_error_is_reported(engine, monkeypatch):
+    def boom(args, info):
+        raise RuntimeError("kaput")
+    monkeypatch.setitem(engine._commands, "moves", boom)
+    reason = fail(engine.handle("3 moves"), "3")
+    assert "internal error" in reason and "kaput" in reason
+    assert engine.handle("name") == "= guandan-core\n\n"
+
+
+# ---------------------------------------------------------------------- positions
+
+def test_position_and_showposition(engine):
+    assert fail(engine.handle("showposition")).startswith("no position")
+    summary = ok(engine.handle(pos_line(FOLLOW)))
+    assert summary.startswith("to_move 3")
+    assert json.loads(ok(engine.handle("showposition"))) == FOLLOW
+
+
+def test_position_errors_name_the_problem(engine):
+    reason = fail(engine.handle("position {\"level\": \"2\""))
+    assert "JSON" in reason
+    bad = dict(LEAD, hands=[["SA", "SX"], ["S4", "H5"], [], ["S6"]])
+    assert "SX" in fail(engine.handle(pos_line(bad)))
+    bad = dict(LEAD, to_move=2)
+    assert "seat" in fail(engine.handle(pos_line(bad)))
+
+
+def test_moves_pass_first_when_following(engine):
+    engine.handle(pos_line(FOLLOW))
+    moves = json.loads(ok(engine.handle("moves")))
+    assert moves[0] == PASS
+    expected = [m.to_platform() for m in Position.from_json(FOLLOW).legal_moves()]
+    assert moves == expected
+    assert ["Single", "R", ["HR"]] not in moves             # not seat 3's card
+    engine.handle(pos_line(LEAD))
+    moves = json.loads(ok(engine.handle("moves")))
+    assert PASS not in moves
+    assert moves == [m.to_platform() for m in Position.from_json(LEAD).legal_moves()]
+
+
+def test_play_and_undo(engine):
+    engine.handle(pos_line(LEAD))
+    after = json.loads(ok(engine.handle('play ["Single","3",["S3"]]')))
+    pos = Position.from_json(LEAD)
+    expected = pos.play(pos.legal_moves()[0]).to_json()
+    assert after == expected
+    assert json.loads(ok(engine.handle("showposition"))) == expected
+    after_pass = json.loads(ok(engine.handle("play PASS")))
+    assert after_pass["to_move"] == 3
+    again = json.loads(ok(engine.handle(f"play {json.dumps(PASS)}")))
+    assert again["to_move"] == 0 and again["table"] is None     # everyone passed: 0 leads
+    assert json.loads(ok(engine.handle("undo"))) == after_pass
+    assert json.loads(ok(engine.handle("undo"))) == expected
+    assert json.loads(ok(engine.handle("undo"))) == LEAD
+    assert fail(engine.handle("undo")).startswith("nothing to undo")
+
+
+def test_illegal_plays(engine):
+    engine.handle(pos_line(FOLLOW))
+    # not held, does not beat, and not a combination
+    assert "does not hold" in fail(engine.handle('play ["Single","R",["HR"]]'))
+    assert "does not beat" in fail(engine.handle('play ["Pair","9",["D9","D9"]]'))
+    assert "not a" in fail(engine.handle('play ["Pair","9",["D9","S3"]]'))
+    engine.handle(pos_line(LEAD))
+    assert "may not pass" in fail(engine.handle("play PASS"))
+    assert json.loads(ok(engine.handle("showposition"))) == LEAD
+
+
+def test_play_to_the_end_of_the_hand(engine):
+    engine.handle(pos_line({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
+                            "finished": [2], "to_move": 0, "table": None}))
+    end = json.loads(ok(engine.handle('play ["Single","A",["SA"]]')))
+    assert end["finished"] == [2, 0] and end["to_move"] is None
+    assert ok(engine.handle("moves")) == "[]"
+    assert "over" in fail(engine.handle("solve"))
+    assert "over" in fail(engine.handle("play PASS"))
+
+
+def test_rules_apply_to_later_positions(engine):
+    hand = {"level": "2", "hands": [["H2", "S3", "S4", "S5", "S6"], ["S7"], [], ["S8"]],
+            "finished": [2], "to_move": 0, "table": None}
+    assert ok(engine.handle("rules")) == "standard"
+    engine.handle(pos_line(hand))
+    standard = json.loads(ok(engine.handle("moves")))
+    assert any(m[0] == "StraightFlush" for m in standard)
+    assert engine.handle("rules platform") == "=\n\n"
+    assert ok(engine.handle("rules")) == "platform"
+    assert json.loads(ok(engine.handle("moves"))) == standard      # current one unchanged
+    engine.handle(pos_line(hand))
+    platform = json.loads(ok(engine.handle("moves")))
+    assert not any(m[0] == "StraightFlush" for m in platform)
+    assert engine.position.rules == Rules.platform()
+    assert "unknown rules" in fail(engine.handle("rules casual"))
+    assert ok(engine.handle("rules")) == "platform"
+
+
+def test_engine_rules_argument():
+    assert EngineProtocol("platform").rules == Rules.platform()
+    assert EngineProtocol(Rules.platform()).rules == Rules.platform()
+
+
+# ---------------------------------------------------------------------- solve
+
+def test_solve_matches_the_solver(engine):
+    from solver import solve
+    engine.handle(pos_line(LEAD))
+    infos, final = split_solve_reply(engine.handle("4 solve"), "4")
+    expected = solve(LEAD).to_json()
+    got = json.loads(final)
+    assert list(got) == list(expected)                  # same keys, same order
+    assert without_volatile(got) == without_volatile(expected)
+    assert final == json.dumps(got)                     # exactly json.dumps of the object
+    assert [list(i)[0] for i in infos] == ["value", "best"]
+    assert infos[0]["value"] == got["value"] == 3 and infos[0]["exact"] is True
+    assert infos[1]["best"] == got["best"] and infos[1]["pv"] == got["pv"]
+    assert all(i["nodes"] >= 0 and i["time"] >= 0 for i in infos)
+
+
+def test_solve_with_id_and_all(engine):
+    from solver import solve
+    engine.handle(pos_line(FOLLOW))
+    infos, final = split_solve_reply(engine.handle("21 solve all"), "21")
+    got = json.loads(final)
+    expected = solve(FOLLOW, all_moves=True).to_json()
+    assert without_volatile(got) == without_volatile(expected)
+    moves = [i for i in infos if "move" in i]
+    assert [{"move": i["move"], "value": i["value"]} for i in moves] == \
+        [{k: v for k, v in m.items() if k != "equivalent"} for m in got["moves"]]
+    assert [i["index"] for i in moves] == list(range(1, len(moves) + 1))
+    assert all(i["count"] == len(moves) for i in moves)
+    assert moves[0]["move"] == PASS
+    last = infos[-1]
+    assert last["scored"] == len(moves) and last["nodes"] == got["nodes"]
+
+
+def test_solve_streams_info_through_emit(engine):
+    engine.handle(pos_line(LEAD))
+    seen = []
+    reply = engine.handle("solve all", emit=seen.append)
+    assert reply.startswith("= {") and reply.count("\n") == 2
+    assert [list(parse_info(x))[0] for x in seen] == ["value", "best", "move", "move", "move",
+                                                       "scored"]
+
+
+def test_solve_with_limits(engine):
+    engine.handle(pos_line(BIG))
+    infos, final = split_solve_reply(engine.handle("solve nodes=50 all"))
+    got = json.loads(final)
+    assert got["exact"] is False and got["value"] is None
+    assert -3 <= got["lower"] <= got["upper"] <= 3
+    assert infos[0]["exact"] is False and infos[0]["value"] is None
+    assert len(got["moves"]) == infos[-1]["scored"] > 0
+    infos, final = split_solve_reply(engine.handle("solve time=5 nodes=100000000"))
+    assert json.loads(final)["exact"] is True
+
+
+# ---------------------------------------------------------------------- analyze
+
+def test_analyze():
+    analysis = pytest.importorskip("guandan_core.analysis")
+    engine = EngineProtocol()
+    expected = analysis.analyze("S3 S3 S4 S5 S6 S7", "7", "S8 S8", Rules.standard())
+    for line in ('analyze "S3 S3 S4 S5 S6 S7" level=7 played="S8 S8"',
+                 "analyze S3 S3 S4 S5 S6 S7 level=7 played=S8,S8",
+                 "analyze S3,S3,S4,S5,S6,S7 played=S8,S8 level=7",
+                 "analyze 'S3 S3 S4' S5 S6 S7 level=7 played='S8 S8'"):
+        assert json.loads(ok(engine.handle("8 " + line, ), "8")) == expected, line
+    # the level defaults to the current position's, else 2
+    assert json.loads(ok(engine.handle("analyze S3 S4")))["level"] == "2"
+    engine.handle(pos_line(FOLLOW))
+    assert json.loads(ok(engine.handle("analyze S3 S4")))["level"] == "7"
+    # the rules command applies
+    engine.handle("rules platform")
+    assert json.loads(ok(engine.handle("analyze H2 S3 S4 S5 S6 level=2"))) == \
+        analysis.analyze("H2 S3 S4 S5 S6", "2", None, Rules.platform())
+
+
+# ---------------------------------------------------------------------- serve
+
+def test_serve_loop():
+    script = "\n".join(["1 name", "# comment", "", "frobnicate", "2 version", "quit",
+                        "3 name"]) + "\n"
+    out = io.StringIO()
+    engine = EngineProtocol()
+    assert engine.serve(io.StringIO(script), out) == 0
+    assert out.getvalue() == ("=1 guandan-core\n\n? unknown command 'frobnicate' "
+                              "(see list_commands)\n\n"
+                              f"=2 {guandan_core.__version__}\n\n=\n\n")
+    # end of input without quit
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO("name"), out) == 0
+    assert out.getvalue() == "= guandan-core\n\n"
+
+
+def test_serve_streams_info_before_the_reply():
+    out = io.StringIO()
+    EngineProtocol().serve(io.StringIO(pos_line(LEAD) + "\n5 solve all\n"), out)
+    text = out.getvalue()
+    replies = text.split("\n\n")
+    assert replies[-1] == ""
+    lines = replies[1].split("\n")
+    assert all(x.startswith("info ") for x in lines[:-1]) and len(lines) == 7
+    assert lines[-1].startswith("=5 {")
+
+
+# ---------------------------------------------------------------------- subprocess
+
+class Engine:
+    """A ``guandan engine`` subprocess with a reader thread (so no read can hang)."""
+
+    def __init__(self, *args):
+        env = dict(os.environ)
+        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=ROOT, env=env,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.lines = queue.Queue()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            self.lines.put(raw.decode("utf-8"))
+        self.lines.put(None)
+
+    def send(self, data):
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def line(self, timeout=10.0):
+        item = self.lines.get(timeout=timeout)
+        assert item is not None, "engine closed its output"
+        return item
+
+    def reply(self, timeout=10.0):
+        """The next reply: (info lines, the reply's lines), the blank line consumed."""
+        infos, body = [], []
+        while True:
+            text = self.line(timeout)
+            assert text.endswith("\n")
+            text = text[:-1]
+            if not body and text.startswith("info "):
+                infos.append(text)
+            elif text == "":
+                assert body, "a blank line before any reply"
+                return infos, body
+            else:
+                assert body or text[:1] in "=?", text
+                body.append(text)
+
+    def ask(self, command):
+        self.send(command + "\n")
+        return self.reply()
+
+    def finish(self, timeout=10.0):
+        try:
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        code = self.proc.wait(timeout)
+        self.reader.join(timeout)
+        rest = []
+        while not self.lines.empty():
+            item = self.lines.get()
+            if item is not None:
+                rest.append(item)
+        err = self.proc.stderr.read().decode("utf-8", "replace")
+        return code, "".join(rest), err
+
+
+@pytest.fixture
+def proc():
+    e = Engine()
+    yield e
+    if e.proc.poll() is None:
+        e.proc.kill()
+        e.proc.wait()
+    for stream in (e.proc.stdin, e.proc.stdout, e.proc.stderr):
+        try:
+            stream.close()
+        except (OSError, ValueError):
+            pass
+
+
+def test_subprocess_session(proc):
+    from solver import solve
+
+    # replies come back one at a time while stdin stays open (flushed at once)
+    assert proc.ask("1 protocol_version") == ([], ["=1 1"])
+    assert proc.ask("name") == ([], ["= guandan-core"])
+    assert proc.ask("2 version") == ([], [f"=2 {guandan_core.__version__}"])
+    infos, body = proc.ask("list_commands")
+    assert body[0] == "= protocol_version" and "solve" in body and "quit" in body
+
+    # comments and blank lines get no reply; a malformed line, then a good one
+    proc.send("# a comment\n\n")
+    infos, body = proc.ask("3 position {not json")
+    assert body[0].startswith("?3 ") and "JSON" in body[0]
+    assert proc.ask("4 bogus-command") == ([], ["?4 unknown command 'bogus-command' "
+                                                "(see list_commands)"])
+    proc.send(b"\xff\xfe garbage\n")                        # not even UTF-8
+    infos, body = proc.reply()
+    assert body[0].startswith("? ")
+    assert proc.ask("5 " + pos_line(FOLLOW))[1][0].startswith("=5 to_move 3")
+
+    infos, body = proc.ask("moves")
+    moves = json.loads(body[0][2:])
+    assert moves[0] == PASS and moves == [m.to_platform()
+                                          for m in Position.from_json(FOLLOW).legal_moves()]
+
+    # an illegal play: refused, position unchanged, engine still serving
+    infos, body = proc.ask('6 play ["Single","R",["HR"]]')
+    assert body[0].startswith("?6 ") and "does not hold HR" in body[0]
+    infos, body = proc.ask("showposition")
+    assert json.loads(body[0][2:]) == FOLLOW
+    infos, body = proc.ask('7 play ["PASS","PASS","PASS"]')
+    after = json.loads(body[0][3:])
+    assert after["to_move"] == 0 and after["table"] == FOLLOW["table"]
+    assert proc.ask("undo")[1][0].startswith("= {")
+
+    # solve: info lines streamed first, then exactly `guandan solve --json`'s object
+    infos, body = proc.ask("8 solve all")
+    assert len(body) == 1 and body[0].startswith("=8 {")
+    final = body[0][3:]
+    got = json.loads(final)
+    assert final == json.dumps(got)
+    expected = solve(FOLLOW, all_moves=True).to_json()
+    assert without_volatile(got) == without_volatile(expected)
+    parsed = [parse_info(i) for i in infos]
+    assert list(parsed[0])[0] == "value" and parsed[0]["value"] == got["value"]
+    assert list(parsed[1])[0] == "best" and parsed[1]["best"] == got["best"]
+    assert [p["move"] for p in parsed if "move" in p] == [m["move"] for m in got["moves"]]
+    assert parsed[-1]["scored"] == len(got["moves"])
+
+    infos, body = proc.ask("9 solve nodes=nine")
+    assert infos == [] and body[0].startswith("?9 ")
+
+    assert proc.ask("10 quit") == ([], ["=10"])
+    code, rest, err = proc.finish()
+    assert code == 0 and rest == "" and err == ""
+
+
+def test_subprocess_commands_after_quit_are_ignored_and_eof_exits(proc):
+    proc.send("name\nquit\nname\n")
+    assert proc.reply() == ([], ["= guandan-core"])
+    assert proc.reply() == ([], ["="])
+    code, rest, err = proc.finish()
+    assert (code, rest, err) == (0, "", "")
+
+
+def test_subprocess_eof_exits_zero():
+    e = Engine("--rules", "platform")
+    e.send("1 rules\n2 " + pos_line(LEAD) + "\n3 solve time=5\n")
+    code, rest, err = e.finish()
+    assert code == 0 and err == ""
+    replies = rest.split("\n\n")
+    assert replies[0] == "=1 platform"
+    assert replies[1].startswith("=2 to_move 0")
+    assert replies[2].split("\n")[-1].startswith('=3 {"value": 3,')
+    assert replies[3:] == [""]
+
+
+def test_subprocess_unknown_rules_is_a_usage_error():
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-m", "guandan_core.cli", "engine", "--rules", "x"],
+                       cwd=ROOT, env=env, input=b"", capture_output=True, timeout=30)
+    assert r.returncode == 2 and b"unknown rules" in r.stderr and b"Traceback" not in r.stderr
+    assert r.stdout == b""
