@@ -1,0 +1,445 @@
+"""Hand analysis (guandan_core.analysis, ``guandan analyze``): best split, bombs, control.
+
+The fast best split is checked against the brute force of ``tests/reference_split.py``
+(every legal move of the remaining hand, memoized, nothing pruned) on seeded random hands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from guandan_core import Hand, Move, Rules, classify
+from guandan_core.analysis import (analyze, best_split, control, list_bombs, split_score,
+                                   unseen_pool)
+from guandan_core.cards import format_card, parse_level
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reference_split import reference_best, reference_best_lowest_first  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+HANDS_WILD = ROOT / "benchmarks" / "data" / "hands_wild.json"
+ANSI = "\x1b["
+
+
+# ----------------------------------------------------------------------------- helpers
+
+def random_hand(rng: random.Random, max_cards: int = 12, min_cards: int = 1):
+    """(counts uint8[54], level index): uniform, rank-window and suited-run hands, with
+    a wild card in about half of them and jokers in about a third."""
+    level = rng.randrange(13)
+    size = rng.randint(min_cards, max_cards)
+    wild = level * 4 + 1
+    counts = np.zeros(54, dtype=np.uint8)
+
+    def add(kind):
+        if counts[kind] < 2 and counts.sum() < size:
+            counts[kind] += 1
+
+    if rng.random() < 0.5:
+        for _ in range(rng.randint(1, 2)):
+            add(wild)
+    if rng.random() < 0.35:
+        for _ in range(rng.randint(1, 4)):
+            add(rng.choice((52, 53)))
+    mode = rng.random()
+    if mode < 0.3:
+        pool = list(range(54))
+    elif mode < 0.7:      # a few neighbouring ranks: pairs, triples, bombs, tubes, plates
+        low = rng.randrange(-1, 10)
+        pool = [(r % 13) * 4 + s for r in range(low, low + rng.randint(2, 5)) for s in range(4)]
+    else:                 # suited runs: straights and straight flushes
+        low = rng.randrange(-1, 9)
+        suit = rng.randrange(4)
+        pool = [(r % 13) * 4 + suit for r in range(low, low + 6)] * 2 \
+            + [(r % 13) * 4 + s for r in range(low, low + 6) for s in range(4)]
+    for _ in range(500):
+        if counts.sum() >= size:
+            break
+        add(rng.choice(pool))
+    while counts.sum() < size:
+        add(rng.randrange(54))
+    return counts, level
+
+
+def comparable(score):
+    """A score with the 'lowest single' term dropped when there is no single."""
+    plays, nbombs, powers, nsingles, lowest = score
+    return (plays, nbombs, tuple(powers), nsingles, lowest if nsingles else None)
+
+
+def assert_partition(split, hand: Hand, level, rules=None):
+    """Every part is a legal combination with its reading, and the parts use exactly the hand."""
+    used = Counter()
+    for move in split:
+        assert isinstance(move, Move)
+        assert move in classify(move.kinds, level, rules), f"{move} is not a reading of its cards"
+        used.update(move.kinds)
+    assert used == Counter(hand.kinds()), f"{[str(m) for m in split]} is not a split of {hand}"
+
+
+def strs(moves):
+    return [str(m) for m in moves]
+
+
+def run_cli(*args, env_extra=None, **kwargs):
+    env = dict(os.environ)
+    env.pop("NO_COLOR", None)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "guandan_core.cli", "analyze", *args],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                          **kwargs)
+
+
+# ----------------------------------------------------------------------------- best split
+
+def test_best_split_matches_brute_force_500_hands():
+    rng = random.Random(20240611)
+    wilds = jokers = big = 0
+    for i in range(500):
+        counts, level = random_hand(rng)
+        hand = Hand.from_counts(counts)
+        wilds += counts[level * 4 + 1] > 0
+        jokers += counts[52] + counts[53] > 0
+        big += len(hand) >= 10
+        plays, ref_score, _ = reference_best(hand, level)
+        res = best_split(hand, level)
+        assert res.plays == plays == len(res.split), (i, str(hand), level)
+        # the tie-breaks pick a split as good as the brute force's best
+        assert comparable(split_score(res.split)) == comparable(ref_score), (i, str(hand), level)
+        assert_partition(res.split, hand, level)
+        for other in res.runners_up:
+            assert len(other) == plays
+            assert_partition(other, hand, level)
+    # the random hands exercise wild cards, jokers and larger hands
+    assert wilds >= 150 and jokers >= 100 and big >= 100
+
+
+@pytest.mark.parametrize("name", ["platform", "no-sf-bomb", "long-sequences"])
+def test_best_split_matches_brute_force_other_rules(name):
+    rules = Rules.by_name(name)
+    rng = random.Random(hash(name) % 1000 + 7)
+    for i in range(60):
+        counts, level = random_hand(rng, max_cards=11)
+        hand = Hand.from_counts(counts)
+        plays, ref_score, _ = reference_best(hand, level, rules)
+        res = best_split(hand, level, rules)
+        assert res.plays == plays, (i, str(hand), level)
+        assert comparable(split_score(res.split)) == comparable(ref_score), (i, str(hand), level)
+        assert_partition(res.split, hand, level, rules)
+
+
+def test_brute_force_variants_agree():
+    # the lowest-card-first reference (used below for bigger hands) against the plain one
+    rng = random.Random(31)
+    for i in range(80):
+        counts, level = random_hand(rng, max_cards=10)
+        hand = Hand.from_counts(counts)
+        plays, ref_score, _ = reference_best(hand, level)
+        plays2, ref_score2 = reference_best_lowest_first(hand, level)
+        assert plays == plays2 and comparable(ref_score) == comparable(ref_score2)
+
+
+def test_best_split_medium_hands():
+    # 13 to 17 cards, against the lowest-card-first search over real cards (suits kept)
+    rng = random.Random(1717)
+    for i in range(30):
+        counts, level = random_hand(rng, max_cards=17, min_cards=13)
+        hand = Hand.from_counts(counts)
+        plays, ref_score = reference_best_lowest_first(hand, level)
+        res = best_split(hand, level)
+        assert res.plays == plays, (i, str(hand), level)
+        assert comparable(split_score(res.split)) == comparable(ref_score), (i, str(hand), level)
+        assert_partition(res.split, hand, level)
+
+
+def test_full_hands_are_split_into_legal_parts():
+    items = json.loads(HANDS_WILD.read_text())["items"][:40]
+    for item in items:
+        hand, level = Hand(item["hand"]), parse_level(item["level"])
+        res = best_split(hand, level)
+        assert 1 <= res.plays == len(res.split) <= 27
+        assert_partition(res.split, hand, level)
+        best = split_score(res.split)
+        seen = {tuple(sorted((m.type, m.rank, m.kinds) for m in res.split))}
+        assert len(res.runners_up) <= 5
+        for other in res.runners_up:
+            assert len(other) == res.plays
+            assert_partition(other, hand, level)
+            assert split_score(other) >= best
+            ident = tuple(sorted((m.type, m.rank, m.kinds) for m in other))
+            assert ident not in seen
+            seen.add(ident)
+
+
+def test_runners_up_count_and_order():
+    res = best_split("S9 C9 D9 S8 C8 D8 H7 H7", "7", runners_up=3)
+    assert len(res.runners_up) == 3
+    scores = [split_score(s) for s in [res.split] + res.runners_up]
+    assert scores == sorted(scores)
+    assert best_split("S9 C9 D9 S8 C8 D8 H7 H7", "7", runners_up=0).runners_up == []
+
+
+def test_empty_and_tiny_hands():
+    assert best_split("", "2").plays == 0
+    res = best_split("H5", "5")          # a lone wild is a single of the level rank
+    assert strs(res.split) == ["Single 5: H5"]
+    res = best_split("H5 H5", "5")       # two wilds are a pair of the level rank
+    assert strs(res.split) == ["Pair 5: H5 H5"] and res.runners_up == []
+    res = best_split("SB HR", "2")       # a small and a big joker are no pair
+    assert strs(res.split) == ["Single B: SB", "Single R: HR"]
+
+
+def test_hand_too_big_is_refused():
+    with pytest.raises(ValueError):
+        best_split(" ".join(["S2", "S2", "H3", "H3", "C4", "C4", "D5", "D5"] * 4), "2")
+
+
+# ----------------------------------------------------------------------------- tie-breaks
+
+def test_tie_break_prefers_bombs():
+    # 2 plays either way: bomb 9 (five cards, two wilds) + pair of small jokers beats
+    # full house 999 + SB SB with the wild pair alone
+    res = best_split("S9 C9 D9 H7 H7 SB SB", "7")
+    assert strs(res.split) == ["Pair B: SB SB", "Bomb 9: H7 H7 S9 C9 D9"]
+    assert strs(res.runners_up[0]) == ["Pair 7: H7 H7", "ThreeWithTwo 9: S9 C9 D9 SB SB"]
+
+
+def test_tie_break_more_bombs_before_bigger_bombs():
+    # two four-card bombs (999+wild, 888+wild) beat one five-card bomb plus trips
+    res = best_split("S9 C9 D9 S8 C8 D8 H7 H7", "7")
+    assert strs(res.split) == ["Bomb 8: H7 S8 C8 D8", "Bomb 9: H7 S9 C9 D9"]
+    assert strs(res.runners_up[0]) == ["Trips 8: S8 C8 D8", "Bomb 9: H7 H7 S9 C9 D9"]
+    assert strs(res.runners_up[1]) == ["Trips 9: S9 C9 D9", "Bomb 8: H7 H7 S8 C8 D8"]
+
+
+def test_tie_break_bigger_bomb():
+    # one wild: the bomb of nines (bigger) rather than the bomb of eights; both beat the
+    # plate 888999 + the wild single
+    res = best_split("S9 C9 D9 S8 C8 D8 H7", "7")
+    assert strs(res.split) == ["Trips 8: S8 C8 D8", "Bomb 9: H7 S9 C9 D9"]
+    assert strs(res.runners_up[0]) == ["Trips 9: S9 C9 D9", "Bomb 8: H7 S8 C8 D8"]
+
+
+def test_tie_break_straight_flush_is_a_bomb():
+    res = best_split("S3 S4 S5 S6 S7 H3 C3 D3", "2")
+    assert strs(res.split) == ["Trips 3: H3 C3 D3", "StraightFlush 3: S3 S4 S5 S6 S7"]
+    # with straight flushes switched off it is a straight
+    res = best_split("S3 S4 S5 S6 S7 H3 C3 D3", "2", Rules.by_name("no-sf-bomb"))
+    assert res.plays == 2 and "Straight" in {m.type for m in res.split}
+
+
+def test_tie_break_fewest_singles():
+    # 2 plays: full house + pair (no single) rather than tube 445566 + single 5
+    res = best_split("D4 D4 S5 H5 C5 H6 C6", "2")
+    assert strs(res.split) == ["Pair 4: D4 D4", "ThreeWithTwo 5: S5 H5 C5 H6 C6"]
+    assert strs(res.runners_up[-1]) == ["Single 5: S5", "ThreePair 4: D4 D4 H5 C5 H6 C6"]
+
+
+def test_tie_break_highest_lowest_single():
+    # 2 plays with one single either way: keep the straight 3..7 and single the 8
+    res = best_split("S3 H4 C5 D6 S7 H8", "2")
+    assert strs(res.split) == ["Single 8: H8", "Straight 3: S3 H4 C5 D6 S7"]
+    assert strs(res.runners_up[0]) == ["Single 3: S3", "Straight 4: H4 C5 D6 S7 H8"]
+    # at level 2 a single 2 is above every other rank: single the S2, pair the 3 with the wild
+    res = best_split("S2 H2 C3 H5 D5", "2")
+    assert strs(res.split) == ["Single 2: S2", "Pair 3: H2 C3", "Pair 5: H5 D5"]
+
+
+# ----------------------------------------------------------------------------- bombs
+
+def bomb_strs(bombs):
+    return [(str(b.move), b.shares) for b in bombs]
+
+
+def test_bombs_joker_bomb_and_sizes():
+    assert bomb_strs(list_bombs("SB SB HR HR S5", "2")) == [("Bomb JOKER: SB SB HR HR", [])]
+    # five natural nines and a wild: bombs of 6, 5 and 4 nines, all sharing cards
+    assert bomb_strs(list_bombs("S9 H9 C9 D9 S9 H7", "7")) == [
+        ("Bomb 9: H7 S9 S9 H9 C9 D9", [1, 2]),
+        ("Bomb 9: S9 S9 H9 C9 D9", [0, 2]),
+        ("Bomb 9: S9 S9 H9 C9", [0, 1]),
+    ]
+
+
+def test_bombs_straight_flush_and_sharing():
+    bombs = list_bombs("S3 S4 S5 S6 S7 H3 C3 D3 SB SB HR HR", "2")
+    assert bomb_strs(bombs) == [
+        ("Bomb JOKER: SB SB HR HR", []),
+        ("StraightFlush 3: S3 S4 S5 S6 S7", [2]),
+        ("Bomb 3: S3 H3 C3 D3", [1]),
+    ]
+    # two wilds: each of two bombs may use one, but not both use the same two
+    bombs = list_bombs("S9 C9 D9 S8 C8 D8 H7 H7", "7")
+    assert bomb_strs(bombs) == [
+        ("Bomb 9: H7 H7 S9 C9 D9", [1, 2, 3]),
+        ("Bomb 8: H7 H7 S8 C8 D8", [0, 2, 3]),
+        ("Bomb 9: H7 S9 C9 D9", [0, 1]),
+        ("Bomb 8: H7 S8 C8 D8", [0, 1]),
+    ]
+    assert list_bombs("S3 H4 C5", "2") == []
+
+
+def test_bombs_are_sorted_biggest_first():
+    items = json.loads(HANDS_WILD.read_text())["items"][:20]
+    for item in items:
+        bombs = list_bombs(item["hand"], item["level"])
+        keys = [b.move.key for b in bombs]
+        assert keys == sorted(keys, reverse=True)
+        assert all(b.move.is_bomb for b in bombs)
+        for i, b in enumerate(bombs):
+            assert i not in b.shares
+            for j in b.shares:
+                assert i in bombs[j].shares
+
+
+# ----------------------------------------------------------------------------- control
+
+def test_joker_bomb_is_control():
+    hand = Hand("SB SB HR HR")
+    res = best_split(hand, "2")
+    [info] = control(res, hand, "2")
+    assert not info.beatable and info.by is None
+
+
+def test_big_joker_single_only_beaten_by_a_bomb():
+    # the other big joker is unseen, but equal does not beat equal: only a bomb beats HR
+    hand = Hand("HR")
+    [info] = control([Move.parse("Single R: HR", "2")], hand, "2")
+    assert info.beatable and info.by.is_bomb and info.only_bombs
+    assert info.by.type == "Bomb" and len(info.by.kinds) == 4      # the smallest bomb
+
+
+def test_control_with_played_cards():
+    # everything but C5 D6 has been seen: the S3 single is beaten by the 5, the HR is control
+    hand = Hand("S3 HR")
+    pool = {"C5", "D6"}
+    deck = [format_card(k) for k in range(54) for _ in range(2)]
+    played = list(deck)
+    for card in hand.cards() + sorted(pool):
+        played.remove(card)
+    assert unseen_pool(hand, played).sum() == 2
+    infos = control(best_split(hand, "2"), hand, "2", played=played)
+    by_play = {str(i.play): i for i in infos}
+    assert not by_play["Single R: HR"].beatable
+    assert str(by_play["Single 3: S3"].by) == "Single 5: C5"
+
+
+def test_control_smallest_beater():
+    hand = Hand("SA HA")
+    [info] = control(best_split(hand, "2"), hand, "2")
+    # at level 2 the pair of 2s is above the pair of aces, and it is the smallest pair that
+    # beats them
+    assert info.by.type == "Pair" and info.by.rank == "2" and not info.only_bombs
+    hand = Hand("S9 H9 C9 D9")
+    [info] = control(best_split(hand, "2"), hand, "2")
+    assert str(info.by).startswith("Bomb T:") and len(info.by.kinds) == 4
+
+
+def test_played_cards_conflicting_with_hand():
+    with pytest.raises(ValueError):
+        unseen_pool(Hand("S9 S9"), "S9")
+
+
+# ----------------------------------------------------------------------------- analyze / JSON
+
+def test_analyze_dict():
+    out = analyze("S9 C9 D9 H7 H7 SB SB HR HR", "7", played="S2 S2")
+    assert set(out) >= {"split", "plays", "bombs", "runner_up", "control"}
+    assert out["plays"] == 2 == len(out["split"])
+    assert out["split"] == [["Bomb", "9", ["H7", "H7", "S9", "C9", "D9"]],
+                            ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]]]
+    assert out["bombs"][0] == ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]]
+    assert out["unseen"] == 108 - 9 - 2
+    ctrl = {c["play"][1]: c for c in out["control"]}
+    assert ctrl["JOKER"]["beatable"] is False and ctrl["JOKER"]["by"] is None
+    assert ctrl["9"]["beatable"] is True and ctrl["9"]["by"][0] == "Bomb"
+    json.dumps(out)
+
+
+# ----------------------------------------------------------------------------- CLI
+
+def test_cli_json():
+    proc = run_cli("S9 C9 D9 H7 H7 SB SB HR HR", "--level", "7", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["plays"] == 2
+    assert out["split"][1] == ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]]
+    assert out["control"][1] == {"play": ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]],
+                                 "beatable": False, "by": None, "only_bombs": False}
+
+
+def test_cli_text_is_plain_when_piped():
+    hand = json.loads(HANDS_WILD.read_text())["items"][0]
+    proc = run_cli(" ".join(hand["hand"]), "--level", hand["level"], "--played", "SB SB")
+    assert proc.returncode == 0, proc.stderr
+    assert ANSI not in proc.stdout
+    for heading in ("Best split", "Runner-up", "Bombs", "Control"):
+        assert heading in proc.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["S9 X9", "--level", "7"],                       # bad card
+    ["S9", "--level", "1"],                          # bad level
+    ["S9", "--level", "7", "--rules", "nope"],       # bad rules
+    ["S9", "--level", "7", "--played", "S9 S9"],     # three S9
+    ["", "--level", "7"],                            # empty hand
+    [" ".join(["S2 S2 H3 H3 C4 C4 D5 D5"] * 4), "--level", "7"],   # 32 cards
+    ["S9", "--level", "7", "--runners-up", "-1"],
+])
+def test_cli_bad_input(args):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("guandan analyze: error:"), proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def _run_in_pty(env_extra):
+    pty = pytest.importorskip("pty")
+    master, slave = pty.openpty()
+    try:
+        env = dict(os.environ)
+        env.pop("NO_COLOR", None)
+        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+        env.update(env_extra)
+        proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "analyze",
+                                 "S9 C9 D9 H7 H7 SB SB HR", "--level", "7"],
+                                cwd=ROOT, env=env, stdout=slave, stderr=subprocess.PIPE)
+        os.close(slave)
+        slave = None
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:       # EIO once the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        return b"".join(chunks).decode()
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+
+
+def test_cli_colours_only_on_a_terminal_without_no_color():
+    if sys.platform.startswith("win"):
+        pytest.skip("no pty")
+    coloured = _run_in_pty({})
+    assert ANSI in coloured and "Best split" in coloured
+    plain = _run_in_pty({"NO_COLOR": "1"})
+    assert ANSI not in plain and "Best split" in plain
