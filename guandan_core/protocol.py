@@ -110,6 +110,7 @@ class EngineProtocol:
             "play": self.cmd_play,
             "undo": self.cmd_undo,
             "solve": self.cmd_solve,
+            "clear_table": self.cmd_clear_table,
             "analyze": self.cmd_analyze,
             "quit": self.cmd_quit,
         }
@@ -181,6 +182,14 @@ class EngineProtocol:
         except BrokenPipeError:
             pass
         return 0
+
+    def cmd_clear_table(self, args: str, emit) -> str:
+        """Empty the solver's transposition table (it is kept across solves otherwise)."""
+        if args:
+            raise ProtocolError(f"clear_table takes no arguments, not {args!r}")
+        from solver import clear_tables
+        clear_tables()
+        return ""
 
     # ------------------------------------------------------------------ helpers
     def _need_position(self) -> Position:

@@ -6,8 +6,8 @@
 3
 """
 
-from .search import (DEFAULT_TABLE_BITS, MoveScore, Searcher, SolveResult, as_position, probe,
-                     solve)
+from .search import (DEFAULT_TABLE_BITS, MoveScore, Searcher, SolveResult, as_position,
+                     clear_tables, probe, solve)
 
-__all__ = ["solve", "probe", "SolveResult", "MoveScore", "Searcher", "as_position",
-           "DEFAULT_TABLE_BITS"]
+__all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Searcher",
+           "as_position", "DEFAULT_TABLE_BITS"]

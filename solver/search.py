@@ -21,8 +21,8 @@ from guandan_core.position import Position
 
 from ._search import Searcher
 
-__all__ = ["solve", "probe", "SolveResult", "MoveScore", "Searcher", "as_position",
-           "DEFAULT_TABLE_BITS"]
+__all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Searcher",
+           "as_position", "DEFAULT_TABLE_BITS"]
 
 VALUES = (-3, -2, -1, 1, 2, 3)
 # 2**20 entries of 32 bytes: 32 MiB
@@ -40,6 +40,13 @@ def _searcher(table_bits: int) -> Searcher:
     if s is None:
         s = cache[table_bits] = Searcher(table_bits)
     return s
+
+
+def clear_tables() -> None:
+    """Empty this thread's transposition tables (they are otherwise reused across solves,
+    which only saves work: a position already solved is answered from the table)."""
+    for searcher in getattr(_local, "searchers", {}).values():
+        searcher.clear_table()
 
 
 def as_position(position) -> Position:

@@ -282,6 +282,8 @@ def test_solve_streams_info_through_emit(engine):
 
 
 def test_solve_with_limits(engine):
+    # the solver keeps its table across solves: start cold so the node limit bites
+    assert engine.handle("clear_table") == "=\n\n"
     engine.handle(pos_line(BIG))
     infos, final = split_solve_reply(engine.handle("solve nodes=50 all"))
     got = json.loads(final)

@@ -141,8 +141,8 @@ def test_canonical_table_key_never_merges_different_values():
     searcher = Searcher(8)
     rng = random.Random(5)
     trees = 0
-    while trees < 60:
-        root = random_position(rng, max_cards=4, max_total=10)
+    while trees < 40:
+        root = random_position(rng, max_cards=3, max_total=9)
         if root is None or root.is_over:
             continue
         seen = {}
