@@ -16,7 +16,7 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
 * move ordering: the table's best move, plays that go out, then by size and power.
 """
 
-from libc.stdint cimport uint8_t, int8_t, int16_t, uint32_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, uint32_t, uint64_t, int64_t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -237,11 +237,13 @@ cdef class Searcher:
     cdef public bint use_ordering
     cdef public bint use_runout
     cdef public bint use_compress
+    cdef public bint use_history
+    cdef int32_t history[4][11][64]   # per seat, type and key: how often it cut off
     cdef readonly int tt_bits
 
     def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=True,
-                  bint use_compress=True):
+                  bint use_compress=True, bint use_history=True):
         if tt_bits < 4 or tt_bits > 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.tt_bits = tt_bits
@@ -256,6 +258,8 @@ cdef class Searcher:
         self.use_ordering = use_ordering
         self.use_runout = use_runout
         self.use_compress = use_compress
+        self.use_history = use_history
+        memset(self.history, 0, sizeof(self.history))
         self.node_limit = -1
         self.deadline = -1
 
@@ -294,6 +298,7 @@ cdef class Searcher:
             self.st.order[k] = finished[k] if k < len(finished) else -1
         self.st.to_move = to_move
         self.st.owner = owner
+        memset(self.history, 0, sizeof(self.history))
         if table_record is not None:
             rec = table_record
             memcpy(&self.st.table, &rec[0], sizeof(gd_move_t))
@@ -539,13 +544,15 @@ cdef class Searcher:
             if best_sig != 0 and (_sig_hash(_signature(&moves[i], self.level)) | 1) == best_sig:
                 sc = 1000000
             elif moves[i].type == GD_PASS:
-                sc = 500 if partner_owns else -5000
+                sc = 500 if partner_owns else -1000
             elif moves[i].ncards == left:
                 sc = 100000
             else:
                 sc = moves[i].ncards * 100 - moves[i].key
                 if moves[i].type >= GD_STRAIGHT_FLUSH:
                     sc -= 3000
+                if self.use_history:
+                    sc += 4000 * min(self.history[seat][moves[i].type][moves[i].key & 63], 20)
             scores[i] = sc
         for i in range(1, n):
             sc = scores[i]
@@ -750,6 +757,8 @@ cdef class Searcher:
                     if v < beta:
                         beta = v
             if alpha >= beta:
+                if self.use_history:
+                    self.history[self.st.to_move][moves[i].type][moves[i].key & 63] += 1
                 break
         self.arena_top = base
         if self.use_tt and e != NULL:

@@ -167,7 +167,7 @@ def test_search_switches_do_not_change_values():
     only changes the work, never the value."""
     from solver._search import Searcher
     switches = ["use_tt", "use_merge", "use_bounds", "use_ordering", "use_runout",
-                "use_compress"]
+                "use_compress", "use_history"]
     for pos, ref in _positions(6000, 15, max_total=11):
         for name in switches:
             searcher = Searcher(12, **{name: False})
