@@ -38,6 +38,7 @@ ctypedef struct state_t:
     uint8_t ncards[4]
     uint8_t sfpot[4]        # 1 while the hand can still form a straight flush
     uint8_t seqpot[4]       # 1 while the hand can still form a straight, tube or plate
+    uint8_t rc[4][16]       # per seat: natural cards per rank 0..12, then SB, HR, wilds
     int8_t order[4]
     int nfinished
     int to_move
@@ -163,16 +164,21 @@ cdef bint _seq_potential(const uint8_t* hand, int level, const gd_rules_t* rules
     return False
 
 
+cdef inline int _rc_slot(int card, int wild_kind) noexcept nogil:
+    # where a card is counted in state_t.rc
+    if card == wild_kind:
+        return 15
+    if card >= 52:
+        return card - 39
+    return card >> 2
+
+
+cdef extern from *:
+    int __builtin_popcount(unsigned int) nogil
+
+
 cdef inline int _order_of(int rank, int level) noexcept nogil:
     return 13 if rank == level else rank
-
-
-cdef inline int _popcount(uint32_t x) noexcept nogil:
-    cdef int n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
 
 
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
@@ -291,6 +297,8 @@ cdef class Searcher:
                 self.st.hands[seat][k] = hands[seat, k]
                 n += hands[seat, k]
             self.st.ncards[seat] = n
+            for k in range(54):
+                self.st.rc[seat][_rc_slot(k, level * 4 + 1)] += hands[seat, k]
             self.st.sfpot[seat] = _sf_potential(self.st.hands[seat], level, &self.rules)
             self.st.seqpot[seat] = _seq_potential(self.st.hands[seat], level, &self.rules)
         self.st.nfinished = len(finished)
@@ -329,6 +337,7 @@ cdef class Searcher:
             return
         for i in range(m.ncards):
             s.hands[seat][m.cards[i]] -= 1
+            s.rc[seat][_rc_slot(m.cards[i], self.level * 4 + 1)] -= 1
         s.ncards[seat] -= m.ncards
         if s.sfpot[seat]:
             s.sfpot[seat] = _sf_potential(s.hands[seat], self.level, &self.rules)
@@ -350,26 +359,29 @@ cdef class Searcher:
         # form any sequence, the ranks themselves beyond their relative card order
         cdef state_t* s = &self.st
         cdef uint64_t h1 = 0x243f6a8885a308d3ULL, h2 = 0x13198a2e03707344ULL, w
-        cdef int seat, r, k, wk = self.level * 4 + 1, o, tkey, tclass
-        cdef uint64_t words[4][7]
-        cdef uint8_t* b
+        cdef int seat, r, k, o, tkey, tclass, level = self.level
+        cdef const uint64_t* raw
+        cdef uint64_t words[7]
         cdef bint compress = self.use_compress and not (
             s.seqpot[0] or s.seqpot[1] or s.seqpot[2] or s.seqpot[3])
         cdef uint32_t present = 1 << 13     # card orders in play; the level rank always
-        cdef int cidx[16]
+        cdef int cidx[14]
+        cdef int slot[13]                   # where rank r's count goes in a packed hand
         cdef int table_type = s.table.type if s.owner >= 0 else 0
         tkey = s.table.key if s.owner >= 0 else 0
         if compress:
             for seat in range(4):
-                for k in range(52):
-                    if k != wk and s.hands[seat][k]:
-                        present |= (<uint32_t> 1) << _order_of(k >> 2, self.level)
+                for r in range(13):
+                    if s.rc[seat][r]:
+                        present |= (<uint32_t> 1) << _order_of(r, level)
             if 1 <= table_type <= 4 and tkey <= 13:
                 present |= (<uint32_t> 1) << tkey
             elif table_type == 9:
                 present |= (<uint32_t> 1) << (tkey & 31)
-            for o in range(16):
-                cidx[o] = _popcount(present & ((<uint32_t> 1 << o) - 1)) if o <= 13 else o + 64
+            for o in range(14):
+                cidx[o] = __builtin_popcount(present & ((<uint32_t> 1 << o) - 1))
+            for r in range(13):
+                slot[r] = cidx[_order_of(r, level)]
             # the table's key in compressed terms; sequences cannot be answered by anyone,
             # so only a straight flush's bomb class matters
             if 1 <= table_type <= 4:
@@ -381,32 +393,31 @@ cdef class Searcher:
             elif table_type == 9:
                 tclass = tkey >> 5
                 tkey = tclass * 32 + cidx[tkey & 31]
+        else:
+            for r in range(13):
+                slot[r] = r
         for seat in range(4):
-            memset(words[seat], 0, sizeof(words[seat]))
-            b = <uint8_t*> words[seat]
             if s.sfpot[seat]:
-                for k in range(54):
-                    b[k] = s.hands[seat][k]
-                b[55] = 1
-            elif compress:
-                for k in range(52):
-                    if k != wk:
-                        b[cidx[_order_of(k >> 2, self.level)]] += s.hands[seat][k]
-                b[14] = s.hands[seat][52]
-                b[15] = s.hands[seat][53]
-                b[16] = s.hands[seat][wk]
-                b[55] = 2
+                # suits may still matter: the whole count array (54 bytes in 7 words)
+                memset(words, 0, sizeof(words))
+                memcpy(words, s.hands[seat], 54)
+                (<uint8_t*> words)[55] = 1
+                for r in range(7):
+                    w = words[r] + <uint64_t> (seat * 8 + r + 1)
+                    h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
+                    h1 ^= h1 >> 29
+                    h2 = (h2 + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
+                    h2 ^= h2 >> 32
             else:
-                # rank counts only: suits can no longer matter for this hand
-                for k in range(52):
-                    if k != wk:
-                        b[k >> 2] += s.hands[seat][k]
-                b[13] = s.hands[seat][52]
-                b[14] = s.hands[seat][53]
-                b[15] = s.hands[seat][wk]
-            for r in range(7):
-                # two independent multiplicative hashes; mixed thoroughly at the end
-                w = words[seat][r] + <uint64_t> (seat * 7 + r + 1)
+                # one word: 4 bits per rank slot (at most 8 naturals), jokers, wilds
+                w = 0
+                for r in range(13):
+                    w += (<uint64_t> s.rc[seat][r]) << (4 * slot[r])
+                w |= (<uint64_t> s.rc[seat][13]) << 56
+                w |= (<uint64_t> s.rc[seat][14]) << 58
+                w |= (<uint64_t> s.rc[seat][15]) << 60
+                w |= (<uint64_t> (2 + compress)) << 62
+                w += <uint64_t> (seat * 8 + 7)
                 h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
                 h1 ^= h1 >> 29
                 h2 = (h2 + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
@@ -634,6 +645,7 @@ cdef class Searcher:
         cdef state_t* s = &self.st
         cdef int seat = s.to_move
         memset(s.hands[seat], 0, 54)
+        memset(s.rc[seat], 0, 16)
         s.ncards[seat] = 0
         s.sfpot[seat] = 0
         s.seqpot[seat] = 0
