@@ -5,12 +5,12 @@ import os
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-# GUANDAN_DEBUG=1 builds without optimisation and with bounds checks, for debugging.
+# GUANDAN_DEBUG=1 builds without optimisation and with Cython's bounds checks, for
+# debugging (the .pyx headers leave these directives to the build on purpose).
 debug = os.environ.get("GUANDAN_DEBUG") == "1"
 compile_args = ["-O0", "-g"] if debug else ["-O3"]
-directives = {"language_level": 3}
-if debug:
-    directives.update(boundscheck=True, wraparound=True, initializedcheck=True)
+directives = {"language_level": 3, "boundscheck": debug, "wraparound": debug,
+              "initializedcheck": debug}
 
 extensions = [
     Extension(

@@ -1,4 +1,6 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, cdivision=True
+# boundscheck, wraparound and initializedcheck are set by the build (setup.py, CMakeLists.txt):
+# off for release builds, on for debug builds.
 """Compiled move kernels: enumerate every legal combination of a hand, wild-card aware.
 
 The kernels (``gd_*``) are ``noexcept nogil`` C functions over C arrays, declared in

@@ -1,4 +1,6 @@
-# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+# cython: language_level=3, cdivision=True
+# boundscheck, wraparound and initializedcheck are set by the build (setup.py, CMakeLists.txt):
+# off for release builds, on for debug builds.
 """Compiled alpha-beta search over Guandan endgames (perfect information).
 
 The value of a position is the hand's outcome of RULES.md section 6 for the team of seats
