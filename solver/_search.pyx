@@ -246,12 +246,13 @@ cdef class Searcher:
     cdef public bint use_runout
     cdef public bint use_compress
     cdef public bint use_history
+    cdef public bint use_etc
     cdef int32_t history[4][11][64]   # per seat, type and key: how often it cut off
     cdef readonly int tt_bits
 
     def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
-                  bint use_bounds=True, bint use_ordering=True, bint use_runout=True,
-                  bint use_compress=True, bint use_history=True):
+                  bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
+                  bint use_compress=True, bint use_history=True, bint use_etc=False):
         if tt_bits < 4 or tt_bits > 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.tt_bits = tt_bits
@@ -267,6 +268,7 @@ cdef class Searcher:
         self.use_runout = use_runout
         self.use_compress = use_compress
         self.use_history = use_history
+        self.use_etc = use_etc
         memset(self.history, 0, sizeof(self.history))
         self.node_limit = -1
         self.deadline = -1
@@ -441,6 +443,35 @@ cdef class Searcher:
         h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
         k1[0] = h1
         k2[0] = h2 | 1   # a zero key2 marks an empty slot
+
+    cdef int _merge_suits(self, gd_move_t* moves, int n) noexcept nogil:
+        # keep the first of the moves equal but for suits (valid when the mover's hand can
+        # no longer form a straight flush: its suits cannot matter any more); cheap, no play
+        cdef sig_t seen[512]
+        cdef uint8_t used[512]
+        cdef int i, kept = 0, slot
+        cdef sig_t sig
+        cdef bint dup
+        if n > 256:
+            return n
+        memset(used, 0, sizeof(used))
+        for i in range(n):
+            sig = _signature(&moves[i], self.level)
+            slot = <int> (_sig_hash(sig) & 511)
+            dup = False
+            while used[slot]:
+                if seen[slot].ranks == sig.ranks and seen[slot].shape == sig.shape:
+                    dup = True
+                    break
+                slot = (slot + 1) & 511
+            if dup:
+                continue
+            used[slot] = 1
+            seen[slot] = sig
+            if kept != i:
+                moves[kept] = moves[i]
+            kept += 1
+        return kept
 
     cdef int _dedupe(self, gd_move_t* moves, int n, int alpha, int beta, int* cutoff) noexcept nogil:
         # keep the first of the moves that lead to the same canonical position: they have
@@ -720,7 +751,12 @@ cdef class Searcher:
                 best_sig = e.best_sig
         a0 = alpha   # the window actually searched, for the kind of bound we learn
         b0 = beta
-        if self.use_merge and self.use_tt:
+        if self.use_merge and not self.st.sfpot[self.st.to_move]:
+            n = self._merge_suits(moves, n)
+        if self.use_etc and self.use_tt and self.st.owner < 0:
+            # on lead only, where it pays: every child's canonical key, to search equivalent
+            # moves once and to cut off on a child's table entry (measured: following moves
+            # are few, and the keys cost more than they save there)
             n = self._dedupe(moves, n, alpha, beta, &v)
             if v != NO_VALUE:
                 return v

@@ -172,3 +172,6 @@ def test_search_switches_do_not_change_values():
         for name in switches:
             searcher = Searcher(12, **{name: False})
             assert solve(pos, searcher=searcher, pv=False).value == ref, (name, pos.to_json())
+        for name in ("use_etc", "use_runout"):   # off by default, on here
+            searcher = Searcher(12, **{name: True})
+            assert solve(pos, searcher=searcher, pv=False).value == ref, (name, pos.to_json())
