@@ -330,39 +330,45 @@ class EngineProtocol:
             raise ProtocolError(f"the solver is not available: {exc}") from None
 
         start = time.perf_counter()
-        # stage 1: value, best move and principal line
-        first = solve(pos, all_moves=False, time_limit=time_limit, node_limit=node_limit)
-        elapsed = time.perf_counter() - start
-        info(_info(("value", first.value), ("exact", first.exact), ("lower", first.lower),
-                   ("upper", first.upper), ("nodes", first.nodes),
-                   ("time", round(elapsed, 6))))
-        info(_info(("best", first.best.to_platform() if first.best is not None else None),
-                   ("pv", [[seat, m.to_platform()] for seat, m in first.pv]),
-                   ("nodes", first.nodes), ("time", round(elapsed, 6))))
-        if not all_moves:
-            return json.dumps(first.to_json())
+        state = {"value_sent": False}
 
-        # stage 2: every move scored, with what is left of the budgets (the solver's
-        # transposition table still holds the first stage's work)
-        rest_time = None if time_limit is None else max(time_limit - elapsed, 1e-6)
-        rest_nodes = None if node_limit is None else max(node_limit - first.nodes, 0)
-        second = solve(pos, all_moves=True, time_limit=rest_time, node_limit=rest_nodes)
-        elapsed = time.perf_counter() - start
-        count = len(second.moves)
-        for i, score in enumerate(second.moves, 1):
-            pairs = [("move", score.move.to_platform()), ("value", score.value),
-                     ("index", i), ("count", count)]
-            if score.equivalent:
-                pairs.append(("equivalent", [m.to_platform() for m in score.equivalent]))
-            info(_info(*pairs))
-        nodes = first.nodes + second.nodes
-        info(_info(("scored", count), ("nodes", nodes), ("time", round(elapsed, 6))))
-        # the tighter of the two stages' answers, with every move's score and the
-        # whole command's work
-        base = second if (second.upper - second.lower) < (first.upper - first.lower) \
-            else first
-        result = replace(base, moves=second.moves, nodes=nodes,
-                         tt_hits=first.tt_hits + second.tt_hits, seconds=elapsed)
+        def send_value(lower, upper, nodes, elapsed):
+            exact = lower == upper
+            info(_info(("value", lower if exact else None), ("exact", exact),
+                       ("lower", lower), ("upper", upper), ("nodes", nodes),
+                       ("time", elapsed)))
+            state["value_sent"] = True
+
+        def on_info(event):
+            # streamed while the solver works (RULES sec. 6 values for the team to move)
+            stage = event["stage"]
+            elapsed = round(time.perf_counter() - start, 6)
+            if stage == "bound":
+                state["bounds"] = (event["lower"], event["upper"])
+                info(_info(("bound", None), ("lower", event["lower"]),
+                           ("upper", event["upper"]), ("nodes", event["nodes"]),
+                           ("time", elapsed)))
+            elif stage == "best":
+                lower, upper = state.get("bounds", (-3, 3))
+                send_value(lower, upper, event["nodes"], elapsed)
+                info(_info(("best", event["move"].to_platform()),
+                           ("pv", [[seat, m.to_platform()] for seat, m in event["pv"]]),
+                           ("nodes", event["nodes"]), ("time", elapsed)))
+            elif stage == "move":
+                pairs = [("move", event["move"].to_platform()), ("value", event["value"]),
+                         ("index", event["index"]), ("count", event["count"])]
+                if event["equivalent"]:
+                    pairs.append(("equivalent", [m.to_platform() for m in event["equivalent"]]))
+                info(_info(*pairs))
+
+        result = solve(pos, all_moves=all_moves, time_limit=time_limit,
+                       node_limit=node_limit, on_info=on_info)
+        if not state["value_sent"]:
+            send_value(result.lower, result.upper, result.nodes,
+                       round(time.perf_counter() - start, 6))
+        if all_moves:
+            info(_info(("scored", len(result.moves)), ("nodes", result.nodes),
+                       ("time", round(time.perf_counter() - start, 6))))
         return json.dumps(result.to_json())
 
     def cmd_analyze(self, args, info):

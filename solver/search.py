@@ -135,8 +135,9 @@ class _Driver:
             return None
         return r >= t
 
-    def exact(self, lo: int = -3, hi: int = 3):
-        """(lo, hi) narrowed to the value by binary search; stops early at a limit."""
+    def exact(self, lo: int = -3, hi: int = 3, on_probe=None):
+        """(lo, hi) narrowed to the value by binary search; stops early at a limit.
+        ``on_probe(lo, hi)`` is called after each probe (progress reports)."""
         while lo < hi:
             candidates = [v for v in VALUES if lo < v <= hi]
             t = candidates[(len(candidates) - 1) // 2] if len(candidates) > 1 else candidates[0]
@@ -147,6 +148,8 @@ class _Driver:
                 lo = max(lo, min(r, hi))
             else:
                 hi = min(hi, max(r, lo))
+            if on_probe is not None:
+                on_probe(lo, hi)
         return lo, hi
 
     def child_reaches(self, record, value: int, maximizing: bool):
@@ -197,13 +200,18 @@ def _best_index(driver: _Driver, records, groups, value: int, maximizing: bool):
 
 def solve(position, all_moves: bool = False, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
-          searcher: Searcher | None = None, pv: bool = True) -> SolveResult:
+          searcher: Searcher | None = None, pv: bool = True, on_info=None) -> SolveResult:
     """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
 
     ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
     exact value of every legal move, the pass included, with suit-equivalent moves grouped.
     ``time_limit`` (seconds) / ``node_limit``: when one runs out, ``value`` is None and
     ``lower``/``upper`` are the bounds proven so far, ``best`` the best move found.
+    ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
+    "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
+    move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
+    ``{"stage": "move", "move", "value", "equivalent", "index", "count", ...}`` per move
+    scored with ``all_moves``.
 
     >>> r = solve({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
     ...            "finished": [2], "to_move": 0, "table": None})
@@ -222,7 +230,15 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     seat = pos.to_move
     maximizing = seat % 2 == 0
     sign = 1 if maximizing else -1
-    lo, hi = driver.exact()
+    def report(**fields):
+        if on_info is not None:
+            on_info(dict(fields, nodes=int(s.nodes), seconds=time.perf_counter() - start))
+
+    def report_bounds(lo, hi):
+        lower, upper = (lo, hi) if sign > 0 else (-hi, -lo)
+        report(stage="bound", lower=lower, upper=upper)
+
+    lo, hi = driver.exact(on_probe=report_bounds if on_info is not None else None)
     exact = lo == hi
     records, groups = _root(s)
     moves_by_group: dict[int, list] = {}
@@ -243,14 +259,19 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         # move that reaches the proven bound on our side
         best = move_objs[0]
 
+    if best is not None:
+        report(stage="best", move=best, pv=line)
     scores = []
     if all_moves:
+        count = sum(1 for i in range(len(records)) if groups[i] == i)
         for i in range(len(records)):
             if groups[i] != i:
                 continue
             clo, chi = driver.child_value(_record_bytes(records, i))
             value = clo * sign if clo == chi else None
             scores.append(MoveScore(move_objs[i], value, moves_by_group[i][1:]))
+            report(stage="move", move=move_objs[i], value=value,
+                   equivalent=moves_by_group[i][1:], index=len(scores), count=count)
 
     if sign > 0:
         lower, upper = lo, hi

@@ -62,13 +62,30 @@ def parse_info(line: str) -> dict:
     return {parts[i]: json.loads(parts[i + 1]) for i in range(1, len(parts), 2)}
 
 
+def stages(infos: list) -> list:
+    """The info lines after the ``bound`` lines streamed during the search, which are
+    checked here: they come first, each narrows the last, and the last one is the
+    value line's bounds."""
+    bounds = [i for i in infos if "bound" in i]
+    rest = [i for i in infos if "bound" not in i]
+    assert infos[:len(bounds)] == bounds, "bound lines come before the others"
+    lo, hi = -3, 3
+    for b in bounds:
+        assert lo <= b["lower"] <= b["upper"] <= hi, bounds
+        lo, hi = b["lower"], b["upper"]
+    if bounds and rest and "value" in rest[0]:
+        assert (rest[0]["lower"], rest[0]["upper"]) == (lo, hi)
+    return rest
+
+
 def split_solve_reply(reply: str, ident: str = ""):
+    """(info lines after the bound lines, final JSON text) of a solve reply."""
     lines = reply[:-2].split("\n")
     infos = [parse_info(x) for x in lines[:-1]]
     final = lines[-1]
     head = "=" + ident + " "
     assert final.startswith(head), reply
-    return infos, final[len(head):]
+    return stages(infos), final[len(head):]
 
 
 def without_volatile(obj: dict) -> dict:
@@ -277,8 +294,9 @@ def test_solve_streams_info_through_emit(engine):
     seen = []
     reply = engine.handle("solve all", emit=seen.append)
     assert reply.startswith("= {") and reply.count("\n") == 2
-    assert [list(parse_info(x))[0] for x in seen] == ["value", "best", "move", "move", "move",
-                                                       "scored"]
+    kinds = [list(i)[0] for i in stages([parse_info(x) for x in seen])]
+    assert kinds == ["value", "best", "move", "move", "move", "scored"]
+    assert any(x.startswith("info bound ") for x in seen)
 
 
 def test_solve_with_limits(engine):
@@ -340,7 +358,8 @@ def test_serve_streams_info_before_the_reply():
     replies = text.split("\n\n")
     assert replies[-1] == ""
     lines = replies[1].split("\n")
-    assert all(x.startswith("info ") for x in lines[:-1]) and len(lines) == 7
+    infos = [x for x in lines[:-1] if not x.startswith("info bound ")]
+    assert all(x.startswith("info ") for x in lines[:-1]) and len(infos) == 6
     assert lines[-1].startswith("=5 {")
 
 
@@ -469,7 +488,7 @@ def test_subprocess_session(proc):
     assert final == json.dumps(got)
     expected = solve(FOLLOW, all_moves=True).to_json()
     assert without_volatile(got) == without_volatile(expected)
-    parsed = [parse_info(i) for i in infos]
+    parsed = stages([parse_info(i) for i in infos])
     assert list(parsed[0])[0] == "value" and parsed[0]["value"] == got["value"]
     assert list(parsed[1])[0] == "best" and parsed[1]["best"] == got["best"]
     assert [p["move"] for p in parsed if "move" in p] == [m["move"] for m in got["moves"]]
