@@ -150,12 +150,19 @@ cdef bint gd_beats(const gd_move_t* a, const gd_move_t* b) noexcept nogil:
     return a.type == b.type and a.ncards == b.ncards and a.key > b.key
 
 
-cdef inline gd_move_t* _new_move(gen_t* g, int mtype, int label, int key) noexcept nogil:
+cdef inline gd_move_t* _claim(gen_t* g) noexcept nogil:
+    # the next output record, or NULL (and the overflow flag) when the buffer is full
     if g.n >= g.cap:
         g.overflow = 1
         return NULL
-    cdef gd_move_t* m = &g.out[g.n]
     g.n += 1
+    return &g.out[g.n - 1]
+
+
+cdef inline gd_move_t* _new_move(gen_t* g, int mtype, int label, int key) noexcept nogil:
+    cdef gd_move_t* m = _claim(g)
+    if m == NULL:
+        return NULL
     memset(m, 0, sizeof(gd_move_t))   # unused bytes are zero: records compare and hash exactly
     m.type = mtype
     m.label = label
@@ -302,15 +309,9 @@ cdef void _gen_full_houses(gen_t* g) noexcept nogil:
                     pc = &g.comps[1][p][b]
                     if pc.nwild > pair_wild:
                         break
-                    if g.n >= g.cap:
-                        g.overflow = 1
+                    m = _new_move(g, GD_THREE_WITH_TWO, t, key)
+                    if m == NULL:
                         return
-                    m = &g.out[g.n]
-                    g.n += 1
-                    memset(m, 0, sizeof(gd_move_t))
-                    m.type = GD_THREE_WITH_TWO
-                    m.label = t
-                    m.key = key
                     if p < t:
                         _put_comp(m, pc)
                         _put_comp(m, tc)
@@ -392,11 +393,9 @@ cdef void _sequence_rec(gen_t* g, seq_t* s, int depth, int wilds_left, int suit_
     if depth == s.length:
         if s.sf_check and nwild == 0 and (suit_mask & (suit_mask - 1)) == 0:
             return
-        if g.n >= g.cap:
-            g.overflow = 1
+        m = _claim(g)
+        if m == NULL:
             return
-        m = &g.out[g.n]
-        g.n += 1
         m[0] = s.tmp
         for i in range(nwild):
             m.cards[m.ncards + i] = g.wild_kind

@@ -547,34 +547,6 @@ cdef class Searcher:
         count[0] = n + extra
         return base
 
-    cdef int _merge(self, gd_move_t* moves, int n) noexcept nogil:
-        # keep the first of the moves equal up to suits (valid: the hand has no SF potential)
-        cdef sig_t seen[512]
-        cdef uint8_t used[512]
-        cdef int i, kept = 0, slot
-        cdef sig_t sig
-        cdef bint dup
-        if n > 256:
-            return n
-        memset(used, 0, sizeof(used))
-        for i in range(n):
-            sig = _signature(&moves[i], self.level)
-            slot = <int> (_sig_hash(sig) & 511)
-            dup = False
-            while used[slot]:
-                if seen[slot].ranks == sig.ranks and seen[slot].shape == sig.shape:
-                    dup = True
-                    break
-                slot = (slot + 1) & 511
-            if dup:
-                continue
-            used[slot] = 1
-            seen[slot] = sig
-            if kept != i:
-                moves[kept] = moves[i]
-            kept += 1
-        return kept
-
     cdef void _order(self, gd_move_t* moves, int n, uint64_t best_sig) noexcept nogil:
         # sort by a heuristic score, highest first (insertion sort: lists are short)
         cdef int scores[1024]
