@@ -661,6 +661,12 @@ cdef class Searcher:
 
     # ------------------------------------------------------------ search
 
+    cdef inline int _child_value(self, int alpha, int beta, int ply) noexcept nogil:
+        # value of the state just reached by a move: the outcome if the hand is over
+        if _over(&self.st):
+            return _outcome(&self.st)
+        return self._search(alpha, beta, ply + 1)
+
     cdef int _search(self, int alpha, int beta, int ply) noexcept nogil:
         cdef state_t saved
         cdef int lo, hi, base, n = 0, i, v, best, a0, b0, lower, upper
@@ -697,10 +703,7 @@ cdef class Searcher:
             self.arena_top = base + 1
             saved = self.st
             self._play(&moves[0])
-            if _over(&self.st):
-                v = _outcome(&self.st)
-            else:
-                v = self._search(alpha, beta, ply + 1)
+            v = self._child_value(alpha, beta, ply)
             self.st = saved
             self.arena_top = base
             return v
@@ -741,10 +744,7 @@ cdef class Searcher:
         if self.use_runout and self.st.owner < 0 and self._can_run_out(moves, n):
             # a proven line: its value bounds this node from our side
             self._run_out()
-            if _over(&self.st):
-                v = _outcome(&self.st)
-            else:
-                v = self._search(alpha, beta, ply + 1)
+            v = self._child_value(alpha, beta, ply)
             self.st = saved
             if v == ABORTED:
                 self.arena_top = base
@@ -758,10 +758,7 @@ cdef class Searcher:
             if alpha >= beta:
                 break
             self._play(&moves[i])
-            if _over(&self.st):
-                v = _outcome(&self.st)
-            else:
-                v = self._search(alpha, beta, ply + 1)
+            v = self._child_value(alpha, beta, ply)
             self.st = saved
             if v == ABORTED:
                 self.arena_top = base
