@@ -1,8 +1,11 @@
 """``guandan play`` and ``guandan replay``: self-play matches and checking game logs.
 
 ``guandan play --players greedy,random,greedy,random --hands N --seed S
-[--rules standard|platform] [--json] [--summary]`` plays N hands of a match (a won match
-is followed by a new one). By default it prints a readable log; ``--json`` prints one JSON
+[--rules standard|platform] [--first-leader random|CARD] [--json] [--summary]`` plays N
+hands of a match (a won match is followed by a new one). ``--first-leader CARD`` (a card
+such as ``H2``) makes the seat holding that card lead the first hand of every match (the
+first in seat order 0..3 when two seats hold it; RULES.md sec. 8, 9); the default is a
+random seat. By default it prints a readable log; ``--json`` prints one JSON
 object per line per event::
 
     {"event": "deal", "hand": 1, "level": "2", "hands": [[27 cards] x 4]}   (before tribute)
@@ -81,6 +84,9 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
                    help="seed for dealing and the random players (default: unseeded)")
     p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
                    help="match rules preset (default standard)")
+    p.add_argument("--first-leader", default="random", metavar="random|CARD",
+                   help="who leads the first hand of a match: random (default) or the "
+                        "holder of a card such as H2 (RULES.md sec. 8, 9)")
     p.add_argument("--json", action="store_true", help="one JSON object per event per line")
     p.add_argument("--summary", action="store_true",
                    help="readable log with one line per hand instead of every play")
@@ -174,6 +180,9 @@ def cmd_play(args) -> int:
             raise ValueError(f"--hands must be 0 or more, not {args.hands}")
         players = _build_players(args.players, args.seed)
         rules = MatchRules.by_name(args.rules)
+        first_leader = getattr(args, "first_leader", "random")
+        if first_leader != "random":
+            rules = rules.replace(first_leader=first_leader)
     except ValueError as exc:
         print(f"guandan play: error: {exc}", file=sys.stderr)
         return 2

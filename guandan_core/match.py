@@ -12,16 +12,24 @@ deterministic, so a seed fixes a whole match):
 * Tribute card: the payer's highest card in the card order of the new hand's level
   (sec. 2), never a wild card; among cards of that rank the first in the platform's suit
   order ``S H C D``.
-* Returned card: the receiver's lowest card (card order, then suit order) of rank 10 or
-  lower that is not a level card; with none, its lowest card.
-* First hand of a match: a seat drawn from the seeded generator leads.
+* Returned card: a player object with a method ``choose_return(observation,
+  allowed_cards)`` picks it (``allowed_cards``: the platform strings of the distinct cards
+  it may return, lowest first; the observation is the receiver's, holding the tribute,
+  with no legal moves); an answer that is not one of them raises
+  :class:`IllegalMoveError`. A player without that method (a plain function,
+  :class:`~guandan_core.players.GreedyPlayer`) returns its lowest allowed card: the lowest
+  (card order, then suit order) of rank 10 or lower that is not a level card; with none,
+  its lowest card.
+* First hand of a match (sec. 8, 9 option ``first_leader``): with ``"random"`` a seat
+  drawn from the seeded generator leads; with a card, the seat holding that card leads,
+  and when two seats hold its two copies, the first of them in seat order 0..3.
 * Winning the game and failing at A (sec. 8, 9): a team "plays at its own level" when
   the hand is played at A and the team's level is A. Such a team wins the game when it
   wins the hand with the partner finishing as the ``win_at_a`` option allows; any other
   result (a loss, or a win with the partner too far back) is a failed hand at A. With
   ``fail_at_a = n`` (n > 0) the team drops back to 2 after n failed hands at A.
 * After a team wins the game the next hand starts a new match: both teams back to 2,
-  no tribute, a random first leader.
+  no tribute, and a first leader chosen as for the first hand (``first_leader``).
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from .cards import BIG_JOKER, format_card, format_cards, format_rank
+from .cards import BIG_JOKER, CardError, format_card, format_cards, format_rank, parse_card
 from .hand import Hand
 from .moves import Move, MoveError
 from .position import IllegalMoveError, MoveList, Position, finishing_outcome
@@ -41,6 +49,7 @@ from .rules import Rules, RulesError
 __all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
            "IllegalMoveError", "card_order", "tribute_card", "return_card",
            "plan_tribute", "apply_tribute", "is_valid_tribute", "is_valid_return",
+           "allowed_returns",
            "settle_hand", "deal", "ACE"]
 
 ACE = 12
@@ -56,7 +65,10 @@ class MatchRules:
     * ``fail_at_a``: 0 (no penalty), or drop to 2 after that many failed hands at A;
     * ``tribute``: tribute is paid from the second hand of a match on;
     * ``tribute_first_last``: after a 1st-and-4th finish the winner's partner pays;
-    * ``lead_after_tribute``: ``"payer"`` or ``"first"`` (first player of the last hand).
+    * ``lead_after_tribute``: ``"payer"`` or ``"first"`` (first player of the last hand);
+    * ``first_leader``: who leads the first hand of a match: ``"random"`` (standard) or an
+      agreed card (any card notation, stored in platform notation such as ``"H2"``): its
+      holder leads, the first in seat order 0..3 when two seats hold its two copies.
     """
 
     core: Rules = field(default_factory=Rules.standard)
@@ -65,6 +77,7 @@ class MatchRules:
     tribute: bool = True
     tribute_first_last: bool = True
     lead_after_tribute: str = "payer"
+    first_leader: str = "random"
 
     def __post_init__(self):
         if not isinstance(self.core, Rules):
@@ -77,6 +90,18 @@ class MatchRules:
         if self.lead_after_tribute not in LEAD_AFTER_TRIBUTE:
             raise RulesError(f"lead_after_tribute must be payer or first, "
                              f"not {self.lead_after_tribute!r}")
+        if self.first_leader != "random":
+            try:
+                kind = parse_card(self.first_leader)
+            except CardError:
+                raise RulesError(f"first_leader must be random or a card such as H2, "
+                                 f"not {self.first_leader!r}") from None
+            object.__setattr__(self, "first_leader", format_card(kind))
+
+    @property
+    def first_leader_card(self) -> Optional[int]:
+        """The card kind whose holder leads a first hand, or None for a random seat."""
+        return None if self.first_leader == "random" else parse_card(self.first_leader)
 
     @classmethod
     def standard(cls) -> "MatchRules":
@@ -150,6 +175,13 @@ def return_card(counts, level: int) -> int:
     return best
 
 
+def allowed_returns(counts, level: int) -> list:
+    """The distinct card kinds a receiver holding ``counts`` may return (sec. 8), lowest
+    first (card order, then suit order); the first is :func:`return_card`."""
+    kinds = [k for k in range(54) if counts[k] and is_valid_return(counts, k, level)]
+    return sorted(kinds, key=lambda k: (card_order(k, level), k))
+
+
 def is_valid_return(counts, kind: int, level: int) -> bool:
     """Whether ``kind`` may be returned by a receiver holding ``counts`` (sec. 8)."""
     if not counts[kind]:
@@ -188,9 +220,15 @@ class TributePlan:
     leader: int = 0
 
 
-def plan_tribute(prev_order, hands, level: int, rules: MatchRules) -> TributePlan:
+def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
+                 choose_return=None) -> TributePlan:
     """Tribute, returns and the leader of a hand after a hand with finishing order
     ``prev_order``; ``hands`` are the four count arrays as dealt (sec. 8).
+
+    ``choose_return(receiver, payer, hands, allowed)``, if given, picks each returned card
+    kind (``hands``: copies of the four hands at that moment, the receiver holding the
+    tribute; ``allowed``: the kinds of :func:`allowed_returns` for the receiver); by
+    default the lowest allowed card (:func:`return_card`).
 
     Applies nothing; :func:`apply_tribute` moves the cards.
     """
@@ -229,7 +267,11 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules) -> TributePla
         after[payer][card] -= 1
         after[receiver][card] += 1
     for payer, receiver, _ in plan.payments:
-        card = return_card(after[receiver], level)
+        if choose_return is None:
+            card = return_card(after[receiver], level)
+        else:
+            card = choose_return(receiver, payer, [c.copy() for c in after],
+                                 allowed_returns(after[receiver], level))
         after[receiver][card] -= 1
         after[payer][card] += 1
         plan.returns.append((receiver, payer, card))
@@ -412,9 +454,15 @@ class Match:
         self._emit({"event": "deal", "hand": number, "level": format_rank(level),
                     "hands": [format_cards(_kinds(h)) for h in hands]})
         if self.prev_order is None:
-            plan = TributePlan("none", leader=self.rng.randrange(4))
+            card = self.rules.first_leader_card
+            if card is None:
+                leader = self.rng.randrange(4)
+            else:
+                leader = next(seat for seat in range(4) if hands[seat][card])
+            plan = TributePlan("none", leader=leader)
         else:
-            plan = plan_tribute(self.prev_order, hands, level, self.rules)
+            plan = plan_tribute(self.prev_order, hands, level, self.rules,
+                                self._return_chooser(level))
             if plan.resisted is not None:
                 self._emit({"event": "resist", "seats": list(plan.resisted)})
             for payer, receiver, card in plan.payments:
@@ -460,6 +508,34 @@ class Match:
         return HandResult(number, self.match_number, format_rank(level), plan.leader, plan,
                           order, finishing_outcome(order), gain, tuple(levels), winner,
                           len(history))
+
+    def _return_chooser(self, level: int):
+        """The ``choose_return`` callback of :func:`plan_tribute` for this hand, or None
+        when no receiver can choose (no player has a ``choose_return`` method)."""
+        if not any(callable(getattr(p, "choose_return", None)) for p in self.players):
+            return None
+
+        def choose(receiver, payer, now, allowed):
+            method = getattr(self.players[receiver], "choose_return", None)
+            if not callable(method):
+                return allowed[0]
+            obs = Observation(receiver, level, (), None, None,
+                              tuple(int(h.sum()) for h in now), tuple(self.levels), (),
+                              self.rules.core, now[receiver].astype(np.uint8), [], 0)
+            names = [format_card(k) for k in allowed]
+            answer = method(obs, list(names))
+            try:
+                kind = parse_card(answer)
+            except CardError:
+                kind = None
+            if kind not in allowed:
+                raise IllegalMoveError(
+                    f"seat {receiver} returns {answer!r} to seat {payer}, not one of the "
+                    f"cards it may return ({' '.join(names)}): a card of rank 10 or lower "
+                    "that is not a level card, else its lowest card (RULES sec. 8)")
+            return kind
+
+        return choose
 
     def _checked(self, answer, pos: Position, seat: int) -> Move:
         if isinstance(answer, Move):

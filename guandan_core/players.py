@@ -5,6 +5,8 @@ A player is any callable ``player(observation) -> Move``; see
 
 * :class:`RandomPlayer`: a uniformly random legal move; when following, the pass is one
   of the choices (so it is chosen with probability 1 / (number of beating moves + 1)).
+  After tribute it returns a uniformly random allowed card (``choose_return``, drawn from
+  the same seeded generator).
 * :class:`GreedyPlayer`: the "smallest" legal play, defined as follows.
 
   - On lead: among the singles and pairs, the one with the lowest key (card order of
@@ -14,6 +16,7 @@ A player is any callable ``player(observation) -> Move``; see
   - Following: among the moves that beat the table and are not bombs, the one with the
     lowest key (then fewer wild cards, then enumeration order); if there is none it
     passes. It never bombs.
+  - It has no ``choose_return``: after tribute the match returns its lowest allowed card.
 
 >>> make_player("random", 1)
 RandomPlayer(seed=1)
@@ -42,6 +45,11 @@ class RandomPlayer:
     def __call__(self, obs) -> Move:
         moves = obs.legal_moves
         return moves[self.rng.randrange(len(moves))]
+
+    def choose_return(self, obs, allowed_cards) -> str:
+        """The card to return after receiving tribute (RULES sec. 8): a random one of
+        ``allowed_cards``."""
+        return allowed_cards[self.rng.randrange(len(allowed_cards))]
 
     def __repr__(self) -> str:
         return f"RandomPlayer(seed={self.seed!r})"

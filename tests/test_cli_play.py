@@ -99,6 +99,35 @@ def test_play_platform_rules(capsys):
     assert events[-1]["event"] == "end"
 
 
+def test_play_first_leader_card(capsys):
+    """RULES sec. 8, 9: --first-leader CARD: the seat holding the card (the first in seat
+    order 0..3 if two seats hold it) leads the first hand of every match; a seed fixes
+    the run; the log replays as valid."""
+    events = play_json(capsys, "--first-leader", "H2", hands=40, seed=3)
+    assert events == play_json(capsys, "--first-leader", "h2", hands=40, seed=3)
+    starts = 0
+    for i, e in enumerate(events):
+        first_of_match = e["event"] == "deal" and (
+            i == 0 or events[i - 1]["winner"] is not None)
+        if first_of_match:
+            holder = next(s for s, cards in enumerate(e["hands"]) if "H2" in cards)
+            assert events[i + 1] == {"event": "play", "seat": holder,
+                                     "action": events[i + 1]["action"]}
+            starts += 1
+    assert starts >= 2, "expected a won match and a new one"
+    assert events != play_json(capsys, hands=40, seed=3)     # default: random leader
+    lines = [json.dumps(e) for e in events]
+    assert cli_play.check_log(lines).startswith("valid")
+
+
+def test_play_first_leader_bad_value(capsys):
+    """RULES sec. 9: a bad --first-leader value: one stderr line naming it, exit 2."""
+    code, out, err = run(["play", "--first-leader", "Q7", "--seed", "1"], capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "'Q7'" in err
+    assert "first_leader" in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize("argv,message", [
     (["play", "--players", "random,alphago,random,random"], "unknown player"),
     (["play", "--players", "random,random"], "4 comma-separated"),

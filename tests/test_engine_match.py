@@ -6,8 +6,10 @@ import pytest
 
 from guandan_core import Hand, Move, Rules
 from guandan_core.cards import parse_card, parse_level
-from guandan_core.match import (ACE, Match, MatchRules, Observation, card_order, deal,
-                                plan_tribute, return_card, settle_hand, tribute_card)
+from guandan_core.cards import format_card
+from guandan_core.match import (ACE, Match, MatchRules, Observation, allowed_returns,
+                                card_order, deal, is_valid_return, plan_tribute,
+                                return_card, settle_hand, tribute_card)
 from guandan_core.players import GreedyPlayer, RandomPlayer, make_player
 from guandan_core.position import IllegalMoveError
 from guandan_core.rules import RulesError
@@ -462,3 +464,165 @@ def test_sec9_platform_match_drops_from_ace_after_two_failures():
                     assert e["levels"][t] == "A"
         levels = e["levels"]
     assert drops >= 1 and wins >= 1
+
+
+# --- sec. 8, 9: first leader option ----------------------------------------------------
+
+def _holder(deal_event, card):
+    return next(seat for seat, cards in enumerate(deal_event["hands"]) if card in cards)
+
+
+def test_sec9_first_leader_option_values():
+    """RULES sec. 9: first leader random (standard) or the holder of an agreed card; a bad
+    value is a ValueError naming it."""
+    assert STD.first_leader == "random" and PLATFORM.first_leader == "random"
+    assert MatchRules.by_name("standard").first_leader == "random"
+    assert MatchRules(first_leader="h2").first_leader == "H2"     # any notation, stored
+    assert MatchRules(first_leader="SA").first_leader_card == parse_card("SA")
+    assert STD.first_leader_card is None
+    for bad in ("X9", "H1", "", "rand"):
+        with pytest.raises(ValueError, match=f"not {bad!r}"):
+            MatchRules(first_leader=bad)
+    with pytest.raises(RulesError, match="first_leader"):
+        STD.replace(first_leader="Z2")
+
+
+@pytest.mark.parametrize("card", ["H2", "SA", "HR", "D7"])
+def test_sec8_first_leader_holder_of_card_leads(card):
+    """RULES sec. 8, 9: with an agreed card its holder leads the first hand (the first in seat
+    order 0..3 when two seats hold its two copies)."""
+    rules = STD.replace(first_leader=card)
+    split = 0
+    for seed in range(8):
+        _, results, events = _run([GreedyPlayer() for _ in range(4)], 1, rules, seed)
+        expected = _holder(events[0], card)
+        holders = [s for s, cards in enumerate(events[0]["hands"]) if card in cards]
+        split += len(holders) == 2
+        assert expected == holders[0]
+        assert results[0].leader == expected
+        assert events[1]["event"] == "play" and events[1]["seat"] == expected
+    assert split, "some deal should split the two copies between two seats"
+
+
+def test_sec8_first_leader_after_a_won_match():
+    """RULES sec. 8, 9: a new match after a win starts with the holder of the agreed card."""
+    rules = STD.replace(first_leader="C5")
+    match = Match([GreedyPlayer() for _ in range(4)], rules, seed=5)
+    events = []
+    match.play_hand()
+    match.winner = 0                  # as if the hand had won the game
+    match.on_event = events.append
+    r = match.play_hand()
+    assert r.match == 2 and r.tribute.kind == "none"
+    assert r.leader == _holder(events[0], "C5") == events[1]["seat"]
+
+
+def test_sec8_first_leader_card_is_deterministic():
+    """RULES sec. 8, 9: a seed fixes a match with an agreed first-leader card."""
+    rules = STD.replace(first_leader="H2")
+    players = lambda: [RandomPlayer(i) for i in range(4)]
+    _, _, ev1 = _run(players(), 6, rules, seed=3)
+    _, _, ev2 = _run(players(), 6, rules, seed=3)
+    assert ev1 == ev2
+
+
+# --- sec. 8: the receiver chooses the returned card ------------------------------------
+
+class _Returner(GreedyPlayer):
+    """Greedy play; returns the highest allowed card (or a fixed answer)."""
+
+    def __init__(self, answer=None):
+        super().__init__()
+        self.answer = answer
+        self.calls = []
+
+    def choose_return(self, obs, allowed_cards):
+        self.calls.append((obs, list(allowed_cards)))
+        return self.answer if self.answer is not None else allowed_cards[-1]
+
+
+def _returns(events):
+    return [e for e in events if e["event"] == "return"]
+
+
+def _check_returns(events, check):
+    """Calls ``check(receiver_counts, level, receiver, card)`` for each return event
+    (``receiver_counts``: the receiver's dealt hand plus the tribute it got); the number of
+    return events."""
+    checked = 0
+    for e in events:
+        if e["event"] == "deal":
+            level = parse_level(e["level"])
+            counts = [H(" ".join(cards)) .astype(int) for cards in e["hands"]]
+        elif e["event"] == "tribute":
+            kind = parse_card(e["card"])
+            counts[e["from"]][kind] -= 1
+            counts[e["to"]][kind] += 1
+        elif e["event"] == "return":
+            check(counts[e["from"]], level, e["from"], e["card"])
+            kind = parse_card(e["card"])
+            counts[e["from"]][kind] -= 1
+            counts[e["to"]][kind] += 1
+            checked += 1
+    return checked
+
+
+def test_sec8_return_card_chosen_by_the_player():
+    """RULES sec. 8: a player with choose_return picks its returned card among the allowed
+    cards, and the return event shows its choice."""
+    players = [_Returner() for _ in range(4)]
+    _, _, events = _run(players, 20)
+    calls = [c for p in players for c in p.calls]
+    assert len(calls) == len(_returns(events)) > 0
+    for obs, allowed in calls:
+        # the receiver's observation: its hand holding the tribute, no moves to play
+        assert sum(obs.cards_left) == 108 and len(obs.legal_moves) == 0
+        assert obs.table is None and obs.history == ()
+        assert allowed == [format_card(k) for k in allowed_returns(obs.counts, obs.level)]
+        assert allowed[0] == format_card(return_card(obs.counts, obs.level))
+        assert all(is_valid_return(obs.counts, parse_card(c), obs.level) for c in allowed)
+    def highest(counts, level, seat, card):
+        assert card == format_card(allowed_returns(counts, level)[-1])
+    assert _check_returns(events, highest) == len(calls)
+    # the choice made a difference somewhere: not always the lowest allowed card
+    assert any(len(allowed) > 1 for _, allowed in calls)
+
+
+def test_sec8_illegal_return_choice_rejected():
+    """RULES sec. 8: a returned card that is not allowed is an IllegalMoveError naming it."""
+    for answer in ("HR", "XX"):
+        with pytest.raises(IllegalMoveError, match=f"returns '{answer}' to seat"):
+            _run([_Returner(answer) for _ in range(4)], 20)
+
+
+def test_sec8_return_default_is_lowest_allowed():
+    """RULES sec. 8: a player without choose_return (a plain function, GreedyPlayer) returns its
+    lowest allowed card, as before; RandomPlayer chooses among the allowed cards."""
+    assert not hasattr(GreedyPlayer(), "choose_return")
+    def lowest(counts, level, seat, card):
+        assert card == format_card(return_card(counts, level))
+    _, _, ev_greedy = _run([GreedyPlayer() for _ in range(4)], 20)
+    _, _, ev_plain = _run([lambda obs, g=GreedyPlayer(): g(obs) for _ in range(4)], 20)
+    assert ev_greedy == ev_plain
+    assert _check_returns(ev_greedy, lowest) > 0
+
+    # a mix: only the seats with choose_return choose
+    def mixed_check(counts, level, seat, card):
+        allowed = allowed_returns(counts, level)
+        assert card == format_card(allowed[-1] if seat % 2 == 0 else allowed[0])
+    _, _, events = _run([_Returner(), GreedyPlayer(), _Returner(), GreedyPlayer()], 20)
+    assert _check_returns(events, mixed_check) > 0
+
+    # RandomPlayer: every return is an allowed card, the same for a seed, not always the
+    # lowest
+    rnd = lambda: [RandomPlayer(i) for i in range(4)]
+    _, _, ev1 = _run(rnd(), 30)
+    _, _, ev2 = _run(rnd(), 30)
+    assert ev1 == ev2
+    lowest_seen = []
+
+    def valid(counts, level, seat, card):
+        assert is_valid_return(counts, parse_card(card), level)
+        lowest_seen.append(card == format_card(return_card(counts, level)))
+    assert _check_returns(ev1, valid) > 0 and not all(lowest_seen)
+    assert RandomPlayer(3).choose_return(None, ["S3", "D4", "H9"]) in ("S3", "D4", "H9")
