@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -125,11 +126,14 @@ def main(argv=None) -> int:
         parser.error("moves: give a HAND or --example")
     try:
         return args.func(args)
+    except BrokenPipeError:
+        # the reader went away (`guandan ... | head`): stop quietly, as head's writers do;
+        # stdout goes to /dev/null so Python's exit-time flush does not complain either
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ValueError, OSError) as exc:
         print(f"guandan {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -58,3 +58,19 @@ def test_solve_bad_input_one_line_no_traceback(args, stdin, message):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_output_cut_short_by_the_reader_is_not_an_error():
+    """`guandan solve --example | head -1`: no error when the reader has gone away. The
+    child writes into a pipe whose read end is already closed, so its writes always fail."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "solve", "--example"],
+                              stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env,
+                              timeout=120)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 0
+    assert proc.stderr.decode() == ""
