@@ -248,6 +248,28 @@ def _status_error(status: int, level, what) -> ValueError:
 
 
 _buffer_moves = 4096
+_scratch = threading.local()
+
+
+def enumerate_scratch(counts, level: int, beat_rec, flags) -> tuple:
+    """The moves of one hand as kernel records in this thread's scratch buffer.
+
+    Returns ``(count, buffer)``: records ``0..count-1`` of ``buffer`` (a bytearray grown
+    when too small). The next call on the same thread overwrites it; threads never share
+    it, which matters because the kernel runs without the GIL. ``counts`` is a uint8[54]
+    buffer, ``level`` a rank index, ``beat_rec`` a record or None, ``flags`` from
+    :meth:`Rules.flags`; all are trusted (this is the hot path of moves_array and Position).
+    """
+    buf = getattr(_scratch, "single", None)
+    if buf is None:
+        buf = _scratch.single = bytearray(_buffer_moves * MOVE_DTYPE.itemsize)
+    while True:
+        n = _kernels.py_enumerate(counts, level, beat_rec, flags[0], flags[1], flags[2], buf)
+        if n >= 0:
+            return n, buf
+        if n != -1:
+            raise _status_error(n, level, "the move to beat" if n == -4 else "the hand")
+        buf = _scratch.single = bytearray(len(buf) * 4)
 
 
 def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = None) -> np.ndarray:
@@ -255,7 +277,6 @@ def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = Non
 
     Leading when ``beat`` is None, else only the moves that beat it (never the pass).
     """
-    global _buffer_moves
     counts = _hand_counts(hand)
     lvl = level if type(level) is int and 0 <= level <= 12 else parse_level(level)
     flags = (rules or _DEFAULT_RULES).flags()
@@ -265,18 +286,10 @@ def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = Non
             raise MoveError(f"beat must be a Move, not {beat!r}")
         if not beat.is_pass:
             beat_rec = beat.record()
-    while True:
-        out = np.empty(_buffer_moves, dtype=MOVE_DTYPE)
-        n = _kernels.py_enumerate(counts, lvl, beat_rec, flags[0], flags[1], flags[2],
-                                  out.view(np.uint8))
-        if n >= 0:
-            return out[:n]
-        if n != -1:
-            raise _status_error(n, level, beat if n == -4 else hand)
-        _buffer_moves *= 4
-
-
-_scratch = threading.local()
+    n, buf = enumerate_scratch(counts, lvl, beat_rec, flags)
+    # copy out as bytes: numpy copies a structured dtype field by field, far slower
+    return np.frombuffer(buf, dtype=np.uint8, count=n * MOVE_DTYPE.itemsize).copy() \
+        .view(MOVE_DTYPE)
 
 
 def _scratch_buffer(capacity: int) -> np.ndarray:

@@ -39,8 +39,8 @@ import numpy as np
 from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank,
                     parse_card, parse_level)
 from .hand import Hand
-from ._kernels import py_enumerate as _py_enumerate
 from .moves import MOVE_DTYPE, Move, beats, classify
+from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
 
 __all__ = ["Position", "PositionError", "IllegalMoveError", "GameOverError", "MoveList",
@@ -91,20 +91,6 @@ _TYPE_OFFSET = MOVE_DTYPE.fields["type"][1]
 _LABEL_OFFSET = MOVE_DTYPE.fields["label"][1]
 _NCARDS_OFFSET = MOVE_DTYPE.fields["ncards"][1]
 _CARDS_OFFSET = MOVE_DTYPE.fields["cards"][1]      # uint8 cards[10]
-_buffer = bytearray(_RECORD * 16384)
-
-
-def _enumerate(counts_view, level, beat_rec, flags) -> int:
-    """Fill the module buffer with the moves of a hand; return their number."""
-    global _buffer
-    while True:
-        n = _py_enumerate(counts_view, level, beat_rec, flags[0], flags[1], flags[2],
-                          _buffer)
-        if n >= 0:
-            return n
-        if n != -1:
-            raise ValueError(f"move enumeration failed with status {n}")
-        _buffer = bytearray(len(_buffer) * 4)
 
 
 class MoveList(Sequence):
@@ -518,10 +504,9 @@ class Position:
         move that beats the table play; on lead every move (no pass). Empty when over."""
         if self._over:
             return []
-        n = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
-        records = np.frombuffer(_buffer, dtype=MOVE_DTYPE, count=n)
+        n, buf = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
         moves = [] if self._trec is None else [Move.PASS]
-        moves.extend(Move.from_record(rec) for rec in records)
+        moves.extend(Move.from_array(np.frombuffer(buf, dtype=MOVE_DTYPE, count=n)))
         return moves
 
     def moves_array(self) -> np.ndarray:
@@ -529,9 +514,9 @@ class Position:
         records (a fresh copy); when following, passing is legal in addition."""
         if self._over:
             return np.empty(0, dtype=MOVE_DTYPE)
-        n = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
+        n, buf = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
         # copy as raw bytes: a structured-dtype copy is ~30 times slower
-        return np.frombuffer(_buffer, dtype=np.uint8, count=n * _RECORD).copy() \
+        return np.frombuffer(buf, dtype=np.uint8, count=n * _RECORD).copy() \
             .view(MOVE_DTYPE)
 
     def move_list(self) -> MoveList:
@@ -542,7 +527,7 @@ class Position:
         """Number of legal moves of the seat to move, the pass included when following."""
         if self._over:
             return 0
-        n = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
+        n, _ = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
         return n if self._trec is None else n + 1
 
     def is_legal(self, move) -> bool:
@@ -657,10 +642,10 @@ class Position:
         else:
             self._push_play(move.kinds, moves.record(index), move)
 
-    def _push_index(self, i: int) -> None:
-        """Push record ``i`` of the last enumeration into the module buffer (hot path)."""
+    def _push_index(self, buf, i: int) -> None:
+        """Push record ``i`` of an enumeration's buffer (hot path)."""
         start = i * _RECORD
-        rec = bytes(_buffer[start:start + _RECORD])
+        rec = bytes(buf[start:start + _RECORD])
         self._push_play(rec[_CARDS_OFFSET:_CARDS_OFFSET + rec[_NCARDS_OFFSET]], rec, None)
 
     def pop(self):
@@ -701,15 +686,15 @@ class Position:
         rand = rng.random          # int(rand() * n) is uniform on 0..n-1 up to n / 2**53
         while not self._over:
             trec = self._trec
-            n = _enumerate(views[self._to_move], level, trec, flags)
+            n, buf = _enumerate(views[self._to_move], level, trec, flags)
             if trec is None:
-                self._push_index(int(rand() * n))
+                self._push_index(buf, int(rand() * n))
             else:
                 i = int(rand() * (n + 1))
                 if i == 0:
                     self._push_pass()
                 else:
-                    self._push_index(i - 1)
+                    self._push_index(buf, i - 1)
         return self.outcome
 
 

@@ -89,3 +89,27 @@ def test_long_sequences_stop_at_ten_cards():
     assert classify("S3 H3 C3 S4 H4 C4 S5 H5 C5 S6 H6 C6", "9", long_rules) == []
     tube = classify("S3 H3 S4 H4 S5 H5 S6 H6 S7 H7", "9", long_rules)
     assert [(m.type, m.rank, len(m)) for m in tube] == [("ThreePair", "3", 10)]
+
+
+def test_enumeration_from_two_threads_at_once():
+    """The kernel runs without the GIL: each thread must enumerate into its own buffer
+    (Position and moves_array both use the per-thread scratch)."""
+    import threading
+    from guandan_core.position import Position
+    games = deal(seed=9, games=4)
+    positions = [Position("2", [Hand.from_counts(h) for h in g]) for g in games]
+    expected = [p.moves_array().tobytes() for p in positions]
+    failures = []
+
+    def work(k):
+        for _ in range(300):
+            for i in (k, k + 2):
+                if positions[i].moves_array().tobytes() != expected[i]:
+                    failures.append(i)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
