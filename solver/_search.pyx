@@ -85,30 +85,20 @@ cdef inline bint _over(const state_t* s) noexcept nogil:
 
 
 cdef void _bounds(const state_t* s, int* lo, int* hi) noexcept nogil:
-    # the values still possible for team 0, from the finishing order so far
-    cdef int first, partner, sign
+    # the values still possible for team 0, from the finishing order so far: once a player
+    # is out first, its team wins 1..3 (partner last, 3rd or 2nd); once an opponent went
+    # out second, 1..2 at most
+    cdef int best
     if s.nfinished == 0:
         lo[0] = -3
         hi[0] = 3
         return
-    first = s.order[0]
-    partner = first ^ 2
-    sign = 1 if _team(first) == 0 else -1
-    if s.nfinished == 1:
-        # partner 2nd: 3, 3rd: 2, last: 1
-        if sign > 0:
-            lo[0] = 1
-            hi[0] = 3
-        else:
-            lo[0] = -3
-            hi[0] = -1
-        return
-    # two out, the second an opponent of the first: partner 3rd (2) or last (1)
-    if sign > 0:
+    best = 3 if s.nfinished == 1 else 2
+    if _team(s.order[0]) == 0:
         lo[0] = 1
-        hi[0] = 2
+        hi[0] = best
     else:
-        lo[0] = -2
+        lo[0] = -best
         hi[0] = -1
 
 
