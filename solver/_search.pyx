@@ -15,6 +15,9 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
 * the table key takes a hand by its rank counts when it can never form a straight flush
   (suits cannot matter any more), and moves of such a hand that differ only in suits are
   searched once ("merged");
+* when no hand can form a sequence, the key keeps ranks only by their relative order, the
+  table's rank only by the answering players' cards it covers, and of the plays from a run
+  of ranks nobody else holds only one is searched;
 * move ordering: the table's best move, plays that go out, then by size and power.
 """
 
@@ -359,18 +362,24 @@ cdef class Searcher:
         cdef bint compress = self.use_compress and not (
             s.seqpot[0] or s.seqpot[1] or s.seqpot[2] or s.seqpot[3])
         cdef uint32_t present = 1 << 13     # card orders in play; the level rank always
+        cdef uint32_t others = 1 << 13      # the same, in the hands of all but the table's owner
         cdef int cidx[14]
         cdef int slot[13]                   # where rank r's count goes in a packed hand
         cdef int table_type = s.table.type if s.owner >= 0 else 0
         tkey = s.table.key if s.owner >= 0 else 0
         if compress:
             for seat in range(4):
+                if seat == s.owner:
+                    continue
                 for r in range(13):
                     if s.rc[seat][r]:
+                        others |= (<uint32_t> 1) << _order_of(r, level)
+            present = others
+            if s.owner >= 0:
+                for r in range(13):
+                    if s.rc[s.owner][r]:
                         present |= (<uint32_t> 1) << _order_of(r, level)
-            if 1 <= table_type <= 4 and tkey <= 13:
-                present |= (<uint32_t> 1) << tkey
-            elif table_type == 9:
+            if table_type == 9:
                 present |= (<uint32_t> 1) << (tkey & 31)
             for o in range(14):
                 cidx[o] = __builtin_popcount(present & ((<uint32_t> 1 << o) - 1))
@@ -379,7 +388,10 @@ cdef class Searcher:
             # the table's key in compressed terms; sequences cannot be answered by anyone,
             # so only a straight flush's bomb class matters
             if 1 <= table_type <= 4:
-                tkey = cidx[tkey] if tkey <= 13 else tkey + 64
+                # only the players who may answer compare their cards with the table (the
+                # owner leads afresh when the turn comes back): the table's key is how many
+                # of their card orders it covers
+                tkey = __builtin_popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
             elif 5 <= table_type <= 7:
                 tkey = 0
             elif table_type == 8:
@@ -462,6 +474,58 @@ cdef class Searcher:
                 moves[kept] = moves[i]
             kept += 1
         return kept
+
+    cdef int _merge_runs(self, gd_move_t* moves, int n) noexcept nogil:
+        # Valid when the key compresses ranks (no hand can form a sequence). Playing k cards
+        # of rank a or of rank b leaves the same compressed position when nobody else holds
+        # a card of any rank from a to b and the mover holds exactly k of each rank it has
+        # in that run: its hand keeps the same run, one rank shorter, and the table compares
+        # the same with everyone else's cards. Keep the first move of each run.
+        cdef state_t* s = &self.st
+        cdef int seat = s.to_move, t, r, o, o2, k, i, kept = 0, lowest
+        cdef uint32_t others = 1 << 13
+        cdef int cnt[14]
+        cdef uint8_t seen[4][14]
+        memset(cnt, 0, sizeof(cnt))
+        memset(seen, 0, sizeof(seen))
+        for t in range(4):
+            if t == seat:
+                for r in range(13):
+                    cnt[_order_of(r, self.level)] = s.rc[t][r]
+            else:
+                for r in range(13):
+                    if s.rc[t][r]:
+                        others |= (<uint32_t> 1) << _order_of(r, self.level)
+        for i in range(n):
+            k = moves[i].ncards
+            o = moves[i].key
+            if 1 <= moves[i].type <= 3 and moves[i].nwild == 0 and 0 <= o <= 12 \
+                    and not (others >> o) & 1 and cnt[o] == k:
+                lowest = o
+                for o2 in range(o - 1, -1, -1):
+                    if (others >> o2) & 1:
+                        break
+                    if cnt[o2] == 0:
+                        continue
+                    if cnt[o2] != k:
+                        break
+                    lowest = o2
+                if seen[moves[i].type][lowest]:
+                    continue
+                seen[moves[i].type][lowest] = 1
+            if kept != i:
+                moves[kept] = moves[i]
+            kept += 1
+        return kept
+
+    cdef int _merged(self, gd_move_t* moves, int n) noexcept nogil:
+        # the moves worth searching: one of each group that leads to equal positions
+        if self.use_merge and not self.st.sfpot[self.st.to_move]:
+            n = self._merge_suits(moves, n)
+            if self.use_compress and not (self.st.seqpot[0] or self.st.seqpot[1] or
+                                          self.st.seqpot[2] or self.st.seqpot[3]):
+                n = self._merge_runs(moves, n)
+        return n
 
     cdef int _dedupe(self, gd_move_t* moves, int n, int alpha, int beta, int* cutoff) noexcept nogil:
         # keep the first of the moves that lead to the same canonical position: they have
@@ -716,8 +780,7 @@ cdef class Searcher:
                 best_sig = e.best_sig
         a0 = alpha   # the window actually searched, for the kind of bound we learn
         b0 = beta
-        if self.use_merge and not self.st.sfpot[self.st.to_move]:
-            n = self._merge_suits(moves, n)
+        n = self._merged(moves, n)
         if self.use_etc and self.use_tt and self.st.owner < 0:
             # on lead only, where it pays: every child's canonical key, to search equivalent
             # moves once and to cut off on a child's table entry (measured: following moves
@@ -849,6 +912,16 @@ cdef class Searcher:
             for i in range(n):
                 groups[i] = first.setdefault(sigs[i], i)
         return data, groups
+
+    def searched_moves(self):
+        """The moves the search tries at the current state, after its merges (suits that
+        cannot matter, runs of ranks), as MOVE_DTYPE bytes (for tests)."""
+        cdef int base, n = 0
+        base = self._generate(&n)
+        if base < 0:
+            raise MemoryError("move arena overflow")
+        n = self._merged(self.arena + base, n)
+        return bytes((<uint8_t*> (self.arena + base))[:n * sizeof(gd_move_t)])
 
     def push(self, const uint8_t[::1] record):
         """Play a move record (the caller checked it is legal); returns an undo token."""

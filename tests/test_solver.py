@@ -175,3 +175,47 @@ def test_search_switches_do_not_change_values():
         for name in ("use_etc", "use_runout"):   # off by default, on here
             searcher = Searcher(12, **{name: True})
             assert solve(pos, searcher=searcher, pv=False).value == ref, (name, pos.to_json())
+
+
+def test_merged_moves_lead_to_equal_positions():
+    """The search tries one move of each group that leads to the same position up to suits
+    that cannot matter and ranks beyond their relative order (a run of ranks nobody else
+    holds): every move it drops must reach the table key of a move it keeps, and the same
+    minimax value."""
+    import numpy as np
+    from guandan_core.moves import MOVE_DTYPE
+    from solver.search import _load
+    from solver._search import Searcher
+    searcher = Searcher(8)
+    rng = random.Random(77)
+    dropped_total = 0
+    for _ in range(300):
+        pos = random_position(rng, max_cards=5, max_total=12)
+        if pos is None or pos.is_over:
+            continue
+        _load(searcher, pos)
+        kept = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
+        legal = list(pos.legal_moves())
+        assert set(kept) <= set(legal)
+        def child(move):
+            p = pos.play(move)
+            if p.is_over:
+                return ("over", p.outcome), p
+            _load(searcher, p)
+            return searcher.key(), p
+        kept_children = {}
+        for m in kept:
+            key, p = child(m)
+            kept_children[key] = p
+        for m in legal:
+            if m in kept:
+                continue
+            dropped_total += 1
+            key, p = child(m)
+            assert key in kept_children, (pos.to_json(), str(m))
+            if key[0] != "over" and dropped_total % 5 == 0:
+                try:
+                    assert minimax(p, [200_000]) == minimax(kept_children[key], [200_000])
+                except Budget:
+                    pass
+    assert dropped_total > 100
