@@ -29,7 +29,8 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 import numpy as np
 
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats,
-                                    GD_PASS, GD_STRAIGHT_FLUSH, GD_LABEL_PASS)
+                                    GD_PASS, GD_STRAIGHT_FLUSH, GD_LABEL_PASS,
+                                    GD_WILD_ANY_SUIT)
 
 cdef enum:
     MAX_PLY = 512
@@ -579,8 +580,97 @@ cdef class Searcher:
 
     # ------------------------------------------------------------ moves
 
-    cdef int _generate(self, int* count) noexcept nogil:
-        # the moves of the seat to move into the arena; returns the arena index or -1
+    cdef bint _may_bomb(self, int seat) noexcept nogil:
+        # could this hand hold a bomb (4+ of a rank with wilds, the jokers, a straight flush)?
+        cdef state_t* s = &self.st
+        cdef int r, wilds = s.rc[seat][15]
+        if s.sfpot[seat]:
+            return True
+        if s.rc[seat][13] == 2 and s.rc[seat][14] == 2:
+            return True
+        for r in range(13):
+            if s.rc[seat][r] + wilds >= 4:
+                return True
+        return False
+
+    cdef int _follow_same_rank(self, gd_move_t* out) noexcept nogil:
+        # The answers to a single, pair or triple of a hand with no bomb and no straight
+        # flush, one per way the suit-free cards differ: what the kernel gives after suit
+        # merging, in the kernel's order, without its general machinery (most follow nodes).
+        cdef state_t* s = &self.st
+        cdef const uint8_t* hand = s.hands[s.to_move]
+        cdef const uint8_t* rc = s.rc[s.to_move]
+        cdef int size = s.table.type, min_key = s.table.key, n = 0, r, j, key, k, c
+        cdef int level = self.level, wk = level * 4 + 1, wilds = rc[15], nat, need
+        cdef gd_move_t* m
+        for r in range(13):
+            key = _order_of(r, level)
+            nat = rc[r]
+            if key <= min_key or nat == 0 and not (r == level and size == 2 and wilds == 2):
+                continue
+            for j in range(min(wilds, size - 1) + 1):
+                need = size - j
+                if nat < need or (size == 1 and j > 0):
+                    continue
+                m = &out[n]
+                n += 1
+                memset(m, 0, sizeof(gd_move_t))
+                m.type = size
+                m.label = r
+                m.key = key
+                for k in range(r * 4, r * 4 + 4):
+                    if k == wk:
+                        continue
+                    c = hand[k]
+                    while c > 0 and m.ncards < need:
+                        m.cards[m.ncards] = k
+                        m.ncards += 1
+                        c -= 1
+                for c in range(j):
+                    m.cards[m.ncards] = wk
+                    m.ncards += 1
+                    m.wild_as[m.nwild] = GD_WILD_ANY_SUIT + r
+                    m.nwild += 1
+            if size == 2 and r == level and wilds == 2:
+                m = &out[n]
+                n += 1
+                memset(m, 0, sizeof(gd_move_t))
+                m.type = 2
+                m.label = r
+                m.key = key
+                for c in range(2):
+                    m.cards[c] = wk
+                    m.wild_as[c] = wk
+                m.ncards = 2
+                m.nwild = 2
+        if size <= 2:
+            for j in range(2):
+                if rc[13 + j] >= size and 14 + j > min_key:
+                    m = &out[n]
+                    n += 1
+                    memset(m, 0, sizeof(gd_move_t))
+                    m.type = size
+                    m.label = 13 + j
+                    m.key = 14 + j
+                    for c in range(size):
+                        m.cards[c] = 52 + j
+                    m.ncards = size
+        if size == 1 and wilds and _order_of(level, level) > min_key:
+            m = &out[n]
+            n += 1
+            memset(m, 0, sizeof(gd_move_t))
+            m.type = 1
+            m.label = level
+            m.key = _order_of(level, level)
+            m.cards[0] = wk
+            m.ncards = 1
+            m.wild_as[0] = wk
+            m.nwild = 1
+        return n
+
+    cdef int _generate(self, int* count, bint every=False) noexcept nogil:
+        # the moves of the seat to move into the arena; returns the arena index or -1.
+        # Unless `every`, answers to a single, pair or triple come suit-merged already
         cdef state_t* s = &self.st
         cdef int base = self.arena_top, n, extra = 0
         cdef gd_move_t* out = self.arena + base
@@ -591,8 +681,14 @@ cdef class Searcher:
             out[0].type = GD_PASS
             out[0].label = GD_LABEL_PASS
             extra = 1
-            n = gd_enumerate(s.hands[s.to_move], self.level, &s.table, &self.rules,
-                             out + 1, ARENA_MOVES - base - 1)
+            if not every and self.use_merge and 1 <= s.table.type <= 3 \
+                    and not self._may_bomb(s.to_move):
+                if base + 64 >= ARENA_MOVES:
+                    return -1
+                n = self._follow_same_rank(out + 1)
+            else:
+                n = gd_enumerate(s.hands[s.to_move], self.level, &s.table, &self.rules,
+                                 out + 1, ARENA_MOVES - base - 1)
         else:
             n = gd_enumerate(s.hands[s.to_move], self.level, NULL, &self.rules,
                              out, ARENA_MOVES - base)
@@ -897,7 +993,7 @@ cdef class Searcher:
         cdef int base, n = 0, i, j
         cdef gd_move_t* moves
         cdef sig_t si, sj
-        base = self._generate(&n)
+        base = self._generate(&n, True)
         if base < 0:
             raise MemoryError("move arena overflow")
         moves = self.arena + base
