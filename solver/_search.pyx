@@ -52,6 +52,16 @@ ctypedef struct state_t:
     gd_move_t table
 
 
+ctypedef struct undo_t:
+    # what a move changes beyond the mover's cards (cheaper than copying the state)
+    int to_move
+    int owner
+    int nfinished
+    uint8_t sfpot
+    uint8_t seqpot
+    gd_move_t table
+
+
 ctypedef struct tt_entry_t:
     uint64_t key1
     uint64_t key2
@@ -170,7 +180,15 @@ cdef inline int _rc_slot(int card, int wild_kind) noexcept nogil:
 
 
 cdef extern from *:
-    int __builtin_popcount(unsigned int) nogil
+    void __builtin_prefetch(const void*) nogil
+
+
+cdef inline int _popcount(uint32_t x) noexcept nogil:
+    # portable (no popcnt instruction assumed by the build)
+    x = x - ((x >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0f0f0f0f
+    return <int> ((x * 0x01010101) >> 24)
 
 
 cdef inline int _order_of(int rank, int level) noexcept nogil:
@@ -327,6 +345,35 @@ cdef class Searcher:
                 s.to_move = t
                 return
 
+    cdef void _play_undoable(self, const gd_move_t* m, undo_t* u) noexcept nogil:
+        cdef state_t* s = &self.st
+        u.to_move = s.to_move
+        u.owner = s.owner
+        u.nfinished = s.nfinished
+        if m.type != GD_PASS:
+            u.sfpot = s.sfpot[s.to_move]
+            u.seqpot = s.seqpot[s.to_move]
+            u.table = s.table
+        self._play(m)
+
+    cdef void _unplay(self, const gd_move_t* m, const undo_t* u) noexcept nogil:
+        cdef state_t* s = &self.st
+        cdef int seat = u.to_move, i
+        s.to_move = seat
+        s.owner = u.owner
+        if m.type == GD_PASS:
+            return
+        for i in range(m.ncards):
+            s.hands[seat][m.cards[i]] += 1
+            s.rc[seat][_rc_slot(m.cards[i], self.level * 4 + 1)] += 1
+        s.ncards[seat] += m.ncards
+        s.sfpot[seat] = u.sfpot
+        s.seqpot[seat] = u.seqpot
+        s.table = u.table
+        if s.nfinished != u.nfinished:
+            s.order[u.nfinished] = -1
+            s.nfinished = u.nfinished
+
     cdef void _play(self, const gd_move_t* m) noexcept nogil:
         cdef state_t* s = &self.st
         cdef int seat = s.to_move, i
@@ -382,8 +429,9 @@ cdef class Searcher:
                         present |= (<uint32_t> 1) << _order_of(r, level)
             if table_type == 9:
                 present |= (<uint32_t> 1) << (tkey & 31)
-            for o in range(14):
-                cidx[o] = __builtin_popcount(present & ((<uint32_t> 1 << o) - 1))
+            cidx[0] = 0
+            for o in range(13):
+                cidx[o + 1] = cidx[o] + ((present >> o) & 1)
             for r in range(13):
                 slot[r] = cidx[_order_of(r, level)]
             # the table's key in compressed terms; sequences cannot be answered by anyone,
@@ -392,7 +440,7 @@ cdef class Searcher:
                 # only the players who may answer compare their cards with the table (the
                 # owner leads afresh when the turn comes back): the table's key is how many
                 # of their card orders it covers
-                tkey = __builtin_popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
+                tkey = _popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
             elif 5 <= table_type <= 7:
                 tkey = 0
             elif table_type == 8:
@@ -819,6 +867,7 @@ cdef class Searcher:
 
     cdef int _search(self, int alpha, int beta, int ply) noexcept nogil:
         cdef state_t saved
+        cdef undo_t undo
         cdef int lo, hi, base, n = 0, i, v, best, a0, b0, lower, upper
         cdef bint maximizing
         cdef uint64_t k1 = 0, k2 = 0, best_sig = 0, idx
@@ -851,16 +900,19 @@ cdef class Searcher:
         if n == 1:
             # a forced move (a follower who can only pass): no table work
             self.arena_top = base + 1
-            saved = self.st
-            self._play(&moves[0])
+            self._play_undoable(&moves[0], &undo)
             v = self._child_value(alpha, beta, ply)
-            self.st = saved
+            self._unplay(&moves[0], &undo)
             self.arena_top = base
             return v
         if self.use_tt:
             self._key(&k1, &k2)
             idx = k1 & self.tt_mask
             e = &self.tt[idx]
+            # the entry is most likely not in cache: fetch it while merging the moves
+            __builtin_prefetch(e)
+        n = self._merged(moves, n)
+        if self.use_tt:
             if e.key2 == k2 and e.key1 == k1:
                 self.tt_hits += 1
                 if e.lower >= beta:
@@ -876,7 +928,6 @@ cdef class Searcher:
                 best_sig = e.best_sig
         a0 = alpha   # the window actually searched, for the kind of bound we learn
         b0 = beta
-        n = self._merged(moves, n)
         if self.use_etc and self.use_tt and self.st.owner < 0:
             # on lead only, where it pays: every child's canonical key, to search equivalent
             # moves once and to cut off on a child's table entry (measured: following moves
@@ -889,9 +940,9 @@ cdef class Searcher:
         self.arena_top = base + n
         maximizing = _team(self.st.to_move) == 0
         best = -10 if maximizing else 10
-        saved = self.st
         if self.use_runout and self.st.owner < 0 and self._can_run_out(moves, n):
             # a proven line: its value bounds this node from our side
+            saved = self.st
             self._run_out()
             v = self._child_value(alpha, beta, ply)
             self.st = saved
@@ -906,9 +957,9 @@ cdef class Searcher:
         for i in range(n):
             if alpha >= beta:
                 break
-            self._play(&moves[i])
+            self._play_undoable(&moves[i], &undo)
             v = self._child_value(alpha, beta, ply)
-            self.st = saved
+            self._unplay(&moves[i], &undo)
             if v == ABORTED:
                 self.arena_top = base
                 return ABORTED
