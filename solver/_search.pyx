@@ -641,14 +641,14 @@ cdef class Searcher:
                 return True
         return False
 
-    cdef int _follow_same_rank(self, gd_move_t* out) noexcept nogil:
-        # The answers to a single, pair or triple of a hand with no bomb and no straight
-        # flush, one per way the suit-free cards differ: what the kernel gives after suit
-        # merging, in the kernel's order, without its general machinery (most follow nodes).
+    cdef int _same_rank(self, gd_move_t* out, int size, int min_key) noexcept nogil:
+        # The singles (size 1), pairs or triples above min_key of a hand with no bomb and
+        # no straight flush, one per way the suit-free cards differ: what the kernel gives
+        # after suit merging, in the kernel's order, without its general machinery.
         cdef state_t* s = &self.st
         cdef const uint8_t* hand = s.hands[s.to_move]
         cdef const uint8_t* rc = s.rc[s.to_move]
-        cdef int size = s.table.type, min_key = s.table.key, n = 0, r, j, key, k, c
+        cdef int n = 0, r, j, key, k, c
         cdef int level = self.level, wk = level * 4 + 1, wilds = rc[15], nat, need
         cdef gd_move_t* m
         for r in range(13):
@@ -658,7 +658,7 @@ cdef class Searcher:
                 continue
             for j in range(min(wilds, size - 1) + 1):
                 need = size - j
-                if nat < need or (size == 1 and j > 0):
+                if nat < need:
                     continue
                 m = &out[n]
                 n += 1
@@ -716,6 +716,71 @@ cdef class Searcher:
             m.nwild = 1
         return n
 
+    cdef inline void _put_naturals(self, gd_move_t* m, int rank, int count) noexcept nogil:
+        # `count` natural cards of `rank` from the mover's hand, lowest suits first
+        cdef const uint8_t* hand = self.st.hands[self.st.to_move]
+        cdef int k, c, wk = self.level * 4 + 1
+        for k in range(rank * 4, rank * 4 + 4):
+            if k == wk:
+                continue
+            c = hand[k]
+            while c > 0 and count > 0:
+                m.cards[m.ncards] = k
+                m.ncards += 1
+                c -= 1
+                count -= 1
+
+    cdef inline void _put_wilds(self, gd_move_t* m, int count, int stands_for) noexcept nogil:
+        cdef int c
+        for c in range(count):
+            m.cards[m.ncards] = self.level * 4 + 1
+            m.ncards += 1
+            m.wild_as[m.nwild] = stands_for
+            m.nwild += 1
+
+    cdef int _full_houses(self, gd_move_t* out) noexcept nogil:
+        # the three-with-twos of a hand with no bomb and no straight flush, suit-merged, in
+        # the kernel's order (see _same_rank). Without a bomb no wild is ever left for the
+        # pair: a triple of j naturals and 3 - j wilds leaves one only if j + wilds >= 4.
+        cdef const uint8_t* rc = self.st.rc[self.st.to_move]
+        cdef int n = 0, t, p, j, key, jk, level = self.level, wilds = rc[15]
+        cdef gd_move_t* m
+        for t in range(13):
+            key = _order_of(t, level)
+            for j in range(min(wilds, 2) + 1):
+                if rc[t] < 3 - j:
+                    continue
+                for p in range(13):
+                    if p == t or rc[p] < 2:
+                        continue
+                    m = &out[n]
+                    n += 1
+                    memset(m, 0, sizeof(gd_move_t))
+                    m.type = 4
+                    m.label = t
+                    m.key = key
+                    if p < t:
+                        self._put_naturals(m, p, 2)
+                        self._put_naturals(m, t, 3 - j)
+                    else:
+                        self._put_naturals(m, t, 3 - j)
+                        self._put_naturals(m, p, 2)
+                    self._put_wilds(m, j, GD_WILD_ANY_SUIT + t)
+                for jk in range(2):
+                    if rc[13 + jk] == 2:
+                        m = &out[n]
+                        n += 1
+                        memset(m, 0, sizeof(gd_move_t))
+                        m.type = 4
+                        m.label = t
+                        m.key = key
+                        self._put_naturals(m, t, 3 - j)
+                        m.cards[m.ncards] = 52 + jk
+                        m.cards[m.ncards + 1] = 52 + jk
+                        m.ncards += 2
+                        self._put_wilds(m, j, GD_WILD_ANY_SUIT + t)
+        return n
+
     cdef int _generate(self, int* count, bint every=False) noexcept nogil:
         # the moves of the seat to move into the arena; returns the arena index or -1.
         # Unless `every`, answers to a single, pair or triple come suit-merged already
@@ -733,10 +798,19 @@ cdef class Searcher:
                     and not self._may_bomb(s.to_move):
                 if base + 64 >= ARENA_MOVES:
                     return -1
-                n = self._follow_same_rank(out + 1)
+                n = self._same_rank(out + 1, s.table.type, s.table.key)
             else:
                 n = gd_enumerate(s.hands[s.to_move], self.level, &s.table, &self.rules,
                                  out + 1, ARENA_MOVES - base - 1)
+        elif not every and self.use_merge and not s.seqpot[s.to_move] \
+                and not self._may_bomb(s.to_move):
+            # a lead of singles, pairs, triples and three-with-twos only (most leads)
+            if base + 2048 >= ARENA_MOVES:
+                return -1
+            n = self._same_rank(out, 1, -1)
+            n += self._same_rank(out + n, 2, -1)
+            n += self._same_rank(out + n, 3, -1)
+            n += self._full_houses(out + n)
         else:
             n = gd_enumerate(s.hands[s.to_move], self.level, NULL, &self.rules,
                              out, ARENA_MOVES - base)

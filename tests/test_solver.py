@@ -219,3 +219,86 @@ def test_merged_moves_lead_to_equal_positions():
                 except Budget:
                     pass
     assert dropped_total > 100
+
+
+def _suit_free(move, level):
+    """A move as the search sees it once suits cannot matter: type, key, label, the ranks
+    of its natural cards and its number of wild cards."""
+    naturals = list(move.kinds)
+    for _ in move.wild_as:
+        naturals.remove(level * 4 + 1)
+    ranks = tuple(sorted(k // 4 if k < 52 else k for k in naturals))
+    return (move.type_id, move.key, move.label, ranks, len(move.wild_as))
+
+
+def _generation_case(rng, lead):
+    """A position whose mover holds pairs, triples, wild cards and jokers on ranks three
+    apart (the ace counts low and high), so no sequence is possible."""
+    from guandan_core.cards import format_card
+    level = rng.randrange(13)
+    wild = level * 4 + 1
+    left = {k: 2 for k in range(54)}     # copies of each card not dealt yet
+
+    def take(kinds, count):
+        pool = [k for k in kinds for _ in range(left[k])]
+        got = rng.sample(pool, min(count, len(pool)))
+        for k in got:
+            left[k] -= 1
+        return got
+
+    start = rng.randrange(3)
+    ranks = [r for r in range(start, 13, 3) if not (r == 12 and start == 0)]
+    hand = []
+    for r in rng.sample(ranks, min(len(ranks), rng.randint(2, 4))):
+        hand += take([r * 4 + s for s in range(4) if r * 4 + s != wild],
+                     rng.choice([1, 1, 2, 3]))
+    hand += take([wild], rng.choice([0, 1, 2, 2]))
+    hand += take([52], rng.choice([0, 1, 2])) + take([53], rng.choice([0, 1, 2]))
+    others = [take(range(52), 1) for _ in range(3)]
+    table = None
+    if not lead:
+        t, size = rng.choice([("Single", 1), ("Pair", 2), ("Trips", 3)])
+        r = rng.randrange(13)
+        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], size)
+        if len(cards) == size:
+            table = {"owner": 1, "play": [t, "23456789TJQKA"[r],
+                                          [format_card(k) for k in cards]]}
+    return {"level": "23456789TJQKA"[level],
+            "hands": [[format_card(k) for k in h] for h in [hand] + others],
+            "finished": [], "to_move": 0, "table": table}
+
+
+def test_search_move_generation_matches_the_kernel():
+    """RULES sec. 3-4: the solver's own generator for hands without bombs or sequences
+    (leads of singles, pairs, triples and three-with-twos, wild cards included, and the
+    answers to a single, pair or triple) gives exactly the kernel's moves up to suits."""
+    import numpy as np
+    from guandan_core.moves import MOVE_DTYPE
+    from solver.search import _load
+    from solver._search import Searcher
+    searcher = Searcher(8, use_compress=False)   # no run merging: every rank kept
+    rng = random.Random(31)
+    cases = [_generation_case(rng, lead=i % 2 == 0) for i in range(1000)]
+    # a triple of one natural and two wilds with a joker pair
+    cases.append({"level": "2", "hands": [["S5", "H2", "H2", "SB", "SB", "S9"], ["C3"],
+                                          ["C4"], ["C6"]],
+                  "finished": [], "to_move": 0, "table": None})
+    seen_types = set()
+    for obj in cases:
+        pos = Position.from_json(obj)
+        level = pos.level
+        _load(searcher, pos)
+        searched = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
+        got = [_suit_free(m, level) for m in searched]
+        legal = list(pos.legal_moves())
+        if len(got) <= 256:   # (longer lists are searched unmerged)
+            assert len(got) == len(set(got)), obj        # one move per suit-free group
+        assert set(got) == {_suit_free(m, level) for m in legal}, obj
+        assert set(searched) <= set(legal), obj
+        if not any(m.is_bomb for m in legal):
+            seen_types |= {(m.type_id, len(m.wild_as), pos.table is None) for m in searched}
+    # the bomb-free cases cover every kind of lead and answer, with and without wilds
+    for t in (1, 2, 3):
+        assert (t, 0, True) in seen_types and (t, 0, False) in seen_types
+    assert {(4, 0, True), (4, 1, True), (4, 2, True)} <= seen_types
+    assert (2, 1, False) in seen_types and (3, 2, False) in seen_types
