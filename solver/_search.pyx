@@ -45,6 +45,7 @@ ctypedef struct state_t:
     uint8_t sfpot[4]        # 1 while the hand can still form a straight flush
     uint8_t seqpot[4]       # 1 while the hand can still form a straight, tube or plate
     uint8_t rc[4][16]       # per seat: natural cards per rank 0..12, then SB, HR, wilds
+    uint32_t omask[4]       # per seat: bit o set while it holds a natural card of order o
     int8_t order[4]
     int nfinished
     int to_move
@@ -261,6 +262,7 @@ cdef class Searcher:
     cdef public bint use_etc
     cdef int32_t history[4][11][64]   # per seat, type and key: how often it cut off
     cdef readonly int tt_bits
+    cdef bint generated_merged   # the last _generate gave one move per suit-free group
 
     def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
@@ -315,6 +317,9 @@ cdef class Searcher:
             self.st.ncards[seat] = n
             for k in range(54):
                 self.st.rc[seat][_rc_slot(k, level * 4 + 1)] += hands[seat, k]
+            for k in range(13):
+                if self.st.rc[seat][k]:
+                    self.st.omask[seat] |= (<uint32_t> 1) << _order_of(k, level)
             self.st.sfpot[seat] = _sf_potential(self.st.hands[seat], level, &self.rules)
             self.st.seqpot[seat] = _seq_potential(self.st.hands[seat], level, &self.rules)
         self.st.nfinished = len(finished)
@@ -358,14 +363,17 @@ cdef class Searcher:
 
     cdef void _unplay(self, const gd_move_t* m, const undo_t* u) noexcept nogil:
         cdef state_t* s = &self.st
-        cdef int seat = u.to_move, i
+        cdef int seat = u.to_move, i, slot
         s.to_move = seat
         s.owner = u.owner
         if m.type == GD_PASS:
             return
         for i in range(m.ncards):
             s.hands[seat][m.cards[i]] += 1
-            s.rc[seat][_rc_slot(m.cards[i], self.level * 4 + 1)] += 1
+            slot = _rc_slot(m.cards[i], self.level * 4 + 1)
+            s.rc[seat][slot] += 1
+            if slot < 13:
+                s.omask[seat] |= (<uint32_t> 1) << _order_of(slot, self.level)
         s.ncards[seat] += m.ncards
         s.sfpot[seat] = u.sfpot
         s.seqpot[seat] = u.seqpot
@@ -376,13 +384,16 @@ cdef class Searcher:
 
     cdef void _play(self, const gd_move_t* m) noexcept nogil:
         cdef state_t* s = &self.st
-        cdef int seat = s.to_move, i
+        cdef int seat = s.to_move, i, slot
         if m.type == GD_PASS:
             self._advance(seat)
             return
         for i in range(m.ncards):
             s.hands[seat][m.cards[i]] -= 1
-            s.rc[seat][_rc_slot(m.cards[i], self.level * 4 + 1)] -= 1
+            slot = _rc_slot(m.cards[i], self.level * 4 + 1)
+            s.rc[seat][slot] -= 1
+            if slot < 13 and s.rc[seat][slot] == 0:
+                s.omask[seat] &= ~((<uint32_t> 1) << _order_of(slot, self.level))
         s.ncards[seat] -= m.ncards
         if s.sfpot[seat]:
             s.sfpot[seat] = _sf_potential(s.hands[seat], self.level, &self.rules)
@@ -417,16 +428,11 @@ cdef class Searcher:
         tkey = s.table.key if s.owner >= 0 else 0
         if compress:
             for seat in range(4):
-                if seat == s.owner:
-                    continue
-                for r in range(13):
-                    if s.rc[seat][r]:
-                        others |= (<uint32_t> 1) << _order_of(r, level)
+                if seat != s.owner:
+                    others |= s.omask[seat]
             present = others
             if s.owner >= 0:
-                for r in range(13):
-                    if s.rc[s.owner][r]:
-                        present |= (<uint32_t> 1) << _order_of(r, level)
+                present |= s.omask[s.owner]
             if table_type == 9:
                 present |= (<uint32_t> 1) << (tkey & 31)
             cidx[0] = 0
@@ -537,14 +543,11 @@ cdef class Searcher:
         cdef uint8_t seen[4][14]
         memset(cnt, 0, sizeof(cnt))
         memset(seen, 0, sizeof(seen))
+        for r in range(13):
+            cnt[_order_of(r, self.level)] = s.rc[seat][r]
         for t in range(4):
-            if t == seat:
-                for r in range(13):
-                    cnt[_order_of(r, self.level)] = s.rc[t][r]
-            else:
-                for r in range(13):
-                    if s.rc[t][r]:
-                        others |= (<uint32_t> 1) << _order_of(r, self.level)
+            if t != seat:
+                others |= s.omask[t]
         for i in range(n):
             k = moves[i].ncards
             o = moves[i].key
@@ -570,7 +573,8 @@ cdef class Searcher:
     cdef int _merged(self, gd_move_t* moves, int n) noexcept nogil:
         # the moves worth searching: one of each group that leads to equal positions
         if self.use_merge and not self.st.sfpot[self.st.to_move]:
-            n = self._merge_suits(moves, n)
+            if not self.generated_merged:
+                n = self._merge_suits(moves, n)
             if self.use_compress and not (self.st.seqpot[0] or self.st.seqpot[1] or
                                           self.st.seqpot[2] or self.st.seqpot[3]):
                 n = self._merge_runs(moves, n)
@@ -787,6 +791,7 @@ cdef class Searcher:
         cdef state_t* s = &self.st
         cdef int base = self.arena_top, n, extra = 0
         cdef gd_move_t* out = self.arena + base
+        self.generated_merged = False
         if s.owner >= 0:
             if base + 1 >= ARENA_MOVES:
                 return -1
@@ -799,6 +804,7 @@ cdef class Searcher:
                 if base + 64 >= ARENA_MOVES:
                     return -1
                 n = self._same_rank(out + 1, s.table.type, s.table.key)
+                self.generated_merged = True
             else:
                 n = gd_enumerate(s.hands[s.to_move], self.level, &s.table, &self.rules,
                                  out + 1, ARENA_MOVES - base - 1)
@@ -811,6 +817,7 @@ cdef class Searcher:
             n += self._same_rank(out + n, 2, -1)
             n += self._same_rank(out + n, 3, -1)
             n += self._full_houses(out + n)
+            self.generated_merged = True
         else:
             n = gd_enumerate(s.hands[s.to_move], self.level, NULL, &self.rules,
                              out, ARENA_MOVES - base)
@@ -923,6 +930,7 @@ cdef class Searcher:
         cdef int seat = s.to_move
         memset(s.hands[seat], 0, 54)
         memset(s.rc[seat], 0, 16)
+        s.omask[seat] = 0
         s.ncards[seat] = 0
         s.sfpot[seat] = 0
         s.seqpot[seat] = 0
