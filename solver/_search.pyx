@@ -833,14 +833,13 @@ cdef class Searcher:
         cdef int i, j, sc, seat = self.st.to_move
         cdef gd_move_t tmp
         cdef int left = self.st.ncards[seat]
-        cdef bint partner_owns = self.st.owner >= 0 and (self.st.owner ^ 2) == seat
         if n > 1024:
             return
         for i in range(n):
             if best_sig != 0 and (_sig_hash(_signature(&moves[i], self.level)) | 1) == best_sig:
                 sc = 1000000
             elif moves[i].type == GD_PASS:
-                sc = 500 if partner_owns else -1000
+                sc = -1000    # after every play but bombs, even over a partner (measured)
             elif moves[i].ncards == left:
                 sc = 100000
             else:
