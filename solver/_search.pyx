@@ -22,7 +22,7 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
   keeping pairs and triples together.
 """
 
-from libc.stdint cimport uint8_t, int8_t, int16_t, int32_t, uint32_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, uint64_t, int64_t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -65,9 +65,10 @@ ctypedef struct undo_t:
 
 
 ctypedef struct tt_entry_t:
-    uint64_t key1
-    uint64_t key2
-    uint64_t best_sig       # hash of the best move's signature (an ordering hint)
+    # 16 bytes: four to a cache line (the table is read at random, so this is its speed)
+    uint64_t key1           # the position's first hash (its low bits are the slot)
+    uint32_t check          # 32 bits of the second hash, never 0 (0 marks an empty slot)
+    uint16_t best_sig       # 16 bits of the best move's signature hash (an ordering hint)
     int8_t lower
     int8_t upper
 
@@ -226,6 +227,15 @@ cdef sig_t _signature(const gd_move_t* m, int level) noexcept nogil:
 
 cdef inline uint64_t _sig_hash(sig_t sig) noexcept nogil:
     return _mix(sig.ranks ^ _mix(sig.shape + 0x9e3779b97f4a7c15ULL))
+
+
+cdef inline uint16_t _sig16(const gd_move_t* m, int level) noexcept nogil:
+    # the table's ordering hint for a move (never 0, which means none)
+    return <uint16_t> ((_sig_hash(_signature(m, level)) >> 48) | 1)
+
+
+cdef inline uint32_t _check(uint64_t k2) noexcept nogil:
+    return <uint32_t> (k2 >> 32) | 1
 
 
 cdef double _now() noexcept nogil:
@@ -500,7 +510,7 @@ cdef class Searcher:
         h1 = _mix(h1 ^ w)
         h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
         k1[0] = h1
-        k2[0] = h2 | 1   # a zero key2 marks an empty slot
+        k2[0] = h2
 
     cdef int _merge_suits(self, gd_move_t* moves, int n) noexcept nogil:
         # keep the first of the moves equal but for suits (valid when the mover's hand can
@@ -610,7 +620,7 @@ cdef class Searcher:
             self._key(&a, &b)
             self.st = saved
             e = &self.tt[a & self.tt_mask]
-            if e.key2 == b and e.key1 == a:
+            if e.check == _check(b) and e.key1 == a:
                 if maximizing and e.lower >= beta:
                     cutoff[0] = e.lower
                     return n
@@ -827,7 +837,7 @@ cdef class Searcher:
         count[0] = n + extra
         return base
 
-    cdef void _order(self, gd_move_t* moves, int n, uint64_t best_sig) noexcept nogil:
+    cdef void _order(self, gd_move_t* moves, int n, uint16_t best_sig) noexcept nogil:
         # sort by a heuristic score, highest first (insertion sort: lists are short)
         cdef int scores[1024]
         cdef int i, j, sc, seat = self.st.to_move
@@ -836,7 +846,7 @@ cdef class Searcher:
         if n > 1024:
             return
         for i in range(n):
-            if best_sig != 0 and (_sig_hash(_signature(&moves[i], self.level)) | 1) == best_sig:
+            if best_sig != 0 and _sig16(&moves[i], self.level) == best_sig:
                 sc = 1000000
             elif moves[i].type == GD_PASS:
                 sc = -1000    # after every play but bombs, even over a partner (measured)
@@ -955,7 +965,9 @@ cdef class Searcher:
         cdef undo_t undo
         cdef int lo, hi, base, n = 0, i, v, best, a0, b0, lower, upper
         cdef bint maximizing
-        cdef uint64_t k1 = 0, k2 = 0, best_sig = 0, idx
+        cdef uint64_t k1 = 0, k2 = 0, idx
+        cdef uint32_t check = 0
+        cdef uint16_t best_sig = 0
         cdef tt_entry_t* e = NULL
         cdef gd_move_t* moves
         cdef int best_i = -1
@@ -992,13 +1004,14 @@ cdef class Searcher:
             return v
         if self.use_tt:
             self._key(&k1, &k2)
+            check = _check(k2)
             idx = k1 & self.tt_mask
             e = &self.tt[idx]
             # the entry is most likely not in cache: fetch it while merging the moves
             __builtin_prefetch(e)
         n = self._merged(moves, n)
         if self.use_tt:
-            if e.key2 == k2 and e.key1 == k1:
+            if e.check == check and e.key1 == k1:
                 self.tt_hits += 1
                 if e.lower >= beta:
                     return e.lower
@@ -1069,7 +1082,7 @@ cdef class Searcher:
         if self.use_tt and e != NULL:
             lower = -3
             upper = 3
-            if e.key2 == k2 and e.key1 == k1:
+            if e.check == check and e.key1 == k1:
                 lower = e.lower
                 upper = e.upper
             if best <= a0:
@@ -1080,10 +1093,10 @@ cdef class Searcher:
                 lower = best
                 upper = best
             e.key1 = k1
-            e.key2 = k2
+            e.check = check
             e.lower = lower
             e.upper = upper
-            e.best_sig = (_sig_hash(_signature(&moves[best_i], self.level)) | 1) if best_i >= 0 else 0
+            e.best_sig = _sig16(&moves[best_i], self.level) if best_i >= 0 else 0
         return best
 
     # ------------------------------------------------------------ Python entry points

@@ -25,7 +25,7 @@ __all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Search
            "as_position", "DEFAULT_TABLE_BITS"]
 
 VALUES = (-3, -2, -1, 1, 2, 3)
-# 2**20 entries of 32 bytes: 32 MiB
+# 2**20 entries of 16 bytes: 16 MiB (measured: as fast as 2**18, faster than 2**21)
 DEFAULT_TABLE_BITS = 20
 
 _local = threading.local()
