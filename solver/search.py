@@ -140,7 +140,8 @@ class _Driver:
         ``on_probe(lo, hi)`` is called after each probe (progress reports)."""
         while lo < hi:
             candidates = [v for v in VALUES if lo < v <= hi]
-            t = candidates[(len(candidates) - 1) // 2] if len(candidates) > 1 else candidates[0]
+            # who goes out first (t = 1) is the cheapest question: ask it first
+            t = 1 if 1 in candidates else candidates[(len(candidates) - 1) // 2]
             r = self.s.search(t - 1, t)
             if r is None:
                 break
@@ -166,12 +167,14 @@ class _Driver:
         finally:
             self.s.pop(token)
 
-    def child_value(self, record):
+    def child_value(self, record, lo: int = -3, hi: int = 3):
+        """The exact team-0 value after `record`, known to lie in [lo, hi] (a move never
+        beats its position's value: the search starts from that bound)."""
         token = self.s.push(record)
         try:
             if self.s.is_over():
                 return self.s.outcome(), self.s.outcome()
-            return self.exact()
+            return self.exact(lo, hi)
         finally:
             self.s.pop(token)
 
@@ -247,6 +250,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         moves_by_group.setdefault(g, []).append(move_objs[i])
 
     best = None
+    bi = None
     line = []
     if exact:
         bi = _best_index(driver, records, groups, lo, maximizing)
@@ -267,7 +271,16 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         for i in range(len(records)):
             if groups[i] != i:
                 continue
-            clo, chi = driver.child_value(_record_bytes(records, i))
+            # in team-0 terms a move of team 0 is worth at most the value, one of team 1
+            # at least the value (when the value is known)
+            if exact and i == bi:
+                clo = chi = lo      # the best move reaches the value, and no move beats it
+            else:
+                if exact:
+                    bounds = (-3, lo) if maximizing else (lo, 3)
+                else:
+                    bounds = (-3, 3)
+                clo, chi = driver.child_value(_record_bytes(records, i), *bounds)
             value = clo * sign if clo == chi else None
             scores.append(MoveScore(move_objs[i], value, moves_by_group[i][1:]))
             report(stage="move", move=move_objs[i], value=value,
