@@ -11,7 +11,8 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
 * bounds from the finishing order so far (once a team has a player out first, the value's
   sign is fixed, and so on) that cut before any move is generated;
 * a transposition table of fixed size, reused across solves: entries hold a lower and an
-  upper bound, so results never depend on the table size, only the work does;
+  upper bound, so results never depend on the table size, only the work does (positions
+  of few cards, the most numerous, use a second table small enough to stay in cache);
 * the table key takes a hand by its rank counts when it can never form a straight flush
   (suits cannot matter any more), and moves of such a hand that differ only in suits are
   searched once ("merged");
@@ -35,6 +36,8 @@ from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beat
 
 cdef enum:
     MAX_PLY = 512
+    NEAR_CARDS = 12         # positions with at most this many cards use the small table
+    NEAR_BITS = 17          # 2**17 entries of 16 bytes: 2 MiB, about what stays in cache
     ARENA_MOVES = 1 << 20
     NO_VALUE = -100
     ABORTED = -101
@@ -256,6 +259,8 @@ cdef class Searcher:
     cdef gd_rules_t rules
     cdef tt_entry_t* tt
     cdef uint64_t tt_mask
+    cdef tt_entry_t* near          # the small table for positions with few cards left
+    cdef uint64_t near_mask
     cdef gd_move_t* arena
     cdef int arena_top
     cdef public int64_t nodes
@@ -281,11 +286,15 @@ cdef class Searcher:
         if tt_bits < 4 or tt_bits > 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.tt_bits = tt_bits
-        self.tt = <tt_entry_t*> calloc((<size_t> 1) << tt_bits, sizeof(tt_entry_t))
+        near_bits = min(tt_bits, NEAR_BITS)
+        self.tt = <tt_entry_t*> calloc(((<size_t> 1) << tt_bits) + ((<size_t> 1) << near_bits),
+                                       sizeof(tt_entry_t))
         self.arena = <gd_move_t*> malloc(ARENA_MOVES * sizeof(gd_move_t))
         if self.tt == NULL or self.arena == NULL:
             raise MemoryError("cannot allocate the transposition table")
         self.tt_mask = ((<uint64_t> 1) << tt_bits) - 1
+        self.near = self.tt + ((<size_t> 1) << tt_bits)
+        self.near_mask = ((<uint64_t> 1) << near_bits) - 1
         self.use_tt = use_tt
         self.use_merge = use_merge
         self.use_bounds = use_bounds
@@ -303,11 +312,20 @@ cdef class Searcher:
         free(self.arena)
 
     def clear_table(self):
-        memset(self.tt, 0, (self.tt_mask + 1) * sizeof(tt_entry_t))
+        memset(self.tt, 0, (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t))
 
     @property
     def table_bytes(self):
-        return (self.tt_mask + 1) * sizeof(tt_entry_t)
+        return (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t)
+
+    cdef inline tt_entry_t* _entry(self, uint64_t k1) noexcept nogil:
+        # Positions with few cards left are many and cheap to search again: they get a
+        # small table that stays in cache, the rest the big one (measured on 4x6: median
+        # 31 -> 24 ms, p95 169 -> 148 ms; 4x8 no slower; 12 cards was the best cut)
+        cdef const state_t* s = &self.st
+        if s.ncards[0] + s.ncards[1] + s.ncards[2] + s.ncards[3] <= NEAR_CARDS:
+            return &self.near[k1 & self.near_mask]
+        return &self.tt[k1 & self.tt_mask]
 
     def load(self, const uint8_t[:, ::1] hands, int level, finished, int to_move,
              table_record, int owner, int sf_is_bomb, int sf_wild_any_suit,
@@ -618,8 +636,8 @@ cdef class Searcher:
                 kept += 1
                 continue
             self._key(&a, &b)
+            e = self._entry(a)
             self.st = saved
-            e = &self.tt[a & self.tt_mask]
             if e.check == _check(b) and e.key1 == a:
                 if maximizing and e.lower >= beta:
                     cutoff[0] = e.lower
@@ -1005,8 +1023,7 @@ cdef class Searcher:
         if self.use_tt:
             self._key(&k1, &k2)
             check = _check(k2)
-            idx = k1 & self.tt_mask
-            e = &self.tt[idx]
+            e = self._entry(k1)
             # the entry is most likely not in cache: fetch it while merging the moves
             __builtin_prefetch(e)
         n = self._merged(moves, n)
