@@ -318,6 +318,16 @@ cdef class Searcher:
     def table_bytes(self):
         return (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t)
 
+    cdef inline uint32_t _orders_held_except(self, int seat) noexcept nogil:
+        # the card orders held by every seat but `seat` (-1: all), and always the level
+        # rank's, which a lone wild plays as
+        cdef uint32_t held = 1 << 13
+        cdef int t
+        for t in range(4):
+            if t != seat:
+                held |= self.st.omask[t]
+        return held
+
     cdef inline tt_entry_t* _entry(self, uint64_t k1) noexcept nogil:
         # Positions with few cards left are many and cheap to search again: they get a
         # small table that stays in cache, the rest the big one (measured on 4x6: median
@@ -449,16 +459,14 @@ cdef class Searcher:
         cdef uint64_t words[7]
         cdef bint compress = self.use_compress and not (
             s.seqpot[0] or s.seqpot[1] or s.seqpot[2] or s.seqpot[3])
-        cdef uint32_t present = 1 << 13     # card orders in play; the level rank always
-        cdef uint32_t others = 1 << 13      # the same, in the hands of all but the table's owner
+        cdef uint32_t present               # card orders in play; the level rank always
+        cdef uint32_t others                # the same, in the hands of all but the table's owner
         cdef int cidx[14]
         cdef int slot[13]                   # where rank r's count goes in a packed hand
         cdef int table_type = s.table.type if s.owner >= 0 else 0
         tkey = s.table.key if s.owner >= 0 else 0
         if compress:
-            for seat in range(4):
-                if seat != s.owner:
-                    others |= s.omask[seat]
+            others = self._orders_held_except(s.owner)
             present = others
             if s.owner >= 0:
                 present |= s.omask[s.owner]
@@ -566,17 +574,14 @@ cdef class Searcher:
         # in that run: its hand keeps the same run, one rank shorter, and the table compares
         # the same with everyone else's cards. Keep the first move of each run.
         cdef state_t* s = &self.st
-        cdef int seat = s.to_move, t, r, o, o2, k, i, kept = 0, lowest
-        cdef uint32_t others = 1 << 13
+        cdef int seat = s.to_move, r, o, o2, k, i, kept = 0, lowest
+        cdef uint32_t others = self._orders_held_except(seat)
         cdef int cnt[14]
         cdef uint8_t seen[4][14]
         memset(cnt, 0, sizeof(cnt))
         memset(seen, 0, sizeof(seen))
         for r in range(13):
             cnt[_order_of(r, self.level)] = s.rc[seat][r]
-        for t in range(4):
-            if t != seat:
-                others |= s.omask[t]
         for i in range(n):
             k = moves[i].ncards
             o = moves[i].key
@@ -674,80 +679,13 @@ cdef class Searcher:
                 return True
         return False
 
-    cdef int _same_rank(self, gd_move_t* out, int size, int min_key) noexcept nogil:
-        # The singles (size 1), pairs or triples above min_key of a hand with no bomb and
-        # no straight flush, one per way the suit-free cards differ: what the kernel gives
-        # after suit merging, in the kernel's order, without its general machinery.
-        cdef state_t* s = &self.st
-        cdef const uint8_t* hand = s.hands[s.to_move]
-        cdef const uint8_t* rc = s.rc[s.to_move]
-        cdef int n = 0, r, j, key, k, c
-        cdef int level = self.level, wk = level * 4 + 1, wilds = rc[15], nat, need
-        cdef gd_move_t* m
-        for r in range(13):
-            key = _order_of(r, level)
-            nat = rc[r]
-            if key <= min_key or nat == 0 and not (r == level and size == 2 and wilds == 2):
-                continue
-            for j in range(min(wilds, size - 1) + 1):
-                need = size - j
-                if nat < need:
-                    continue
-                m = &out[n]
-                n += 1
-                memset(m, 0, sizeof(gd_move_t))
-                m.type = size
-                m.label = r
-                m.key = key
-                for k in range(r * 4, r * 4 + 4):
-                    if k == wk:
-                        continue
-                    c = hand[k]
-                    while c > 0 and m.ncards < need:
-                        m.cards[m.ncards] = k
-                        m.ncards += 1
-                        c -= 1
-                for c in range(j):
-                    m.cards[m.ncards] = wk
-                    m.ncards += 1
-                    m.wild_as[m.nwild] = GD_WILD_ANY_SUIT + r
-                    m.nwild += 1
-            if size == 2 and r == level and wilds == 2:
-                m = &out[n]
-                n += 1
-                memset(m, 0, sizeof(gd_move_t))
-                m.type = 2
-                m.label = r
-                m.key = key
-                for c in range(2):
-                    m.cards[c] = wk
-                    m.wild_as[c] = wk
-                m.ncards = 2
-                m.nwild = 2
-        if size <= 2:
-            for j in range(2):
-                if rc[13 + j] >= size and 14 + j > min_key:
-                    m = &out[n]
-                    n += 1
-                    memset(m, 0, sizeof(gd_move_t))
-                    m.type = size
-                    m.label = 13 + j
-                    m.key = 14 + j
-                    for c in range(size):
-                        m.cards[c] = 52 + j
-                    m.ncards = size
-        if size == 1 and wilds and _order_of(level, level) > min_key:
-            m = &out[n]
-            n += 1
-            memset(m, 0, sizeof(gd_move_t))
-            m.type = 1
-            m.label = level
-            m.key = _order_of(level, level)
-            m.cards[0] = wk
-            m.ncards = 1
-            m.wild_as[0] = wk
-            m.nwild = 1
-        return n
+    cdef inline gd_move_t* _start_move(self, gd_move_t* m, int mtype, int label, int key) noexcept nogil:
+        # a zeroed record of this reading, cards to be added
+        memset(m, 0, sizeof(gd_move_t))
+        m.type = mtype
+        m.label = label
+        m.key = key
+        return m
 
     cdef inline void _put_naturals(self, gd_move_t* m, int rank, int count) noexcept nogil:
         # `count` natural cards of `rank` from the mover's hand, lowest suits first
@@ -771,10 +709,49 @@ cdef class Searcher:
             m.wild_as[m.nwild] = stands_for
             m.nwild += 1
 
+    cdef int _same_rank(self, gd_move_t* out, int size, int min_key) noexcept nogil:
+        # The singles (size 1), pairs or triples above min_key of a hand with no bomb and
+        # no straight flush, one per way the suit-free cards differ: what the kernel gives
+        # after suit merging, in the kernel's order, without its general machinery.
+        cdef const uint8_t* rc = self.st.rc[self.st.to_move]
+        cdef int n = 0, r, j, key, c
+        cdef int level = self.level, wk = level * 4 + 1, wilds = rc[15]
+        cdef gd_move_t* m
+        for r in range(13):
+            key = _order_of(r, level)
+            if key <= min_key or rc[r] == 0 and not (r == level and size == 2 and wilds == 2):
+                continue
+            for j in range(min(wilds, size - 1) + 1):
+                if rc[r] >= size - j:
+                    m = self._start_move(&out[n], size, r, key)
+                    n += 1
+                    self._put_naturals(m, r, size - j)
+                    self._put_wilds(m, j, GD_WILD_ANY_SUIT + r)
+            if size == 2 and r == level and wilds == 2:
+                # two wilds alone: a pair of the level rank at face value
+                m = self._start_move(&out[n], 2, r, key)
+                n += 1
+                self._put_wilds(m, 2, wk)
+        if size <= 2:
+            for j in range(2):
+                if rc[13 + j] >= size and 14 + j > min_key:
+                    m = self._start_move(&out[n], size, 13 + j, 14 + j)
+                    n += 1
+                    for c in range(size):
+                        m.cards[c] = 52 + j
+                    m.ncards = size
+        if size == 1 and wilds and _order_of(level, level) > min_key:
+            # a lone wild is read at face value
+            m = self._start_move(&out[n], 1, level, _order_of(level, level))
+            n += 1
+            self._put_wilds(m, 1, wk)
+        return n
+
     cdef int _full_houses(self, gd_move_t* out) noexcept nogil:
         # the three-with-twos of a hand with no bomb and no straight flush, suit-merged, in
         # the kernel's order (see _same_rank). Without a bomb no wild is ever left for the
-        # pair: a triple of j naturals and 3 - j wilds leaves one only if j + wilds >= 4.
+        # pair: a triple of 3 - j naturals and j wilds leaves one only if the triple's rank
+        # holds 3 - j naturals with at least j + 1 wilds, four cards: a bomb.
         cdef const uint8_t* rc = self.st.rc[self.st.to_move]
         cdef int n = 0, t, p, j, key, jk, level = self.level, wilds = rc[15]
         cdef gd_move_t* m
@@ -786,12 +763,8 @@ cdef class Searcher:
                 for p in range(13):
                     if p == t or rc[p] < 2:
                         continue
-                    m = &out[n]
+                    m = self._start_move(&out[n], 4, t, key)
                     n += 1
-                    memset(m, 0, sizeof(gd_move_t))
-                    m.type = 4
-                    m.label = t
-                    m.key = key
                     if p < t:
                         self._put_naturals(m, p, 2)
                         self._put_naturals(m, t, 3 - j)
@@ -801,12 +774,8 @@ cdef class Searcher:
                     self._put_wilds(m, j, GD_WILD_ANY_SUIT + t)
                 for jk in range(2):
                     if rc[13 + jk] == 2:
-                        m = &out[n]
+                        m = self._start_move(&out[n], 4, t, key)
                         n += 1
-                        memset(m, 0, sizeof(gd_move_t))
-                        m.type = 4
-                        m.label = t
-                        m.key = key
                         self._put_naturals(m, t, 3 - j)
                         m.cards[m.ncards] = 52 + jk
                         m.cards[m.ncards + 1] = 52 + jk
@@ -983,7 +952,7 @@ cdef class Searcher:
         cdef undo_t undo
         cdef int lo, hi, base, n = 0, i, v, best, a0, b0, lower, upper
         cdef bint maximizing
-        cdef uint64_t k1 = 0, k2 = 0, idx
+        cdef uint64_t k1 = 0, k2 = 0
         cdef uint32_t check = 0
         cdef uint16_t best_sig = 0
         cdef tt_entry_t* e = NULL
