@@ -79,6 +79,23 @@ def report(kinds, level, rules_name, beat, fast, ref):
             f"fast only: {sorted(fast - ref)}\nref only:  {sorted(ref - fast)}")
 
 
+def check_lead(kinds, level, rules, rules_name, opts):
+    """The kernel's lead moves of ``kinds`` equal the reference's; returns them."""
+    ref_lead = ref_legal_moves(kinds, level, **opts)
+    fast_lead = fast_set(legal_moves(Hand(kinds), level, rules=rules))
+    assert fast_lead == ref_lead, report(kinds, level, rules_name, None, fast_lead, ref_lead)
+    return ref_lead
+
+
+def check_follow(kinds, level, rules, rules_name, ref_lead, beat):
+    """The kernel's answers to ``beat`` (a platform triple) equal the reference's."""
+    ref_follow = {m for m in ref_lead if ref_beats(m, beat, level)}
+    beat_move = Move.from_platform(list(beat), level, rules)
+    fast_follow = fast_set(legal_moves(Hand(kinds), level, beat=beat_move, rules=rules))
+    assert fast_follow == ref_follow, report(kinds, level, rules_name, beat, fast_follow,
+                                             ref_follow)
+
+
 def _random_reading(rng, level, opts):
     for _ in range(50):
         kinds = random_cards(rng, level, min_cards=rng.choice([1, 1, 2, 3, 4, 5, 5, 6]))
@@ -100,22 +117,14 @@ def check_hands(rules_name, seed, count):
     for _ in range(count):
         level = rng.randrange(13)
         kinds = random_cards(rng, level)
-        hand = Hand(kinds)
-        ref_lead = ref_legal_moves(kinds, level, **opts)
-        fast_lead = fast_set(legal_moves(hand, level, rules=rules))
-        assert fast_lead == ref_lead, report(kinds, level, rules_name, None, fast_lead,
-                                             ref_lead)
+        ref_lead = check_lead(kinds, level, rules, rules_name, opts)
         # follow: a reading of another random card set, or one of this hand's own moves
         for _ in range(2):
             if rng.random() < 0.5 or not ref_lead:
                 beat = _random_reading(rng, level, opts)
             else:
                 beat = rng.choice(sorted(ref_lead))
-            ref_follow = {m for m in ref_lead if ref_beats(m, beat, level)}
-            beat_move = Move.from_platform(list(beat), level, rules)
-            fast_follow = fast_set(legal_moves(hand, level, beat=beat_move, rules=rules))
-            assert fast_follow == ref_follow, report(kinds, level, rules_name, beat,
-                                                     fast_follow, ref_follow)
+            check_follow(kinds, level, rules, rules_name, ref_lead, beat)
 
 
 @pytest.mark.parametrize("rules_name", list(RULESETS))
@@ -188,17 +197,9 @@ def test_big_bombs_match_reference(rules_name):
         for rank in [level] + rng.sample([r for r in range(13) if r != level], 2):
             kinds = sorted([k for k in range(rank * 4, rank * 4 + 4) if k != wild] * 2
                            + [wild, wild])
-            ref_lead = ref_legal_moves(kinds, level, **opts)
-            fast_lead = fast_set(legal_moves(Hand(kinds), level, rules=rules))
-            assert fast_lead == ref_lead, report(kinds, level, rules_name, None, fast_lead,
-                                                 ref_lead)
-            beat = rng.choice(sorted(ref_lead))
-            ref_follow = {m for m in ref_lead if ref_beats(m, beat, level)}
-            fast_follow = fast_set(legal_moves(Hand(kinds), level, rules=rules,
-                                               beat=Move.from_platform(list(beat), level,
-                                                                       rules)))
-            assert fast_follow == ref_follow, report(kinds, level, rules_name, beat,
-                                                     fast_follow, ref_follow)
+            ref_lead = check_lead(kinds, level, rules, rules_name, opts)
+            check_follow(kinds, level, rules, rules_name, ref_lead,
+                         rng.choice(sorted(ref_lead)))
 
 
 @pytest.mark.parametrize("rules_name", ["standard", "platform", "no-sf"])
@@ -213,14 +214,6 @@ def test_big_hands_match_reference(rules_name):
         wild = level * 4 + 1
         kinds = sorted(rng.sample([k for k in DECK if k != wild], rng.randint(9, 25))
                        + [wild] * rng.randint(0, 2))
-        ref_lead = ref_legal_moves(kinds, level, **opts)
-        fast_lead = fast_set(legal_moves(Hand(kinds), level, rules=rules))
-        assert fast_lead == ref_lead, report(kinds, level, rules_name, None, fast_lead,
-                                             ref_lead)
+        ref_lead = check_lead(kinds, level, rules, rules_name, opts)
         for beat in rng.sample(sorted(ref_lead), min(3, len(ref_lead))):
-            ref_follow = {m for m in ref_lead if ref_beats(m, beat, level)}
-            fast_follow = fast_set(legal_moves(Hand(kinds), level, rules=rules,
-                                               beat=Move.from_platform(list(beat), level,
-                                                                       rules)))
-            assert fast_follow == ref_follow, report(kinds, level, rules_name, beat,
-                                                     fast_follow, ref_follow)
+            check_follow(kinds, level, rules, rules_name, ref_lead, beat)
