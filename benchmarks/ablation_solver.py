@@ -10,7 +10,7 @@ from pathlib import Path
 from solver import solve
 from solver._search import Searcher
 
-SWITCHES = ["use_tt", "use_merge", "use_bounds", "use_ordering", "use_history",
+SWITCHES = ["use_tt", "use_merge", "use_dominance", "use_bounds", "use_ordering", "use_history",
             "use_compress"]
 # off by default because they cost more time than they save here; measured switched on
 EXTRAS = ["use_etc", "use_runout"]

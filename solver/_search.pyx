@@ -16,9 +16,12 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
 * the table key takes a hand by its rank counts when it can never form a straight flush
   (suits cannot matter any more), and moves of such a hand that differ only in suits are
   searched once ("merged");
-* when no hand can form a sequence, the key keeps ranks only by their relative order, the
-  table's rank only by the answering players' cards it covers, and of the plays from a run
-  of ranks nobody else holds only one is searched;
+* when no hand can form a sequence, the key keeps ranks only by their relative order and
+  the table's rank only by the answering players' cards it covers;
+* dominated plays are not searched: of two plays of one kind that each use all of the
+  mover's cards of their rank, the higher one is dropped when nobody else holds a card
+  between them (the others answer both alike, and keeping the higher cards is never
+  worse), which includes runs of ranks nobody else holds;
 * move ordering: the table's best move, plays that go out, then by size and power,
   keeping pairs and triples together.
 """
@@ -276,13 +279,15 @@ cdef class Searcher:
     cdef public bint use_compress
     cdef public bint use_history
     cdef public bint use_etc
+    cdef public bint use_dominance
     cdef int32_t history[4][11][64]   # per seat, type and key: how often it cut off
     cdef readonly int tt_bits
     cdef bint generated_merged   # the last _generate gave one move per suit-free group
 
     def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
-                  bint use_compress=True, bint use_history=True, bint use_etc=False):
+                  bint use_compress=True, bint use_history=True, bint use_etc=False,
+                  bint use_dominance=True):
         if tt_bits < 4 or tt_bits > 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.tt_bits = tt_bits
@@ -303,6 +308,7 @@ cdef class Searcher:
         self.use_compress = use_compress
         self.use_history = use_history
         self.use_etc = use_etc
+        self.use_dominance = use_dominance
         memset(self.history, 0, sizeof(self.history))
         self.node_limit = -1
         self.deadline = -1
@@ -567,51 +573,92 @@ cdef class Searcher:
             kept += 1
         return kept
 
-    cdef int _merge_runs(self, gd_move_t* moves, int n) noexcept nogil:
-        # Valid when the key compresses ranks (no hand can form a sequence). Playing k cards
-        # of rank a or of rank b leaves the same compressed position when nobody else holds
-        # a card of any rank from a to b and the mover holds exactly k of each rank it has
-        # in that run: its hand keeps the same run, one rank shorter, and the table compares
-        # the same with everyone else's cards. Keep the first move of each run.
+    cdef int _prune_dominated(self, gd_move_t* moves, int n) noexcept nogil:
+        # Valid when the mover's hand can form neither a sequence nor a straight flush.
+        # A hand holding all its naturals of rank x at a higher rank y instead (it held no
+        # y) is never worse for its team when the partner holds no natural of an order in
+        # (x, y]: it makes every play the other hand could, each at least as high, the
+        # partner answers them alike and the opponents only with fewer plays. So of two
+        # plays of one kind with as many wild cards, each using all of the mover's naturals
+        # of its rank (x below y), the play of x is at least as good and y is dropped:
+        # * singles, pairs, triples and three-with-twos by their main rank, when nobody
+        #   else holds an order in (x, y] (nor does a wild, which plays as the level
+        #   rank): the others answer x exactly as they answer y;
+        # * three-with-twos of one triple by their pair: the table is the same.
         cdef state_t* s = &self.st
-        cdef int seat = s.to_move, r, o, o2, k, i, kept = 0, lowest
+        cdef int seat = s.to_move, r, o, o2, t, i, j, kept = 0, w, k
         cdef uint32_t others = self._orders_held_except(seat)
+        cdef uint32_t partner = s.omask[seat ^ 2] if s.ncards[seat ^ 2] else 0
+        cdef uint32_t full[15]          # per kind and wilds: main orders it plays all of
+        cdef uint32_t pairs[16]         # per triple order: pair orders of its three-with-twos
         cdef int cnt[14]
-        cdef uint8_t seen[4][14]
+        cdef int pair_of[1024]
+        if n > 1024:
+            return n
         memset(cnt, 0, sizeof(cnt))
-        memset(seen, 0, sizeof(seen))
+        memset(full, 0, sizeof(full))
+        memset(pairs, 0, sizeof(pairs))
         for r in range(13):
             cnt[_order_of(r, self.level)] = s.rc[seat][r]
         for i in range(n):
-            k = moves[i].ncards
+            t = moves[i].type
             o = moves[i].key
-            if 1 <= moves[i].type <= 3 and moves[i].nwild == 0 and 0 <= o <= 12 \
-                    and not (others >> o) & 1 and cnt[o] == k:
-                lowest = o
-                for o2 in range(o - 1, -1, -1):
-                    if (others >> o2) & 1:
-                        break
-                    if cnt[o2] == 0:
-                        continue
-                    if cnt[o2] != k:
-                        break
-                    lowest = o2
-                if seen[moves[i].type][lowest]:
+            pair_of[i] = -1
+            if not (1 <= t <= 4 and 0 <= o <= 12):
+                continue
+            if t == 4:
+                if moves[i].nwild:
                     continue
-                seen[moves[i].type][lowest] = 1
+                w = o
+                for j in range(moves[i].ncards):
+                    if moves[i].cards[j] < 52 and _order_of(moves[i].cards[j] >> 2, self.level) != o:
+                        w = _order_of(moves[i].cards[j] >> 2, self.level)
+                        break
+                if w == o or w > 12 or cnt[w] != 2:
+                    continue
+                pair_of[i] = w
+                pairs[o] |= (<uint32_t> 1) << w
+                if cnt[o] == 3:
+                    full[12] |= (<uint32_t> 1) << o
+            elif cnt[o] == moves[i].ncards - moves[i].nwild:
+                full[t * 3 + moves[i].nwild] |= (<uint32_t> 1) << o
+        for i in range(n):
+            t = moves[i].type
+            o = moves[i].key
+            if t == 4 and pair_of[i] >= 0:
+                # a lower pair with the same triple
+                w = pair_of[i]
+                o2 = w - 1
+                while o2 >= 0 and not (partner >> (o2 + 1)) & 1:
+                    if (pairs[o] >> o2) & 1:
+                        break
+                    o2 -= 1
+                if o2 >= 0 and not (partner >> (o2 + 1)) & 1:
+                    continue
+            k = t * 3 + moves[i].nwild
+            if 1 <= t <= 4 and 0 <= o <= 12 and (full[k] >> o) & 1 \
+                    and (t == 4 or cnt[o] == moves[i].ncards - moves[i].nwild) \
+                    and (t < 4 or pair_of[i] >= 0):
+                o2 = o - 1
+                while o2 >= 0 and not (others >> (o2 + 1)) & 1:
+                    if (full[k] >> o2) & 1 and (t < 4 or (pairs[o2] >> pair_of[i]) & 1):
+                        break
+                    o2 -= 1
+                if o2 >= 0 and not (others >> (o2 + 1)) & 1:
+                    continue        # dominated by the same play at order o2
             if kept != i:
                 moves[kept] = moves[i]
             kept += 1
         return kept
 
     cdef int _merged(self, gd_move_t* moves, int n) noexcept nogil:
-        # the moves worth searching: one of each group that leads to equal positions
-        if self.use_merge and not self.st.sfpot[self.st.to_move]:
-            if not self.generated_merged:
+        # the moves worth searching: one of each group that leads to equal positions, and
+        # none that another move dominates (valid only while suits cannot matter)
+        if not self.st.sfpot[self.st.to_move]:
+            if self.use_merge and not self.generated_merged:
                 n = self._merge_suits(moves, n)
-            if self.use_compress and not (self.st.seqpot[0] or self.st.seqpot[1] or
-                                          self.st.seqpot[2] or self.st.seqpot[3]):
-                n = self._merge_runs(moves, n)
+            if self.use_dominance and not self.st.seqpot[self.st.to_move]:
+                n = self._prune_dominated(moves, n)
         return n
 
     cdef int _dedupe(self, gd_move_t* moves, int n, int alpha, int beta, int* cutoff) noexcept nogil:

@@ -163,11 +163,11 @@ def test_canonical_table_key_never_merges_different_values():
 
 
 def test_search_switches_do_not_change_values():
-    """Each technique (table, merging, bounds, ordering, running out, rank compression)
-    only changes the work, never the value."""
+    """Each technique (table, merging, bounds, ordering, running out, rank compression,
+    dominance) only changes the work, never the value."""
     from solver._search import Searcher
     switches = ["use_tt", "use_merge", "use_bounds", "use_ordering", "use_runout",
-                "use_compress", "use_history"]
+                "use_compress", "use_history", "use_dominance"]
     for pos, ref in _positions(6000, 15, max_total=11):
         for name in switches:
             searcher = Searcher(12, **{name: False})
@@ -179,14 +179,13 @@ def test_search_switches_do_not_change_values():
 
 def test_merged_moves_lead_to_equal_positions():
     """The search tries one move of each group that leads to the same position up to suits
-    that cannot matter and ranks beyond their relative order (a run of ranks nobody else
-    holds): every move it drops must reach the table key of a move it keeps, and the same
-    minimax value."""
+    that cannot matter: every move it drops (dominance off) must reach the table key of a
+    move it keeps, and the same minimax value."""
     import numpy as np
     from guandan_core.moves import MOVE_DTYPE
     from solver.search import _load
     from solver._search import Searcher
-    searcher = Searcher(8)
+    searcher = Searcher(8, use_dominance=False)
     rng = random.Random(77)
     dropped_total = 0
     for _ in range(300):
@@ -218,7 +217,67 @@ def test_merged_moves_lead_to_equal_positions():
                     assert minimax(p, [200_000]) == minimax(kept_children[key], [200_000])
                 except Budget:
                     pass
-    assert dropped_total > 100
+    assert dropped_total > 30
+
+
+def _dropped_moves_are_dominated(pos, searcher, reference):
+    """Checks one position; returns how many moves the search drops there. Children are
+    valued by ``reference``, a searcher that drops no dominated move (itself checked
+    against the plain minimax by test_search_switches_do_not_change_values)."""
+    import numpy as np
+    from guandan_core.moves import MOVE_DTYPE
+    from solver.search import _load
+    _load(searcher, pos)
+    kept = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
+    legal = list(pos.legal_moves())
+    assert set(kept) <= set(legal)
+    dropped = [m for m in legal if m not in kept]
+
+    def value(move):          # for the mover's team
+        p = pos.play(move)
+        if p.is_over:
+            v = p.outcome
+        else:
+            r = solve(p, searcher=reference, pv=False)
+            v = r.value if p.to_move % 2 == 0 else -r.value
+        return v if pos.to_move % 2 == 0 else -v
+    kinds = {m.type_id for m in dropped}
+    kept_values = {m: value(m) for m in kept if m.type_id in kinds}
+    for m in dropped:
+        v = value(m)
+        assert any(k.type_id == m.type_id and kept_values[k] >= v for k in kept_values), \
+            (pos.to_json(), str(m), v)
+    return len(dropped)
+
+
+def test_dominated_moves_are_never_better():
+    """The search drops a play when a play of the same kind at a lower rank is at least as
+    good (the others answer both alike, and higher cards kept are never worse): every move
+    it drops, suit merges included, has a kept move of its kind whose minimax value is at
+    least as good for the mover's team. Random endgames (wild cards, tables, players out)
+    and hands built of pairs, triples and three-with-twos."""
+    from solver._search import Searcher
+    searcher = Searcher(8)
+    reference = Searcher(14, use_dominance=False)
+    rng = random.Random(78)
+    dropped = 0
+    for _ in range(2000):
+        pos = random_position(rng, max_cards=6, max_total=14, with_table=0.5)
+        if pos is not None and not pos.is_over:
+            dropped += _dropped_moves_are_dominated(pos, searcher, reference)
+    for i in range(1000):
+        pos = Position.from_json(_generation_case(rng, lead=i % 2 == 0))
+        dropped += _dropped_moves_are_dominated(pos, searcher, reference)
+    # a three-with-two keeps the higher pair only if the partner holds no pair between:
+    # here the lower pair left in hand lets the partner take the lead with its own
+    for level, hands in (("K", [["ST", "CT", "DT", "S2", "C2", "S9", "D9"], ["S7", "DK", "S4"],
+                                ["C6", "D6"], ["CA", "S8", "DA"]]),
+                         ("6", [["S7", "C7", "D7", "SJ", "CJ", "S9", "D9"], ["SA"],
+                                ["CJ", "DJ"], ["HK", "H6", "D2"]])):
+        pos = Position.from_json({"level": level, "hands": hands, "finished": [],
+                                  "to_move": 0, "table": None})
+        _dropped_moves_are_dominated(pos, searcher, reference)
+    assert dropped > 3000
 
 
 def _suit_free(move, level):
@@ -276,7 +335,7 @@ def test_search_move_generation_matches_the_kernel():
     from guandan_core.moves import MOVE_DTYPE
     from solver.search import _load
     from solver._search import Searcher
-    searcher = Searcher(8, use_compress=False)   # no run merging: every rank kept
+    searcher = Searcher(8, use_dominance=False)   # no dominated moves dropped
     rng = random.Random(31)
     cases = [_generation_case(rng, lead=i % 2 == 0) for i in range(1000)]
     # a triple of one natural and two wilds with a joker pair
