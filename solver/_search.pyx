@@ -573,14 +573,27 @@ cdef class Searcher:
             kept += 1
         return kept
 
+    cdef inline bint _breaks_cleanly(self, int held, int played, int wilds) noexcept nogil:
+        # Playing `played` of the mover's `held` naturals of rank y instead of all its
+        # naturals of rank x leaves the x play's hand with those x's relabelled y. The
+        # relabelling keeps every play when all y's are played (no y left to mix with);
+        # otherwise only if no three-with-two could mix the x's with the y's left (it would
+        # turn into a bomb): without wild cards, three of one and two of the other.
+        if held == played:
+            return True
+        if wilds:
+            return False
+        return not ((played >= 3 and held - played >= 2) or (played >= 2 and held - played >= 3))
+
     cdef int _prune_dominated(self, gd_move_t* moves, int n) noexcept nogil:
         # Valid when the mover's hand can form neither a sequence nor a straight flush.
-        # A hand holding all its naturals of rank x at a higher rank y instead (it held no
-        # y) is never worse for its team when the partner holds no natural of an order in
-        # (x, y]: it makes every play the other hand could, each at least as high, the
-        # partner answers them alike and the opponents only with fewer plays. So of two
-        # plays of one kind with as many wild cards, each using all of the mover's naturals
-        # of its rank (x below y), the play of x is at least as good and y is dropped:
+        # Relabelling a hand's naturals of rank x as a higher rank y, when no play of it
+        # mixes x with y, never hurts its team if the partner holds no natural of an order
+        # in (x, y]: every play it could make becomes one of the same kind, at least as
+        # high; the partner answers them alike and the opponents only with fewer plays. So
+        # of two plays of one kind with as many wild cards, x below y, the one using all of
+        # the mover's naturals of x is at least as good, and y is dropped, when what the y
+        # play leaves is the x play's hand relabelled that way (see _breaks_cleanly):
         # * singles, pairs, triples and three-with-twos by their main rank, when nobody
         #   else holds an order in (x, y] (nor does a wild, which plays as the level
         #   rank): the others answer x exactly as they answer y;
@@ -636,9 +649,10 @@ cdef class Searcher:
                 if o2 >= 0 and not (partner >> (o2 + 1)) & 1:
                     continue
             k = t * 3 + moves[i].nwild
-            if 1 <= t <= 4 and 0 <= o <= 12 and (full[k] >> o) & 1 \
-                    and (t == 4 or cnt[o] == moves[i].ncards - moves[i].nwild) \
-                    and (t < 4 or pair_of[i] >= 0):
+            if 0 <= o <= 12 and (
+                    (t == 4 and pair_of[i] >= 0 and (full[12] >> o) & 1) or
+                    (1 <= t <= 3 and self._breaks_cleanly(cnt[o], moves[i].ncards - moves[i].nwild,
+                                                          s.rc[seat][15]))):
                 o2 = o - 1
                 while o2 >= 0 and not (others >> (o2 + 1)) & 1:
                     if (full[k] >> o2) & 1 and (t < 4 or (pairs[o2] >> pair_of[i]) & 1):
