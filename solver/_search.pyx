@@ -594,14 +594,18 @@ cdef class Searcher:
         # of two plays of one kind with as many wild cards, x below y, the one using all of
         # the mover's naturals of x is at least as good, and y is dropped, when what the y
         # play leaves is the x play's hand relabelled that way (see _breaks_cleanly):
-        # * singles, pairs, triples and three-with-twos by their main rank, when nobody
-        #   else holds an order in (x, y] (nor does a wild, which plays as the level
-        #   rank): the others answer x exactly as they answer y;
+        # * singles, pairs, triples and three-with-twos by their main rank, when the
+        #   partner holds no natural of an order in (x, y] and no opponent could make a
+        #   play of that kind there (wild cards count towards pairs and triples): the
+        #   opponents answer x exactly as they answer y, the partner in at least as many
+        #   ways;
         # * three-with-twos of one triple by their pair: the table is the same.
         cdef state_t* s = &self.st
         cdef int seat = s.to_move, r, o, o2, t, i, j, kept = 0, w, k
-        cdef uint32_t others = self._orders_held_except(seat)
         cdef uint32_t partner = s.omask[seat ^ 2] if s.ncards[seat ^ 2] else 0
+        cdef uint32_t blocked[5]        # per kind: orders the partner holds, or where an
+                                        # opponent could make a play of that kind
+        cdef int opp, c, wl
         cdef uint32_t full[15]          # per kind and wilds: main orders it plays all of
         cdef uint32_t pairs[16]         # per triple order: pair orders of its three-with-twos
         cdef int cnt[14]
@@ -613,6 +617,21 @@ cdef class Searcher:
         memset(pairs, 0, sizeof(pairs))
         for r in range(13):
             cnt[_order_of(r, self.level)] = s.rc[seat][r]
+        for t in range(1, 5):
+            blocked[t] = partner
+        for j in range(1, 4, 2):
+            opp = seat ^ j
+            wl = s.rc[opp][15]
+            for r in range(13):
+                c = s.rc[opp][r]
+                if c:
+                    o = _order_of(r, self.level)
+                    blocked[1] |= (<uint32_t> 1) << o
+                    if c + min(wl, 1) >= 2:
+                        blocked[2] |= (<uint32_t> 1) << o
+                    if c + min(wl, 2) >= 3:
+                        blocked[3] |= (<uint32_t> 1) << o
+                        blocked[4] |= (<uint32_t> 1) << o
         for i in range(n):
             t = moves[i].type
             o = moves[i].key
@@ -654,11 +673,11 @@ cdef class Searcher:
                     (1 <= t <= 3 and self._breaks_cleanly(cnt[o], moves[i].ncards - moves[i].nwild,
                                                           s.rc[seat][15]))):
                 o2 = o - 1
-                while o2 >= 0 and not (others >> (o2 + 1)) & 1:
+                while o2 >= 0 and not (blocked[t] >> (o2 + 1)) & 1:
                     if (full[k] >> o2) & 1 and (t < 4 or (pairs[o2] >> pair_of[i]) & 1):
                         break
                     o2 -= 1
-                if o2 >= 0 and not (others >> (o2 + 1)) & 1:
+                if o2 >= 0 and not (blocked[t] >> (o2 + 1)) & 1:
                     continue        # dominated by the same play at order o2
             if kept != i:
                 moves[kept] = moves[i]

@@ -268,13 +268,16 @@ def test_dominated_moves_are_never_better():
     for i in range(1000):
         pos = Position.from_json(_generation_case(rng, lead=i % 2 == 0))
         dropped += _dropped_moves_are_dominated(pos, searcher, reference)
-    # a three-with-two keeps the higher pair only if the partner holds no pair between:
-    # here the lower pair left in hand lets the partner take the lead with its own
-    for level, hands in (("K", [["ST", "CT", "DT", "S2", "C2", "S9", "D9"], ["S7", "DK", "S4"],
-                                ["C6", "D6"], ["CA", "S8", "DA"]]),
-                         ("6", [["S7", "C7", "D7", "SJ", "CJ", "S9", "D9"], ["SA"],
-                                ["CJ", "DJ"], ["HK", "H6", "D2"]])):
-        pos = Position.from_json({"level": level, "hands": hands, "finished": [],
+    # where a condition matters: a three-with-two keeps the higher pair only if the
+    # partner holds no pair between (the lower pair left in hand lets the partner take the
+    # lead with its own); an opponent's single 7 and wild card answer a pair of 5s, not 9s
+    for level, hands, out in (
+            ("K", [["ST", "CT", "DT", "S2", "C2", "S9", "D9"], ["S7", "DK", "S4"],
+                   ["C6", "D6"], ["CA", "S8", "DA"]], []),
+            ("6", [["S7", "C7", "D7", "SJ", "CJ", "S9", "D9"], ["SA"], ["CJ", "DJ"],
+                   ["HK", "H6", "D2"]], []),
+            ("2", [["S5", "C5", "S9", "C9"], ["S7", "H2"], [], []], [2, 3])):
+        pos = Position.from_json({"level": level, "hands": hands, "finished": out,
                                   "to_move": 0, "table": None})
         _dropped_moves_are_dominated(pos, searcher, reference)
     assert dropped > 3000
