@@ -579,11 +579,12 @@ cdef class Searcher:
         # relabelling keeps every play when all y's are played (no y left to mix with);
         # otherwise only if no three-with-two could mix the x's with the y's left (it would
         # turn into a bomb): without wild cards, three of one and two of the other.
-        if held == played:
+        cdef int left = held - played
+        if left == 0:
             return True
-        if wilds:
-            return False
-        return not ((played >= 3 and held - played >= 2) or (played >= 2 and held - played >= 3))
+        # a triple of one and a pair of the other, wild cards filling in
+        return not (max(0, 3 - played) + max(0, 2 - left) <= wilds or
+                    max(0, 3 - left) + max(0, 2 - played) <= wilds)
 
     cdef int _prune_dominated(self, gd_move_t* moves, int n) noexcept nogil:
         # Valid when the mover's hand can form neither a sequence nor a straight flush.
