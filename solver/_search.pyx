@@ -578,11 +578,11 @@ cdef class Searcher:
         # naturals of rank x leaves the x play's hand with those x's relabelled y. The
         # relabelling keeps every play when all y's are played (no y left to mix with);
         # otherwise only if no three-with-two could mix the x's with the y's left (it would
-        # turn into a bomb): without wild cards, three of one and two of the other.
+        # turn into a bomb): a triple of one and a pair of the other, wild cards (`wilds`,
+        # all the mover holds) filling in.
         cdef int left = held - played
         if left == 0:
             return True
-        # a triple of one and a pair of the other, wild cards filling in
         return not (max(0, 3 - played) + max(0, 2 - left) <= wilds or
                     max(0, 3 - left) + max(0, 2 - played) <= wilds)
 
