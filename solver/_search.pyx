@@ -18,10 +18,11 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
   searched once ("merged");
 * when no hand can form a sequence, the key keeps ranks only by their relative order and
   the table's rank only by the answering players' cards it covers;
-* dominated plays are not searched: of two plays of one kind that each use all of the
-  mover's cards of their rank, the higher one is dropped when nobody else holds a card
-  between them (the others answer both alike, and keeping the higher cards is never
-  worse), which includes runs of ranks nobody else holds;
+* dominated plays are not searched: of two plays of one kind, the higher is dropped when
+  the lower uses all of the mover's cards of its rank, the partner holds no card between
+  them and no opponent could answer with a play of that kind between them (the others
+  answer both alike, and keeping the higher cards is never worse); this includes runs of
+  ranks nobody else holds;
 * move ordering: the table's best move, plays that go out, then by size and power,
   keeping pairs and triples together.
 """
@@ -687,7 +688,7 @@ cdef class Searcher:
 
     cdef int _merged(self, gd_move_t* moves, int n) noexcept nogil:
         # the moves worth searching: one of each group that leads to equal positions, and
-        # none that another move dominates (valid only while suits cannot matter)
+        # none that another move dominates (both need a hand whose suits cannot matter)
         if not self.st.sfpot[self.st.to_move]:
             if self.use_merge and not self.generated_merged:
                 n = self._merge_suits(moves, n)
