@@ -1229,7 +1229,7 @@ cdef class Searcher:
 
     def searched_moves(self):
         """The moves the search tries at the current state, after its merges (suits that
-        cannot matter, runs of ranks), as MOVE_DTYPE bytes (for tests)."""
+        cannot matter) and without dominated plays, as MOVE_DTYPE bytes (for tests)."""
         cdef int base, n = 0
         base = self._generate(&n)
         if base < 0:
