@@ -574,6 +574,16 @@ cdef class Searcher:
             kept += 1
         return kept
 
+    cdef inline bint _lower_play_within(self, uint32_t plays, uint32_t blocked, int o) noexcept nogil:
+        # is there a play (bit o2 of `plays`) at an order o2 < o with no `blocked` order
+        # in (o2, o]?
+        cdef int o2 = o - 1
+        while o2 >= 0 and not (blocked >> (o2 + 1)) & 1:
+            if (plays >> o2) & 1:
+                return True
+            o2 -= 1
+        return False
+
     cdef inline bint _breaks_cleanly(self, int held, int played, int wilds) noexcept nogil:
         # Playing `played` of the mover's `held` naturals of rank y instead of all its
         # naturals of rank x leaves the x play's hand with those x's relabelled y. The
@@ -603,13 +613,15 @@ cdef class Searcher:
         #   ways;
         # * three-with-twos of one triple by their pair: the table is the same.
         cdef state_t* s = &self.st
-        cdef int seat = s.to_move, r, o, o2, t, i, j, kept = 0, w, k
+        cdef int seat = s.to_move, r, o, t, i, j, kept = 0, w
         cdef uint32_t partner = s.omask[seat ^ 2] if s.ncards[seat ^ 2] else 0
         cdef uint32_t blocked[5]        # per kind: orders the partner holds, or where an
                                         # opponent could make a play of that kind
         cdef int opp, c, wl
-        cdef uint32_t full[15]          # per kind and wilds: main orders it plays all of
+        cdef uint32_t full[12]          # per kind and wilds (singles to triples): orders
+                                        # whose naturals it plays all of
         cdef uint32_t pairs[16]         # per triple order: pair orders of its three-with-twos
+        cdef uint32_t triples[16]       # per pair order: orders of the full triples it joins
         cdef int cnt[14]
         cdef int pair_of[1024]
         if n > 1024:
@@ -617,6 +629,7 @@ cdef class Searcher:
         memset(cnt, 0, sizeof(cnt))
         memset(full, 0, sizeof(full))
         memset(pairs, 0, sizeof(pairs))
+        memset(triples, 0, sizeof(triples))
         for r in range(13):
             cnt[_order_of(r, self.level)] = s.rc[seat][r]
         for t in range(1, 5):
@@ -653,34 +666,23 @@ cdef class Searcher:
                 pair_of[i] = w
                 pairs[o] |= (<uint32_t> 1) << w
                 if cnt[o] == 3:
-                    full[12] |= (<uint32_t> 1) << o
+                    triples[w] |= (<uint32_t> 1) << o
             elif cnt[o] == moves[i].ncards - moves[i].nwild:
                 full[t * 3 + moves[i].nwild] |= (<uint32_t> 1) << o
         for i in range(n):
             t = moves[i].type
             o = moves[i].key
-            if t == 4 and pair_of[i] >= 0:
-                # a lower pair with the same triple
-                w = pair_of[i]
-                o2 = w - 1
-                while o2 >= 0 and not (partner >> (o2 + 1)) & 1:
-                    if (pairs[o] >> o2) & 1:
-                        break
-                    o2 -= 1
-                if o2 >= 0 and not (partner >> (o2 + 1)) & 1:
+            w = pair_of[i]
+            if t == 4 and w >= 0:
+                # a lower pair with the same triple, or the same pair with a lower triple
+                if self._lower_play_within(pairs[o], partner, w):
                     continue
-            k = t * 3 + moves[i].nwild
-            if 0 <= o <= 12 and (
-                    (t == 4 and pair_of[i] >= 0 and (full[12] >> o) & 1) or
-                    (1 <= t <= 3 and self._breaks_cleanly(cnt[o], moves[i].ncards - moves[i].nwild,
-                                                          s.rc[seat][15]))):
-                o2 = o - 1
-                while o2 >= 0 and not (blocked[t] >> (o2 + 1)) & 1:
-                    if (full[k] >> o2) & 1 and (t < 4 or (pairs[o2] >> pair_of[i]) & 1):
-                        break
-                    o2 -= 1
-                if o2 >= 0 and not (blocked[t] >> (o2 + 1)) & 1:
-                    continue        # dominated by the same play at order o2
+                if cnt[o] == 3 and self._lower_play_within(triples[w], blocked[4], o):
+                    continue
+            elif 1 <= t <= 3 and 0 <= o <= 12 and self._breaks_cleanly(
+                    cnt[o], moves[i].ncards - moves[i].nwild, s.rc[seat][15]):
+                if self._lower_play_within(full[t * 3 + moves[i].nwild], blocked[t], o):
+                    continue        # dominated by the same play at a lower order
             if kept != i:
                 moves[kept] = moves[i]
             kept += 1
