@@ -177,12 +177,23 @@ def test_search_switches_do_not_change_values():
             assert solve(pos, searcher=searcher, pv=False).value == ref, (name, pos.to_json())
 
 
+def _searched_and_legal(searcher, pos):
+    """The moves the search tries at ``pos`` (after its merges) and all its legal moves;
+    the first must be among the second."""
+    import numpy as np
+    from guandan_core.moves import MOVE_DTYPE
+    from solver.search import _load
+    _load(searcher, pos)
+    searched = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
+    legal = list(pos.legal_moves())
+    assert set(searched) <= set(legal), pos.to_json()
+    return searched, legal
+
+
 def test_merged_moves_lead_to_equal_positions():
     """The search tries one move of each group that leads to the same position up to suits
     that cannot matter: every move it drops (dominance off) must reach the table key of a
     move it keeps, and the same minimax value."""
-    import numpy as np
-    from guandan_core.moves import MOVE_DTYPE
     from solver.search import _load
     from solver._search import Searcher
     searcher = Searcher(8, use_dominance=False)
@@ -192,10 +203,7 @@ def test_merged_moves_lead_to_equal_positions():
         pos = random_position(rng, max_cards=5, max_total=12)
         if pos is None or pos.is_over:
             continue
-        _load(searcher, pos)
-        kept = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
-        legal = list(pos.legal_moves())
-        assert set(kept) <= set(legal)
+        kept, legal = _searched_and_legal(searcher, pos)
         def child(move):
             p = pos.play(move)
             if p.is_over:
@@ -224,13 +232,7 @@ def _dropped_moves_are_dominated(pos, searcher, reference):
     """Checks one position; returns how many moves the search drops there. Children are
     valued by ``reference``, a searcher that drops no dominated move (itself checked
     against the plain minimax by test_search_switches_do_not_change_values)."""
-    import numpy as np
-    from guandan_core.moves import MOVE_DTYPE
-    from solver.search import _load
-    _load(searcher, pos)
-    kept = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
-    legal = list(pos.legal_moves())
-    assert set(kept) <= set(legal)
+    kept, legal = _searched_and_legal(searcher, pos)
     dropped = [m for m in legal if m not in kept]
 
     def value(move):          # for the mover's team
@@ -334,9 +336,6 @@ def test_search_move_generation_matches_the_kernel():
     """RULES sec. 3-4: the solver's own generator for hands without bombs or sequences
     (leads of singles, pairs, triples and three-with-twos, wild cards included, and the
     answers to a single, pair or triple) gives exactly the kernel's moves up to suits."""
-    import numpy as np
-    from guandan_core.moves import MOVE_DTYPE
-    from solver.search import _load
     from solver._search import Searcher
     searcher = Searcher(8, use_dominance=False)   # no dominated moves dropped
     rng = random.Random(31)
@@ -349,14 +348,11 @@ def test_search_move_generation_matches_the_kernel():
     for obj in cases:
         pos = Position.from_json(obj)
         level = pos.level
-        _load(searcher, pos)
-        searched = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
+        searched, legal = _searched_and_legal(searcher, pos)
         got = [_suit_free(m, level) for m in searched]
-        legal = list(pos.legal_moves())
         if len(got) <= 256:   # (longer lists are searched unmerged)
             assert len(got) == len(set(got)), obj        # one move per suit-free group
         assert set(got) == {_suit_free(m, level) for m in legal}, obj
-        assert set(searched) <= set(legal), obj
         if not any(m.is_bomb for m in legal):
             seen_types |= {(m.type_id, len(m.wild_as), pos.table is None) for m in searched}
     # the bomb-free cases cover every kind of lead and answer, with and without wilds
