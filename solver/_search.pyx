@@ -283,6 +283,7 @@ cdef class Searcher:
     cdef public bint use_dominance
     cdef int32_t history[4][11][64]   # per seat, type and key: how often it cut off
     cdef readonly int tt_bits
+    cdef uint64_t key_salt       # the level and rule options, part of every table key
     cdef bint generated_merged   # the last _generate gave one move per suit-free group
 
     def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
@@ -354,6 +355,11 @@ cdef class Searcher:
         self.rules.sf_is_bomb = sf_is_bomb
         self.rules.sf_wild_any_suit = sf_wild_any_suit
         self.rules.long_sequences = long_sequences
+        # the table outlives the position: a key must also say what the cards mean (which
+        # rank is the level, which card is wild, which combinations exist), or a table
+        # reused at another level answers with another level's values (found by a test)
+        self.key_salt = _mix(<uint64_t> (level | (sf_is_bomb << 4) | (sf_wild_any_suit << 5)
+                                         | (long_sequences << 6)) + 0x6a09e667f3bcc909ULL)
         memset(&self.st, 0, sizeof(state_t))
         for seat in range(4):
             n = 0
@@ -460,7 +466,8 @@ cdef class Searcher:
         # suits of hands that can no longer form a straight flush, and, when no hand can
         # form any sequence, the ranks themselves beyond their relative card order
         cdef state_t* s = &self.st
-        cdef uint64_t h1 = 0x243f6a8885a308d3ULL, h2 = 0x13198a2e03707344ULL, w
+        cdef uint64_t h1 = 0x243f6a8885a308d3ULL ^ self.key_salt, w
+        cdef uint64_t h2 = 0x13198a2e03707344ULL + self.key_salt
         cdef int seat, r, k, o, tkey, tclass, level = self.level
         cdef const uint64_t* raw
         cdef uint64_t words[7]

@@ -74,6 +74,40 @@ def test_results_do_not_depend_on_table_size(seed):
         assert (big.value, big.best, big.pv) == (tiny.value, tiny.best, tiny.pv)
 
 
+def test_table_reused_at_another_level_or_rule_set_gives_that_positions_value():
+    """RULES sec. 2, 9: the same cards mean other things at another level or under other
+    rule options, so a table kept from an earlier solve must not answer for them. Found by
+    a random search: positions solved at one level and then at another with one table came
+    out wrong (1 instead of 3). Seat 0 can form a straight under both rule sets, so table
+    keys hold raw ranks, and a tube of two pairs only with long sequences."""
+    from guandan_core.rules import Rules
+    from solver import Searcher
+    rng = random.Random(77)
+    ranks = "23456789TJQKA"
+    seat0 = ["S3", "D3", "S4", "D4", "C5", "C6", "C7"]
+    deck = [s + r for s in "SCD" for r in ranks] * 2 + ["SB", "HR"] * 2
+    for card in seat0:
+        deck.remove(card)
+    differ = {"level": 0, "rules": 0}
+    for _ in range(60):
+        rng.shuffle(deck)
+        level, first_level = rng.sample(ranks[:-1], 2)
+        obj = {"level": level, "hands": [seat0, deck[0:3], [], deck[3:6]], "finished": [2],
+               "to_move": 0, "table": None}
+        fresh = solve(obj, searcher=Searcher(16)).value
+        shared = Searcher(16)
+        earlier = solve(dict(obj, level=first_level), searcher=shared).value
+        differ["level"] += earlier != fresh
+        assert solve(obj, searcher=shared).value == fresh, (obj, first_level)
+        # the same cards with longer sequences allowed, after the standard rules
+        other = Position.from_json(obj, Rules(long_sequences=True))
+        other_fresh = solve(other, searcher=Searcher(16)).value
+        differ["rules"] += other_fresh != fresh
+        assert solve(other, searcher=shared).value == other_fresh, obj
+    # the check bites only where the values differ
+    assert min(differ.values()) >= 5, differ
+
+
 def test_principal_line_is_legal_and_reaches_the_value():
     for pos, ref in _positions(4000, 20):
         result = solve(pos)
