@@ -1084,9 +1084,6 @@ cdef class Searcher:
             self._key(&k1, &k2)
             check = _check(k2)
             e = self._entry(k1)
-            # the entry is most likely not in cache: fetch it while merging the moves
-            __builtin_prefetch(e)
-        n = self._merged(moves, n)
         if self.use_tt:
             if e.check == check and e.key1 == k1:
                 self.tt_hits += 1
@@ -1101,6 +1098,8 @@ cdef class Searcher:
                 if e.upper < beta:
                     beta = e.upper
                 best_sig = e.best_sig
+        # after the table: a cut-off there needs no merged moves (about 3% faster on 4x6)
+        n = self._merged(moves, n)
         a0 = alpha   # the window actually searched, for the kind of bound we learn
         b0 = beta
         if self.use_etc and self.use_tt and self.st.owner < 0:
