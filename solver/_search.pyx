@@ -40,6 +40,8 @@ from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beat
 
 cdef enum:
     MAX_PLY = 512
+    NO_PAIR = 255
+    PLAIN_ARENA = 1 << 16   # plain moves: a node has at most a few hundred
     NEAR_CARDS = 12         # positions with at most this many cards use the small table
     NEAR_BITS = 17          # 2**17 entries of 16 bytes: 2 MiB, about what stays in cache
     ARENA_MOVES = 1 << 20
@@ -80,6 +82,34 @@ ctypedef struct tt_entry_t:
     int8_t upper
 
 
+ctypedef struct pmove_t:
+    # a play of a plain position (see _psearch), suits left out: `nat` naturals of order
+    # `order` (14, 15: the jokers) and `nwild` wild cards; a three-with-two also plays a
+    # pair of order `pair` (NO_PAIR: none). The pass is type 0.
+    uint8_t type
+    uint8_t order
+    uint8_t nat
+    uint8_t nwild
+    uint8_t pair
+    uint8_t size
+
+
+ctypedef struct pstate_t:
+    # a plain position: per seat its cards as 4-bit counts by order (the naturals of orders
+    # 0..13, then the small and the big joker) and its wild cards
+    uint64_t cnt[4]
+    uint32_t omask[4]       # per seat: bit o set while it holds a natural card of order o
+    uint8_t wilds[4]
+    uint8_t ncards[4]
+    int8_t order[4]
+    int nfinished
+    int to_move
+    int owner
+    int ttype               # the table play; made before the position became plain, it
+    int tkey                # may be of any kind (a bomb, a straight)
+    int tncards
+
+
 ctypedef struct sig_t:
     uint64_t ranks          # natural cards per rank (4 bits each), jokers, wilds
     uint32_t shape          # type, key, number of cards
@@ -89,41 +119,64 @@ cdef inline int _team(int seat) noexcept nogil:
     return seat & 1
 
 
-cdef int _outcome(const state_t* s) noexcept nogil:
+cdef int _outcome_of(const int8_t* order, int nfinished) noexcept nogil:
     # value for team 0 of a finished hand (RULES sec. 6)
-    cdef int first = s.order[0]
+    cdef int first = order[0]
     cdef int partner = first ^ 2
     cdef int v
-    if s.nfinished >= 2 and s.order[1] == partner:
+    if nfinished >= 2 and order[1] == partner:
         v = 3
-    elif s.nfinished >= 3 and s.order[2] == partner:
+    elif nfinished >= 3 and order[2] == partner:
         v = 2
     else:
         v = 1
     return v if _team(first) == 0 else -v
 
 
-cdef inline bint _over(const state_t* s) noexcept nogil:
+cdef inline int _outcome(const state_t* s) noexcept nogil:
+    return _outcome_of(s.order, s.nfinished)
+
+
+cdef inline bint _over_of(const uint8_t* ncards) noexcept nogil:
     # both players of one team are out
-    return (s.ncards[0] == 0 and s.ncards[2] == 0) or (s.ncards[1] == 0 and s.ncards[3] == 0)
+    return (ncards[0] == 0 and ncards[2] == 0) or (ncards[1] == 0 and ncards[3] == 0)
 
 
-cdef void _bounds(const state_t* s, int* lo, int* hi) noexcept nogil:
+cdef inline bint _over(const state_t* s) noexcept nogil:
+    return _over_of(s.ncards)
+
+
+cdef void _bounds_of(const int8_t* order, int nfinished, int* lo, int* hi) noexcept nogil:
     # the values still possible for team 0, from the finishing order so far: once a player
     # is out first, its team wins 1..3 (partner last, 3rd or 2nd); once an opponent went
     # out second, 1..2 at most
     cdef int best
-    if s.nfinished == 0:
+    if nfinished == 0:
         lo[0] = -3
         hi[0] = 3
         return
-    best = 3 if s.nfinished == 1 else 2
-    if _team(s.order[0]) == 0:
+    best = 3 if nfinished == 1 else 2
+    if _team(order[0]) == 0:
         lo[0] = 1
         hi[0] = best
     else:
         lo[0] = -best
         hi[0] = -1
+
+
+cdef inline void _pass_on(const uint8_t* ncards, int seat, int* to_move, int* owner) noexcept nogil:
+    # next seat to act after `seat` played or passed (RULES sec. 6)
+    cdef int step, t
+    for step in range(1, 5):
+        t = (seat + step) & 3
+        if t == owner[0]:
+            # everyone else passed: the owner leads, or its partner if it is out
+            to_move[0] = t if ncards[t] > 0 else t ^ 2
+            owner[0] = -1
+            return
+        if ncards[t] > 0:
+            to_move[0] = t
+            return
 
 
 cdef bint _sf_potential(const uint8_t* hand, int level, const gd_rules_t* rules) noexcept nogil:
@@ -201,6 +254,15 @@ cdef inline int _popcount(uint32_t x) noexcept nogil:
     return <int> ((x * 0x01010101) >> 24)
 
 
+cdef int[32] _DEBRUIJN_INDEX = [0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
+                                31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9]
+
+
+cdef inline int _lowest_bit(uint32_t x) noexcept nogil:
+    # the index of x's lowest set bit (x != 0), by a de Bruijn multiply (portable)
+    return _DEBRUIJN_INDEX[((x & (~x + 1)) * 0x077CB531U) >> 27]
+
+
 cdef inline int _order_of(int rank, int level) noexcept nogil:
     return 13 if rank == level else rank
 
@@ -241,6 +303,13 @@ cdef inline uint16_t _sig16(const gd_move_t* m, int level) noexcept nogil:
     return <uint16_t> ((_sig_hash(_signature(m, level)) >> 48) | 1)
 
 
+cdef inline uint16_t _psig16(const pmove_t* m) noexcept nogil:
+    # the table's ordering hint for a plain move (never 0)
+    cdef uint64_t x = (<uint64_t> m.type) | (<uint64_t> m.order) << 8 | (<uint64_t> m.nat) << 16
+    x |= (<uint64_t> m.nwild) << 24 | (<uint64_t> m.pair) << 32
+    return <uint16_t> ((_mix(x + 0x3c6ef372fe94f82bULL) >> 48) | 1)
+
+
 cdef inline uint32_t _check(uint64_t k2) noexcept nogil:
     return <uint32_t> (k2 >> 32) | 1
 
@@ -267,6 +336,8 @@ cdef class Searcher:
     cdef uint64_t near_mask
     cdef gd_move_t* arena
     cdef int arena_top
+    cdef pmove_t* parena           # the plain search's moves
+    cdef int parena_top
     cdef public int64_t nodes
     cdef public int64_t tt_hits
     cdef public int64_t node_limit
@@ -281,6 +352,7 @@ cdef class Searcher:
     cdef public bint use_history
     cdef public bint use_etc
     cdef public bint use_dominance
+    cdef public bint use_plain
     cdef int32_t history[4][11][64]   # per seat, type and key: how often it cut off
     cdef readonly int tt_bits
     cdef uint64_t key_salt       # the level and rule options, part of every table key
@@ -289,7 +361,7 @@ cdef class Searcher:
     def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
                   bint use_compress=True, bint use_history=True, bint use_etc=False,
-                  bint use_dominance=True):
+                  bint use_dominance=True, bint use_plain=True):
         if tt_bits < 4 or tt_bits > 30:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         self.tt_bits = tt_bits
@@ -297,7 +369,8 @@ cdef class Searcher:
         self.tt = <tt_entry_t*> calloc(((<size_t> 1) << tt_bits) + ((<size_t> 1) << near_bits),
                                        sizeof(tt_entry_t))
         self.arena = <gd_move_t*> malloc(ARENA_MOVES * sizeof(gd_move_t))
-        if self.tt == NULL or self.arena == NULL:
+        self.parena = <pmove_t*> malloc(PLAIN_ARENA * sizeof(pmove_t))
+        if self.tt == NULL or self.arena == NULL or self.parena == NULL:
             raise MemoryError("cannot allocate the transposition table")
         self.tt_mask = ((<uint64_t> 1) << tt_bits) - 1
         self.near = self.tt + ((<size_t> 1) << tt_bits)
@@ -311,6 +384,7 @@ cdef class Searcher:
         self.use_history = use_history
         self.use_etc = use_etc
         self.use_dominance = use_dominance
+        self.use_plain = use_plain
         memset(self.history, 0, sizeof(self.history))
         self.node_limit = -1
         self.deadline = -1
@@ -318,6 +392,7 @@ cdef class Searcher:
     def __dealloc__(self):
         free(self.tt)
         free(self.arena)
+        free(self.parena)
 
     def clear_table(self):
         memset(self.tt, 0, (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t))
@@ -336,14 +411,54 @@ cdef class Searcher:
                 held |= self.st.omask[t]
         return held
 
-    cdef inline tt_entry_t* _entry(self, uint64_t k1) noexcept nogil:
+    cdef inline tt_entry_t* _entry(self, uint64_t k1, const uint8_t* ncards) noexcept nogil:
         # Positions with few cards left are many and cheap to search again: they get a
         # small table that stays in cache, the rest the big one (measured on 4x6: median
         # 31 -> 24 ms, p95 169 -> 148 ms; 4x8 no slower; 12 cards was the best cut)
-        cdef const state_t* s = &self.st
-        if s.ncards[0] + s.ncards[1] + s.ncards[2] + s.ncards[3] <= NEAR_CARDS:
+        if ncards[0] + ncards[1] + ncards[2] + ncards[3] <= NEAR_CARDS:
             return &self.near[k1 & self.near_mask]
         return &self.tt[k1 & self.tt_mask]
+
+    cdef inline int _tt_probe(self, const tt_entry_t* e, uint64_t k1, uint32_t check,
+                              int* alpha, int* beta, uint16_t* best_sig) noexcept nogil:
+        # the value an entry of this position decides, else NO_VALUE with the window
+        # narrowed to its bounds and its best move's signature
+        if e.check != check or e.key1 != k1:
+            return NO_VALUE
+        self.tt_hits += 1
+        if e.lower >= beta[0]:
+            return e.lower
+        if e.upper <= alpha[0]:
+            return e.upper
+        if e.lower == e.upper:
+            return e.lower
+        if e.lower > alpha[0]:
+            alpha[0] = e.lower
+        if e.upper < beta[0]:
+            beta[0] = e.upper
+        best_sig[0] = e.best_sig
+        return NO_VALUE
+
+    cdef inline void _tt_store(self, tt_entry_t* e, uint64_t k1, uint32_t check, int best,
+                               int a0, int b0, uint16_t best_sig) noexcept nogil:
+        # what a search of window (a0, b0) that returned `best` proves, with the bounds
+        # the entry already held for this position
+        cdef int lower = -3, upper = 3
+        if e.check == check and e.key1 == k1:
+            lower = e.lower
+            upper = e.upper
+        if best <= a0:
+            upper = min(upper, best)
+        elif best >= b0:
+            lower = max(lower, best)
+        else:
+            lower = best
+            upper = best
+        e.key1 = k1
+        e.check = check
+        e.lower = lower
+        e.upper = upper
+        e.best_sig = best_sig
 
     def load(self, const uint8_t[:, ::1] hands, int level, finished, int to_move,
              table_record, int owner, int sf_is_bomb, int sf_wild_any_suit,
@@ -384,23 +499,12 @@ cdef class Searcher:
             rec = table_record
             memcpy(&self.st.table, &rec[0], sizeof(gd_move_t))
         self.arena_top = 0
+        self.parena_top = 0
 
     # ------------------------------------------------------------ state changes
 
-    cdef void _advance(self, int seat) noexcept nogil:
-        # next seat to act after `seat` played or passed (RULES sec. 6)
-        cdef state_t* s = &self.st
-        cdef int step, t
-        for step in range(1, 5):
-            t = (seat + step) & 3
-            if t == s.owner:
-                # everyone else passed: the owner leads, or its partner if it is out
-                s.to_move = t if s.ncards[t] > 0 else t ^ 2
-                s.owner = -1
-                return
-            if s.ncards[t] > 0:
-                s.to_move = t
-                return
+    cdef inline void _advance(self, int seat) noexcept nogil:
+        _pass_on(self.st.ncards, seat, &self.st.to_move, &self.st.owner)
 
     cdef void _play_undoable(self, const gd_move_t* m, undo_t* u) noexcept nogil:
         cdef state_t* s = &self.st
@@ -732,7 +836,7 @@ cdef class Searcher:
                 kept += 1
                 continue
             self._key(&a, &b)
-            e = self._entry(a)
+            e = self._entry(a, self.st.ncards)
             self.st = saved
             if e.check == _check(b) and e.key1 == a:
                 if maximizing and e.lower >= beta:
@@ -1039,9 +1143,10 @@ cdef class Searcher:
         return self._search(alpha, beta, ply + 1)
 
     cdef int _search(self, int alpha, int beta, int ply) noexcept nogil:
+        cdef pstate_t plain
         cdef state_t saved
         cdef undo_t undo
-        cdef int lo, hi, base, n = 0, i, v, best, a0, b0, lower, upper
+        cdef int lo, hi, base, n = 0, i, v, best, a0, b0
         cdef bint maximizing
         cdef uint64_t k1 = 0, k2 = 0
         cdef uint32_t check = 0
@@ -1051,6 +1156,11 @@ cdef class Searcher:
         cdef int best_i = -1
         if self.aborted:
             return ABORTED
+        if self.use_plain and self.use_merge and self.use_compress and not self.use_etc \
+                and not self.use_runout and self._is_plain():
+            # (the switches it does not have: their searches stay as they were)
+            self._to_plain(&plain)
+            return self._psearch(&plain, alpha, beta, ply)
         self.nodes += 1
         if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
                 (self.deadline > 0 and (self.nodes & 1023) == 0 and _now() > self.deadline):
@@ -1060,7 +1170,7 @@ cdef class Searcher:
             self.aborted = True
             return ABORTED
         if self.use_bounds:
-            _bounds(&self.st, &lo, &hi)
+            _bounds_of(self.st.order, self.st.nfinished, &lo, &hi)
             if lo == hi:
                 return lo
             if hi <= alpha:
@@ -1083,21 +1193,10 @@ cdef class Searcher:
         if self.use_tt:
             self._key(&k1, &k2)
             check = _check(k2)
-            e = self._entry(k1)
-        if self.use_tt:
-            if e.check == check and e.key1 == k1:
-                self.tt_hits += 1
-                if e.lower >= beta:
-                    return e.lower
-                if e.upper <= alpha:
-                    return e.upper
-                if e.lower == e.upper:
-                    return e.lower
-                if e.lower > alpha:
-                    alpha = e.lower
-                if e.upper < beta:
-                    beta = e.upper
-                best_sig = e.best_sig
+            e = self._entry(k1, self.st.ncards)
+            v = self._tt_probe(e, k1, check, &alpha, &beta, &best_sig)
+            if v != NO_VALUE:
+                return v
         # after the table: a cut-off there needs no merged moves (about 3% faster on 4x6)
         n = self._merged(moves, n)
         a0 = alpha   # the window actually searched, for the kind of bound we learn
@@ -1156,23 +1255,410 @@ cdef class Searcher:
                 break
         self.arena_top = base
         if self.use_tt and e != NULL:
-            lower = -3
-            upper = 3
-            if e.check == check and e.key1 == k1:
-                lower = e.lower
-                upper = e.upper
-            if best <= a0:
-                upper = min(upper, best)
-            elif best >= b0:
-                lower = max(lower, best)
+            self._tt_store(e, k1, check, best, a0, b0,
+                           _sig16(&moves[best_i], self.level) if best_i >= 0 else 0)
+        return best
+
+    # ------------------------------------------------------------ plain positions
+    #
+    # A position is plain when no hand can form a bomb, a sequence or a straight flush:
+    # then every play is a single, pair, triple or three-with-two, suits cannot matter and
+    # no hand can become anything else as cards leave it. Almost every node of a
+    # four-hand endgame is plain, so they get a search of their own over a compact state
+    # (4-bit card counts, six-byte moves, the state copied per move) with the same
+    # techniques and the same order of moves as _search.
+
+    cdef bint _is_plain(self) noexcept nogil:
+        cdef state_t* s = &self.st
+        cdef int seat
+        for seat in range(4):
+            if s.sfpot[seat] or s.seqpot[seat]:
+                return False
+        for seat in range(4):
+            if self._may_bomb(seat):
+                return False
+        return True
+
+    cdef void _to_plain(self, pstate_t* p) noexcept nogil:
+        cdef state_t* s = &self.st
+        cdef int seat, r
+        memset(p, 0, sizeof(pstate_t))
+        for seat in range(4):
+            for r in range(13):
+                p.cnt[seat] |= (<uint64_t> s.rc[seat][r]) << (4 * _order_of(r, self.level))
+            p.cnt[seat] |= (<uint64_t> s.rc[seat][13]) << 56
+            p.cnt[seat] |= (<uint64_t> s.rc[seat][14]) << 60
+            p.omask[seat] = s.omask[seat]
+            p.wilds[seat] = s.rc[seat][15]
+            p.ncards[seat] = s.ncards[seat]
+            p.order[seat] = s.order[seat]
+        p.nfinished = s.nfinished
+        p.to_move = s.to_move
+        p.owner = s.owner
+        if s.owner >= 0:
+            p.ttype = s.table.type
+            p.tkey = s.table.key
+            p.tncards = s.table.ncards
+
+    cdef inline void _padd(self, pmove_t* m, int mtype, int order, int nat, int nwild,
+                           int pair, int size) noexcept nogil:
+        m.type = mtype
+        m.order = order
+        m.nat = nat
+        m.nwild = nwild
+        m.pair = pair
+        m.size = size
+
+    cdef int _psame_rank(self, const pstate_t* p, pmove_t* out, int size, int min_key) noexcept nogil:
+        # the singles (size 1), pairs or triples above min_key: _same_rank's moves, but by
+        # card order (the level rank's after the ace) and only over the orders held
+        cdef uint64_t w = p.cnt[p.to_move]
+        cdef int wilds = p.wilds[p.to_move]
+        cdef int n = 0, j, o, c, most = min(wilds, size - 1)
+        cdef uint32_t held = p.omask[p.to_move]
+        if size == 2 and wilds == 2:
+            held |= 1 << 13             # two wilds alone: a pair of the level rank
+        if min_key >= 0:
+            held &= ~((<uint32_t> 2 << min_key) - 1)
+        while held:
+            o = _lowest_bit(held)
+            held &= held - 1
+            c = (w >> (4 * o)) & 15
+            for j in range(most + 1):
+                if c >= size - j:
+                    self._padd(&out[n], size, o, size - j, j, NO_PAIR, size)
+                    n += 1
+            if size == 2 and o == 13 and wilds == 2:
+                self._padd(&out[n], 2, 13, 0, 2, NO_PAIR, 2)
+                n += 1
+        if size <= 2:
+            for j in range(2):
+                if <int> ((w >> (56 + 4 * j)) & 15) >= size and 14 + j > min_key:
+                    self._padd(&out[n], size, 14 + j, size, 0, NO_PAIR, size)
+                    n += 1
+        if size == 1 and wilds and 13 > min_key:
+            self._padd(&out[n], 1, 13, 0, 1, NO_PAIR, 1)
+            n += 1
+        return n
+
+    cdef int _pfull_houses(self, const pstate_t* p, pmove_t* out, int min_key) noexcept nogil:
+        # the three-with-twos with a triple above min_key: _full_houses's moves, by card
+        # order like _psame_rank
+        cdef uint64_t w = p.cnt[p.to_move]
+        cdef int wilds = p.wilds[p.to_move]
+        cdef int n = 0, j, jk, o, q, c
+        cdef uint32_t held = p.omask[p.to_move], triples, pairs = 0, rest
+        if min_key >= 0:
+            held &= ~((<uint32_t> 2 << min_key) - 1)
+        triples = held
+        held = p.omask[p.to_move]
+        while held:
+            q = _lowest_bit(held)
+            held &= held - 1
+            if (w >> (4 * q)) & 15 >= 2:
+                pairs |= (<uint32_t> 1) << q
+        while triples:
+            o = _lowest_bit(triples)
+            triples &= triples - 1
+            c = (w >> (4 * o)) & 15
+            for j in range(min(wilds, 2) + 1):
+                if c < 3 - j:
+                    continue
+                rest = pairs & ~((<uint32_t> 1) << o)
+                while rest:
+                    q = _lowest_bit(rest)
+                    rest &= rest - 1
+                    self._padd(&out[n], 4, o, 3 - j, j, q, 5)
+                    n += 1
+                for jk in range(2):
+                    if (w >> (56 + 4 * jk)) & 15 == 2:
+                        self._padd(&out[n], 4, o, 3 - j, j, 14 + jk, 5)
+                        n += 1
+        return n
+
+    cdef int _pgenerate(self, const pstate_t* p, pmove_t* out) noexcept nogil:
+        # the moves of the seat to move, the pass first when following; -1 when the arena
+        # is full. A plain hand answers only a single, pair, triple or three-with-two.
+        cdef int n = 0
+        if p.owner >= 0:
+            self._padd(&out[0], 0, 0, 0, 0, NO_PAIR, 0)
+            n = 1
+            if 1 <= p.ttype <= 3:
+                n += self._psame_rank(p, out + 1, p.ttype, p.tkey)
+            elif p.ttype == 4:
+                n += self._pfull_houses(p, out + 1, p.tkey)
+            return n
+        n = self._psame_rank(p, out, 1, -1)
+        n += self._psame_rank(p, out + n, 2, -1)
+        n += self._psame_rank(p, out + n, 3, -1)
+        n += self._pfull_houses(p, out + n, -1)
+        return n
+
+    cdef void _pplay(self, pstate_t* p, const pmove_t* m) noexcept nogil:
+        cdef int seat = p.to_move
+        if m.type == 0:
+            _pass_on(p.ncards, seat, &p.to_move, &p.owner)
+            return
+        p.cnt[seat] -= (<uint64_t> m.nat) << (4 * m.order)
+        if (p.cnt[seat] >> (4 * m.order)) & 15 == 0:
+            p.omask[seat] &= ~((<uint32_t> 1) << m.order)
+        if m.pair != NO_PAIR:
+            p.cnt[seat] -= (<uint64_t> 2) << (4 * m.pair)
+            if (p.cnt[seat] >> (4 * m.pair)) & 15 == 0:
+                p.omask[seat] &= ~((<uint32_t> 1) << m.pair)
+        p.omask[seat] &= 0x3fff          # (joker bits are never held there)
+        p.wilds[seat] -= m.nwild
+        p.ncards[seat] -= m.size
+        p.ttype = m.type
+        p.tkey = m.order
+        p.tncards = m.size
+        p.owner = seat
+        if p.ncards[seat] == 0:
+            p.order[p.nfinished] = seat
+            p.nfinished += 1
+        if not _over_of(p.ncards):
+            _pass_on(p.ncards, seat, &p.to_move, &p.owner)
+
+    cdef void _pkey(self, const pstate_t* p, uint64_t* k1, uint64_t* k2) noexcept nogil:
+        # _key's compressed key: counts by relative card order, the table's key by how
+        # many of the answering players' orders it covers (see _key)
+        cdef uint64_t h1 = 0x452821e638d01377ULL ^ self.key_salt, w, low
+        cdef uint64_t h2 = 0xbe5466cf34e90c6cULL + self.key_salt
+        cdef uint64_t hw[4]
+        cdef uint32_t others = 1 << 13, present, absent
+        cdef int seat, k, o, removed = 0, tkey = 0
+        for seat in range(4):
+            hw[seat] = p.cnt[seat] & 0x00ffffffffffffffULL
+            if seat != p.owner:
+                others |= p.omask[seat]
+        present = others
+        if p.owner >= 0:
+            present |= p.omask[p.owner]
+            tkey = p.tkey
+            if p.ttype == 9:
+                present |= (<uint32_t> 1) << (tkey & 31)
+            if 1 <= p.ttype <= 4:
+                tkey = _popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
+            elif 5 <= p.ttype <= 7:
+                tkey = 0
+            elif p.ttype == 8:
+                tkey = 2 * 32
+            elif p.ttype == 9:
+                tkey = (tkey >> 5) * 32 + _popcount(present & (((<uint32_t> 1) << (tkey & 31)) - 1))
+        # squeeze out the orders nobody holds, lowest first
+        absent = ~present & 0x3fff
+        while absent:
+            o = _lowest_bit(absent) - removed
+            absent &= absent - 1
+            removed += 1
+            low = ((<uint64_t> 1) << (4 * o)) - 1
+            for seat in range(4):
+                hw[seat] = (hw[seat] & low) | ((hw[seat] >> 4) & ~low)
+        for seat in range(4):
+            w = hw[seat] | ((p.cnt[seat] >> 56) & 3) << 56 | ((p.cnt[seat] >> 60) & 3) << 58
+            w |= (<uint64_t> p.wilds[seat]) << 60
+            w += <uint64_t> (seat * 8 + 7)
+            h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
+            h1 ^= h1 >> 29
+            h2 = (h2 + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
+            h2 ^= h2 >> 32
+        w = (<uint64_t> (p.to_move & 3)) | ((<uint64_t> (p.owner + 1)) << 3)
+        w |= (<uint64_t> p.nfinished) << 6
+        for k in range(4):
+            w |= (<uint64_t> (p.order[k] + 1)) << (9 + 3 * k)
+        if p.owner >= 0:
+            w |= (<uint64_t> p.ttype) << 24
+            w |= (<uint64_t> (tkey & 0xffff)) << 32
+            w |= (<uint64_t> p.tncards) << 48
+        w ^= (<uint64_t> _popcount(present & 0x1fff)) << 56
+        h1 = _mix(h1 ^ w)
+        h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
+        k1[0] = h1
+        k2[0] = h2
+
+    cdef int _pprune(self, const pstate_t* p, pmove_t* moves, int n) noexcept nogil:
+        # _prune_dominated on plain moves (the argument is there)
+        cdef int seat = p.to_move, o, t, i, j, kept = 0, w, opp, c, wl
+        cdef uint64_t mine = p.cnt[seat]
+        cdef uint32_t partner = p.omask[seat ^ 2] if p.ncards[seat ^ 2] else 0
+        cdef uint32_t blocked[5]
+        cdef uint32_t full[12]
+        cdef uint32_t pairs[16]
+        cdef uint32_t triples[16]
+        cdef uint32_t held
+        if n > 1024:
+            return n
+        memset(full, 0, sizeof(full))
+        memset(pairs, 0, sizeof(pairs))
+        memset(triples, 0, sizeof(triples))
+        for t in range(1, 5):
+            blocked[t] = partner
+        for j in range(1, 4, 2):
+            opp = seat ^ j
+            wl = p.wilds[opp]
+            held = p.omask[opp]
+            while held:
+                o = _lowest_bit(held)
+                held &= held - 1
+                c = (p.cnt[opp] >> (4 * o)) & 15
+                blocked[1] |= (<uint32_t> 1) << o
+                if c + min(wl, 1) >= 2:
+                    blocked[2] |= (<uint32_t> 1) << o
+                if c + min(wl, 2) >= 3:
+                    blocked[3] |= (<uint32_t> 1) << o
+                    blocked[4] |= (<uint32_t> 1) << o
+        for i in range(n):
+            t = moves[i].type
+            o = moves[i].order
+            if not (1 <= t <= 4 and o <= 12):
+                continue
+            if t == 4:
+                w = moves[i].pair
+                if moves[i].nwild or w > 12 or (mine >> (4 * w)) & 15 != 2:
+                    continue
+                pairs[o] |= (<uint32_t> 1) << w
+                if (mine >> (4 * o)) & 15 == 3:
+                    triples[w] |= (<uint32_t> 1) << o
+            elif <int> ((mine >> (4 * o)) & 15) == moves[i].nat:
+                full[t * 3 + moves[i].nwild] |= (<uint32_t> 1) << o
+        for i in range(n):
+            t = moves[i].type
+            o = moves[i].order
+            if 1 <= t <= 4 and o <= 12:
+                c = (mine >> (4 * o)) & 15
+                if t == 4:
+                    w = moves[i].pair
+                    if not moves[i].nwild and w <= 12 and (mine >> (4 * w)) & 15 == 2:
+                        if self._lower_play_within(pairs[o], partner, w):
+                            continue
+                        if c == 3 and self._lower_play_within(triples[w], blocked[4], o):
+                            continue
+                elif self._breaks_cleanly(c, moves[i].nat, p.wilds[seat]):
+                    if self._lower_play_within(full[t * 3 + moves[i].nwild], blocked[t], o):
+                        continue
+            if kept != i:
+                moves[kept] = moves[i]
+            kept += 1
+        return kept
+
+    cdef void _porder(self, const pstate_t* p, pmove_t* moves, int n, uint16_t best_sig) noexcept nogil:
+        # _order's scores for plain moves (insertion sort: lists are short)
+        cdef int scores[1024]
+        cdef int i, j, sc, seat = p.to_move, left = p.ncards[p.to_move]
+        cdef pmove_t tmp
+        if n > 1024:
+            return
+        for i in range(n):
+            if best_sig != 0 and _psig16(&moves[i]) == best_sig:
+                sc = 1000000
+            elif moves[i].type == 0:
+                sc = -1000
+            elif moves[i].size == left:
+                sc = 100000
             else:
-                lower = best
-                upper = best
-            e.key1 = k1
-            e.check = check
-            e.lower = lower
-            e.upper = upper
-            e.best_sig = _sig16(&moves[best_i], self.level) if best_i >= 0 else 0
+                sc = moves[i].size * 100 - moves[i].order
+                if moves[i].type <= 3 and moves[i].nwild == 0 and moves[i].order <= 13:
+                    sc -= 60 * (<int> ((p.cnt[seat] >> (4 * moves[i].order)) & 15) - moves[i].nat)
+                if self.use_history:
+                    sc += 16000 * min(self.history[seat][moves[i].type][moves[i].order], 5)
+            scores[i] = sc
+        for i in range(1, n):
+            sc = scores[i]
+            tmp = moves[i]
+            j = i - 1
+            while j >= 0 and scores[j] < sc:
+                scores[j + 1] = scores[j]
+                moves[j + 1] = moves[j]
+                j -= 1
+            scores[j + 1] = sc
+            moves[j + 1] = tmp
+
+    cdef inline int _pchild(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
+        if _over_of(p.ncards):
+            return _outcome_of(p.order, p.nfinished)
+        return self._psearch(p, alpha, beta, ply + 1)
+
+    cdef int _psearch(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
+        # _search for plain positions
+        cdef pstate_t saved
+        cdef int lo, hi, base = self.parena_top, n, i, v, best, a0, b0, best_i = -1
+        cdef bint maximizing
+        cdef uint64_t k1 = 0, k2 = 0
+        cdef uint32_t check = 0
+        cdef uint16_t best_sig = 0
+        cdef tt_entry_t* e = NULL
+        cdef pmove_t* moves = self.parena + base
+        if self.aborted:
+            return ABORTED
+        self.nodes += 1
+        if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
+                (self.deadline > 0 and (self.nodes & 1023) == 0 and _now() > self.deadline) or \
+                ply >= MAX_PLY - 1 or base + 1024 > PLAIN_ARENA:
+            self.aborted = True
+            return ABORTED
+        if self.use_bounds:
+            _bounds_of(p.order, p.nfinished, &lo, &hi)
+            if lo == hi:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo >= beta:
+                return lo
+        n = self._pgenerate(p, moves)
+        if n == 1:
+            # a forced move (a follower who can only pass): no table work
+            saved = p[0]
+            self.parena_top = base + 1
+            self._pplay(p, &moves[0])
+            v = self._pchild(p, alpha, beta, ply)
+            p[0] = saved
+            self.parena_top = base
+            return v
+        if self.use_tt:
+            self._pkey(p, &k1, &k2)
+            check = _check(k2)
+            e = self._entry(k1, p.ncards)
+            v = self._tt_probe(e, k1, check, &alpha, &beta, &best_sig)
+            if v != NO_VALUE:
+                return v
+        if self.use_dominance:
+            n = self._pprune(p, moves, n)
+        a0 = alpha
+        b0 = beta
+        if self.use_ordering:
+            self._porder(p, moves, n, best_sig)
+        self.parena_top = base + n
+        maximizing = _team(p.to_move) == 0
+        best = -10 if maximizing else 10
+        saved = p[0]
+        for i in range(n):
+            if alpha >= beta:
+                break
+            self._pplay(p, &moves[i])
+            v = self._pchild(p, alpha, beta, ply)
+            p[0] = saved
+            if v == ABORTED:
+                self.parena_top = base
+                return ABORTED
+            if maximizing:
+                if v > best:
+                    best = v
+                    best_i = i
+                    if v > alpha:
+                        alpha = v
+            else:
+                if v < best:
+                    best = v
+                    best_i = i
+                    if v < beta:
+                        beta = v
+            if alpha >= beta:
+                if self.use_history:
+                    self.history[p.to_move][moves[i].type][moves[i].order] += 1 + p.ncards[p.to_move]
+                break
+        self.parena_top = base
+        if self.use_tt:
+            self._tt_store(e, k1, check, best, a0, b0, _psig16(&moves[best_i]) if best_i >= 0 else 0)
         return best
 
     # ------------------------------------------------------------ Python entry points

@@ -198,10 +198,10 @@ def test_canonical_table_key_never_merges_different_values():
 
 def test_search_switches_do_not_change_values():
     """Each technique (table, merging, bounds, ordering, running out, rank compression,
-    dominance) only changes the work, never the value."""
+    dominance, the plain positions' own search) only changes the work, never the value."""
     from solver._search import Searcher
     switches = ["use_tt", "use_merge", "use_bounds", "use_ordering", "use_runout",
-                "use_compress", "use_history", "use_dominance"]
+                "use_compress", "use_history", "use_dominance", "use_plain"]
     for pos, ref in _positions(6000, 15, max_total=11):
         for name in switches:
             searcher = Searcher(12, **{name: False})
