@@ -1687,10 +1687,18 @@ cdef class Searcher:
     def is_over(self):
         return bool(_over(&self.st))
 
-    def key(self):
-        """The canonical table key of the current state (for tests and debugging)."""
+    def key(self, bint plain=False):
+        """The canonical table key of the current state (for tests and debugging).
+        ``plain``: the plain positions' search's key (ValueError if not plain)."""
         cdef uint64_t a, b
-        self._key(&a, &b)
+        cdef pstate_t ps
+        if plain:
+            if not self._is_plain():
+                raise ValueError("not a plain position")
+            self._to_plain(&ps)
+            self._pkey(&ps, &a, &b)
+        else:
+            self._key(&a, &b)
         return (a, b)
 
     def outcome(self):
@@ -1721,15 +1729,56 @@ cdef class Searcher:
                 groups[i] = first.setdefault(sigs[i], i)
         return data, groups
 
-    def searched_moves(self):
+    def searched_moves(self, bint plain=False):
         """The moves the search tries at the current state, after its merges (suits that
-        cannot matter) and without dominated plays, as MOVE_DTYPE bytes (for tests)."""
-        cdef int base, n = 0
+        cannot matter) and without dominated plays, as MOVE_DTYPE bytes (for tests).
+        ``plain``: those of the plain positions' search (ValueError if not plain)."""
+        cdef int base, n = 0, i
+        cdef pstate_t ps
+        cdef pmove_t pm[1024]
+        if plain:
+            if not self._is_plain():
+                raise ValueError("not a plain position")
+            self._to_plain(&ps)
+            n = self._pgenerate(&ps, pm)
+            if self.use_dominance:
+                n = self._pprune(&ps, pm, n)
+            for i in range(n):
+                self._from_plain(&pm[i], &self.arena[i])
+            return bytes((<uint8_t*> self.arena)[:n * sizeof(gd_move_t)])
         base = self._generate(&n)
         if base < 0:
             raise MemoryError("move arena overflow")
         n = self._merged(self.arena + base, n)
         return bytes((<uint8_t*> (self.arena + base))[:n * sizeof(gd_move_t)])
+
+    cdef void _from_plain(self, const pmove_t* pm, gd_move_t* m) noexcept nogil:
+        # the move record of a plain move of the seat to move (lowest suits first)
+        cdef int level = self.level, wk = level * 4 + 1
+        cdef int rank = level if pm.order == 13 else pm.order
+        cdef int pair_rank = level if pm.pair == 13 else pm.pair
+        cdef int i
+        if pm.type == 0:
+            self._start_move(m, GD_PASS, GD_LABEL_PASS, 0)
+            return
+        if pm.order >= 14:
+            self._start_move(m, pm.type, 13 + pm.order - 14, pm.order)
+            for i in range(pm.nat):
+                m.cards[i] = 52 + pm.order - 14
+            m.ncards = pm.nat
+            return
+        self._start_move(m, pm.type, rank, pm.order)
+        if pm.type == 4 and pm.pair <= 13 and pair_rank < rank:
+            self._put_naturals(m, pair_rank, 2)
+        self._put_naturals(m, rank, pm.nat)
+        if pm.type == 4 and pm.pair <= 13 and pair_rank > rank:
+            self._put_naturals(m, pair_rank, 2)
+        elif pm.type == 4 and pm.pair >= 14:
+            m.cards[m.ncards] = 52 + pm.pair - 14
+            m.cards[m.ncards + 1] = 52 + pm.pair - 14
+            m.ncards += 2
+        # wild cards alone are read at face value, with naturals as the naturals' rank
+        self._put_wilds(m, pm.nwild, wk if pm.nat == 0 else GD_WILD_ANY_SUIT + rank)
 
     def push(self, const uint8_t[::1] record):
         """Play a move record (the caller checked it is legal); returns an undo token."""

@@ -166,15 +166,18 @@ def test_bad_positions_are_rejected_with_a_reason():
         solve("{not json")
 
 
-def test_canonical_table_key_never_merges_different_values():
+@pytest.mark.parametrize("plain", [False, True], ids=["general", "plain"])
+def test_canonical_table_key_never_merges_different_values(plain):
     """The solver's table key drops suits that cannot matter and, when no sequence is
     possible, ranks beyond their relative order: every pair of states of a game tree with
-    the same key must have the same minimax value (this caught the level rank's place)."""
+    the same key must have the same minimax value (this caught the level rank's place).
+    ``plain``: the key of the plain positions' search, on the plain states."""
     from solver.search import _load
     from solver._search import Searcher
     searcher = Searcher(8)
     rng = random.Random(5)
     trees = 0
+    merged = 0
     while trees < 40:
         root = random_position(rng, max_cards=3, max_total=9)
         if root is None or root.is_over:
@@ -185,15 +188,20 @@ def test_canonical_table_key_never_merges_different_values():
             p = stack.pop()
             if p.is_over:
                 continue
+            stack.extend(p.play(m) for m in p.legal_moves())
             _load(searcher, p)
-            key = searcher.key()
+            try:
+                key = searcher.key(plain)
+            except ValueError:      # not a plain position
+                continue
             value = minimax(p, [10**6])
             if key in seen:
                 assert seen[key][0] == value, (p.to_json(), seen[key][1])
+                merged += 1
             else:
                 seen[key] = (value, p.to_json())
-            stack.extend(p.play(m) for m in p.legal_moves())
         trees += 1
+    assert merged > 1000    # states met again, or equal but for what the key leaves out
 
 
 def test_search_switches_do_not_change_values():
@@ -211,14 +219,21 @@ def test_search_switches_do_not_change_values():
             assert solve(pos, searcher=searcher, pv=False).value == ref, (name, pos.to_json())
 
 
-def _searched_and_legal(searcher, pos):
+def _searched_and_legal(searcher, pos, plain=False):
     """The moves the search tries at ``pos`` (after its merges) and all its legal moves;
-    the first must be among the second."""
+    the first must be among the second. ``plain``: the moves of the plain positions'
+    search, (None, None) if ``pos`` is not plain."""
     import numpy as np
     from guandan_core.moves import MOVE_DTYPE
     from solver.search import _load
     _load(searcher, pos)
-    searched = Move.from_array(np.frombuffer(searcher.searched_moves(), MOVE_DTYPE))
+    try:
+        data = searcher.searched_moves(plain)
+    except ValueError:
+        if plain:
+            return None, None
+        raise
+    searched = Move.from_array(np.frombuffer(data, MOVE_DTYPE))
     legal = list(pos.legal_moves())
     assert set(searched) <= set(legal), pos.to_json()
     return searched, legal
@@ -262,11 +277,13 @@ def test_merged_moves_lead_to_equal_positions():
     assert dropped_total > 30
 
 
-def _dropped_moves_are_dominated(pos, searcher, reference):
+def _dropped_moves_are_dominated(pos, searcher, reference, plain=False):
     """Checks one position; returns how many moves the search drops there. Children are
     valued by ``reference``, a searcher that drops no dominated move (itself checked
     against the plain minimax by test_search_switches_do_not_change_values)."""
-    kept, legal = _searched_and_legal(searcher, pos)
+    kept, legal = _searched_and_legal(searcher, pos, plain)
+    if kept is None:
+        return 0
     dropped = [m for m in legal if m not in kept]
 
     def value(move):          # for the mover's team
@@ -286,12 +303,14 @@ def _dropped_moves_are_dominated(pos, searcher, reference):
     return len(dropped)
 
 
-def test_dominated_moves_are_never_better():
+@pytest.mark.parametrize("plain", [False, True], ids=["general", "plain"])
+def test_dominated_moves_are_never_better(plain):
     """The search drops a play when a play of the same kind at a lower rank is at least as
     good (the others answer both alike, and higher cards kept are never worse): every move
     it drops, suit merges included, has a kept move of its kind whose minimax value is at
     least as good for the mover's team. Random endgames (wild cards, tables, players out)
-    and hands built of pairs, triples and three-with-twos."""
+    and hands built of pairs, triples and three-with-twos. ``plain``: the moves of the
+    plain positions' search (where no hand can bomb or form a sequence)."""
     from solver._search import Searcher
     searcher = Searcher(8)
     reference = Searcher(14, use_dominance=False)
@@ -300,10 +319,10 @@ def test_dominated_moves_are_never_better():
     for _ in range(2000):
         pos = random_position(rng, max_cards=6, max_total=14, with_table=0.5)
         if pos is not None and not pos.is_over:
-            dropped += _dropped_moves_are_dominated(pos, searcher, reference)
+            dropped += _dropped_moves_are_dominated(pos, searcher, reference, plain)
     for i in range(1000):
         pos = Position.from_json(_generation_case(rng, lead=i % 2 == 0))
-        dropped += _dropped_moves_are_dominated(pos, searcher, reference)
+        dropped += _dropped_moves_are_dominated(pos, searcher, reference, plain)
     # where a condition matters: a three-with-two keeps the higher pair only if the
     # partner holds no pair between (the lower pair left in hand lets the partner take the
     # lead with its own); an opponent's single 7 and wild card answer a pair of 5s, not 9s
@@ -315,8 +334,8 @@ def test_dominated_moves_are_never_better():
             ("2", [["S5", "C5", "S9", "C9"], ["S7", "H2"], [], []], [2, 3])):
         pos = Position.from_json({"level": level, "hands": hands, "finished": out,
                                   "to_move": 0, "table": None})
-        _dropped_moves_are_dominated(pos, searcher, reference)
-    assert dropped > 3000
+        assert _dropped_moves_are_dominated(pos, searcher, reference, plain) > 0
+    assert dropped > (1500 if plain else 3000)   # (fewer positions are plain)
 
 
 def _suit_free(move, level):
@@ -329,9 +348,10 @@ def _suit_free(move, level):
     return (move.type_id, move.key, move.label, ranks, len(move.wild_as))
 
 
-def _generation_case(rng, lead):
+def _generation_case(rng, lead, full_house_table=False):
     """A position whose mover holds pairs, triples, wild cards and jokers on ranks three
-    apart (the ace counts low and high), so no sequence is possible."""
+    apart (the ace counts low and high), so no sequence is possible. When following, the
+    table is a single, pair or triple, or with ``full_house_table`` a three-with-two."""
     from guandan_core.cards import format_card
     level = rng.randrange(13)
     wild = level * 4 + 1
@@ -354,7 +374,14 @@ def _generation_case(rng, lead):
     hand += take([52], rng.choice([0, 1, 2])) + take([53], rng.choice([0, 1, 2]))
     others = [take(range(52), 1) for _ in range(3)]
     table = None
-    if not lead:
+    if not lead and full_house_table:
+        r, q = rng.sample(range(13), 2)
+        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], 3)
+        cards += take([q * 4 + s for s in range(4) if q * 4 + s != wild], 2)
+        if len(cards) == 5:
+            table = {"owner": 1, "play": ["ThreeWithTwo", "23456789TJQKA"[r],
+                                          [format_card(k) for k in cards]]}
+    elif not lead:
         t, size = rng.choice([("Single", 1), ("Pair", 2), ("Trips", 3)])
         r = rng.randrange(13)
         cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], size)
@@ -366,14 +393,20 @@ def _generation_case(rng, lead):
             "finished": [], "to_move": 0, "table": table}
 
 
-def test_search_move_generation_matches_the_kernel():
+@pytest.mark.parametrize("plain", [False, True], ids=["general", "plain"])
+def test_search_move_generation_matches_the_kernel(plain):
     """RULES sec. 3-4: the solver's own generator for hands without bombs or sequences
     (leads of singles, pairs, triples and three-with-twos, wild cards included, and the
-    answers to a single, pair or triple) gives exactly the kernel's moves up to suits."""
+    answers to a single, pair or triple) gives exactly the kernel's moves up to suits.
+    ``plain``: the generator of the plain positions' search (where no hand can bomb or
+    form a sequence), which also answers three-with-twos."""
     from solver._search import Searcher
     searcher = Searcher(8, use_dominance=False)   # no dominated moves dropped
     rng = random.Random(31)
     cases = [_generation_case(rng, lead=i % 2 == 0) for i in range(1000)]
+    if plain:
+        cases += [_generation_case(rng, lead=False, full_house_table=True)
+                  for _ in range(300)]
     # a triple of one natural and two wilds with a joker pair
     cases.append({"level": "2", "hands": [["S5", "H2", "H2", "SB", "SB", "S9"], ["C3"],
                                           ["C4"], ["C6"]],
@@ -382,7 +415,9 @@ def test_search_move_generation_matches_the_kernel():
     for obj in cases:
         pos = Position.from_json(obj)
         level = pos.level
-        searched, legal = _searched_and_legal(searcher, pos)
+        searched, legal = _searched_and_legal(searcher, pos, plain)
+        if searched is None:
+            continue
         got = [_suit_free(m, level) for m in searched]
         if len(got) <= 256:   # (longer lists are searched unmerged)
             assert len(got) == len(set(got)), obj        # one move per suit-free group
@@ -394,3 +429,5 @@ def test_search_move_generation_matches_the_kernel():
         assert (t, 0, True) in seen_types and (t, 0, False) in seen_types
     assert {(4, 0, True), (4, 1, True), (4, 2, True)} <= seen_types
     assert (2, 1, False) in seen_types and (3, 2, False) in seen_types
+    if plain:
+        assert {(4, 0, False), (4, 1, False)} <= seen_types
