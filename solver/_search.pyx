@@ -1581,7 +1581,7 @@ cdef class Searcher:
     cdef int _psearch(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
         # _search for plain positions
         cdef pstate_t saved
-        cdef int lo, hi, base = self.parena_top, n, i, v, best, a0, b0, best_i = -1
+        cdef int lo, hi, base = self.parena_top, n, i, v, best, a0, b0, best_i = -1, mover, owner
         cdef bint maximizing
         cdef uint64_t k1 = 0, k2 = 0
         cdef uint32_t check = 0
@@ -1606,12 +1606,22 @@ cdef class Searcher:
                 return lo
         n = self._pgenerate(p, moves)
         if n == 1:
-            # a forced move (a follower who can only pass): no table work
-            saved = p[0]
+            # a forced move (a follower who can only pass, or a lead of one play): no
+            # table work
             self.parena_top = base + 1
-            self._pplay(p, &moves[0])
-            v = self._pchild(p, alpha, beta, ply)
-            p[0] = saved
+            if moves[0].type == 0:
+                # a pass changes only whose turn it is (no state copy)
+                mover = p.to_move
+                owner = p.owner
+                self._pplay(p, &moves[0])
+                v = self._pchild(p, alpha, beta, ply)
+                p.to_move = mover
+                p.owner = owner
+            else:
+                saved = p[0]
+                self._pplay(p, &moves[0])
+                v = self._pchild(p, alpha, beta, ply)
+                p[0] = saved
             self.parena_top = base
             return v
         if self.use_tt:
@@ -1621,7 +1631,8 @@ cdef class Searcher:
             v = self._tt_probe(e, k1, check, &alpha, &beta, &best_sig)
             if v != NO_VALUE:
                 return v
-        if self.use_dominance:
+        if self.use_dominance and n - (p.owner >= 0) >= 2:
+            # (it takes two plays for one to dominate the other)
             n = self._pprune(p, moves, n)
         a0 = alpha
         b0 = beta
