@@ -98,6 +98,9 @@ ctypedef struct pstate_t:
     # a plain position: per seat its cards as 4-bit counts by order (the naturals of orders
     # 0..13, then the small and the big joker) and its wild cards
     uint64_t cnt[4]
+    uint64_t ccnt[4]        # the same naturals by their place among the orders in play: the
+                            # table key's counts, kept up to date move by move
+    uint32_t present        # orders in play (held by anyone); the level rank's always
     uint32_t omask[4]       # per seat: bit o set while it holds a natural card of order o
     uint8_t wilds[4]
     uint8_t ncards[4]
@@ -301,6 +304,12 @@ cdef inline uint64_t _sig_hash(sig_t sig) noexcept nogil:
 cdef inline uint16_t _sig16(const gd_move_t* m, int level) noexcept nogil:
     # the table's ordering hint for a move (never 0, which means none)
     return <uint16_t> ((_sig_hash(_signature(m, level)) >> 48) | 1)
+
+
+cdef inline uint64_t _drop_nibble(uint64_t w, int i) noexcept nogil:
+    # w without its 4-bit field i, the fields above moved down one place
+    cdef uint64_t low = ((<uint64_t> 1) << (4 * i)) - 1
+    return (w & low) | ((w >> 4) & ~low)
 
 
 cdef inline uint16_t _psig16(const pmove_t* m) noexcept nogil:
@@ -1299,6 +1308,14 @@ cdef class Searcher:
             p.ttype = s.table.type
             p.tkey = s.table.key
             p.tncards = s.table.ncards
+        p.present = (1 << 13) | p.omask[0] | p.omask[1] | p.omask[2] | p.omask[3]
+        for seat in range(4):
+            p.ccnt[seat] = p.cnt[seat] & 0x00ffffffffffffffULL
+        # squeeze out the orders nobody holds, highest first
+        for r in range(13, -1, -1):
+            if not (p.present >> r) & 1:
+                for seat in range(4):
+                    p.ccnt[seat] = _drop_nibble(p.ccnt[seat], r)
 
     cdef inline void _padd(self, pmove_t* m, int mtype, int order, int nat, int nwild,
                            int pair, int size) noexcept nogil:
@@ -1394,19 +1411,30 @@ cdef class Searcher:
         n += self._pfull_houses(p, out + n, -1)
         return n
 
+    cdef inline void _ptake(self, pstate_t* p, int seat, int o, int k) noexcept nogil:
+        # k cards of order o (14, 15: the jokers) leave the seat's hand
+        cdef int place, t
+        p.cnt[seat] -= (<uint64_t> k) << (4 * o)
+        if o > 13 or k == 0:
+            return
+        place = _popcount(p.present & (((<uint32_t> 1) << o) - 1))
+        p.ccnt[seat] -= (<uint64_t> k) << (4 * place)
+        if (p.cnt[seat] >> (4 * o)) & 15 == 0:
+            p.omask[seat] &= ~((<uint32_t> 1) << o)
+            if o != 13 and not ((p.omask[0] | p.omask[1] | p.omask[2] | p.omask[3]) >> o) & 1:
+                # nobody holds the order any more: out of play
+                p.present &= ~((<uint32_t> 1) << o)
+                for t in range(4):
+                    p.ccnt[t] = _drop_nibble(p.ccnt[t], place)
+
     cdef void _pplay(self, pstate_t* p, const pmove_t* m) noexcept nogil:
         cdef int seat = p.to_move
         if m.type == 0:
             _pass_on(p.ncards, seat, &p.to_move, &p.owner)
             return
-        p.cnt[seat] -= (<uint64_t> m.nat) << (4 * m.order)
-        if (p.cnt[seat] >> (4 * m.order)) & 15 == 0:
-            p.omask[seat] &= ~((<uint32_t> 1) << m.order)
+        self._ptake(p, seat, m.order, m.nat)
         if m.pair != NO_PAIR:
-            p.cnt[seat] -= (<uint64_t> 2) << (4 * m.pair)
-            if (p.cnt[seat] >> (4 * m.pair)) & 15 == 0:
-                p.omask[seat] &= ~((<uint32_t> 1) << m.pair)
-        p.omask[seat] &= 0x3fff          # (joker bits are never held there)
+            self._ptake(p, seat, m.pair, 2)
         p.wilds[seat] -= m.nwild
         p.ncards[seat] -= m.size
         p.ttype = m.type
@@ -1420,42 +1448,24 @@ cdef class Searcher:
             _pass_on(p.ncards, seat, &p.to_move, &p.owner)
 
     cdef void _pkey(self, const pstate_t* p, uint64_t* k1, uint64_t* k2) noexcept nogil:
-        # _key's compressed key: counts by relative card order, the table's key by how
-        # many of the answering players' orders it covers (see _key)
-        cdef uint64_t h1 = 0x452821e638d01377ULL ^ self.key_salt, w, low
+        # _key's compressed key: counts by their place among the orders in play, the
+        # table's key by how many of the answering players' orders it covers (see _key);
+        # a play no plain hand can answer (a bomb, a sequence) only by its type
+        cdef uint64_t h1 = 0x452821e638d01377ULL ^ self.key_salt, w
         cdef uint64_t h2 = 0xbe5466cf34e90c6cULL + self.key_salt
-        cdef uint64_t hw[4]
-        cdef uint32_t others = 1 << 13, present, absent
-        cdef int seat, k, o, removed = 0, tkey = 0
-        for seat in range(4):
-            hw[seat] = p.cnt[seat] & 0x00ffffffffffffffULL
-            if seat != p.owner:
-                others |= p.omask[seat]
-        present = others
+        cdef uint32_t others = 1 << 13
+        cdef int seat, k, tkey = 0
         if p.owner >= 0:
-            present |= p.omask[p.owner]
+            for seat in range(4):
+                if seat != p.owner:
+                    others |= p.omask[seat]
             tkey = p.tkey
-            if p.ttype == 9:
-                present |= (<uint32_t> 1) << (tkey & 31)
             if 1 <= p.ttype <= 4:
                 tkey = _popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
-            elif 5 <= p.ttype <= 7:
+            else:
                 tkey = 0
-            elif p.ttype == 8:
-                tkey = 2 * 32
-            elif p.ttype == 9:
-                tkey = (tkey >> 5) * 32 + _popcount(present & (((<uint32_t> 1) << (tkey & 31)) - 1))
-        # squeeze out the orders nobody holds, lowest first
-        absent = ~present & 0x3fff
-        while absent:
-            o = _lowest_bit(absent) - removed
-            absent &= absent - 1
-            removed += 1
-            low = ((<uint64_t> 1) << (4 * o)) - 1
-            for seat in range(4):
-                hw[seat] = (hw[seat] & low) | ((hw[seat] >> 4) & ~low)
         for seat in range(4):
-            w = hw[seat] | ((p.cnt[seat] >> 56) & 3) << 56 | ((p.cnt[seat] >> 60) & 3) << 58
+            w = p.ccnt[seat] | ((p.cnt[seat] >> 56) & 3) << 56 | ((p.cnt[seat] >> 60) & 3) << 58
             w |= (<uint64_t> p.wilds[seat]) << 60
             w += <uint64_t> (seat * 8 + 7)
             h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
@@ -1470,7 +1480,7 @@ cdef class Searcher:
             w |= (<uint64_t> p.ttype) << 24
             w |= (<uint64_t> (tkey & 0xffff)) << 32
             w |= (<uint64_t> p.tncards) << 48
-        w ^= (<uint64_t> _popcount(present & 0x1fff)) << 56
+        w ^= (<uint64_t> _popcount(p.present & 0x1fff)) << 56
         h1 = _mix(h1 ^ w)
         h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
         k1[0] = h1
@@ -1762,6 +1772,29 @@ cdef class Searcher:
             raise MemoryError("move arena overflow")
         n = self._merged(self.arena + base, n)
         return bytes((<uint8_t*> (self.arena + base))[:n * sizeof(gd_move_t)])
+
+    def plain_children(self):
+        """For each move of the plain positions' search at the current (plain) state: its
+        record and the table key of the state it leads to, as the search's incremental
+        play computes it (for tests: it must equal the key computed afresh)."""
+        cdef pstate_t ps, child
+        cdef pmove_t pm[1024]
+        cdef gd_move_t rec
+        cdef uint64_t a, b
+        cdef int n, i
+        if not self._is_plain():
+            raise ValueError("not a plain position")
+        self._to_plain(&ps)
+        n = self._pgenerate(&ps, pm)
+        out = []
+        for i in range(n):
+            child = ps
+            self._pplay(&child, &pm[i])
+            self._pkey(&child, &a, &b)
+            self._from_plain(&pm[i], &rec)
+            out.append((bytes((<uint8_t*> &rec)[:sizeof(gd_move_t)]),
+                        None if _over_of(child.ncards) else (a, b)))
+        return out
 
     cdef void _from_plain(self, const pmove_t* pm, gd_move_t* m) noexcept nogil:
         # the move record of a plain move of the seat to move (lowest suits first)

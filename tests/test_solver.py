@@ -3,6 +3,7 @@
 import json
 import random
 
+import numpy as np
 import pytest
 
 from guandan_core import Move
@@ -202,6 +203,41 @@ def test_canonical_table_key_never_merges_different_values(plain):
                 seen[key] = (value, p.to_json())
         trees += 1
     assert merged > 1000    # states met again, or equal but for what the key leaves out
+
+
+def test_plain_search_keeps_its_table_key_up_to_date_move_by_move():
+    """The plain positions' search updates the counts its table key hashes as cards are
+    played (orders leaving play shift the others down): after every move the key must be
+    the one computed afresh for the position reached."""
+    from solver.search import _load
+    from solver._search import Searcher
+    searcher = Searcher(8)
+    rng = random.Random(91)
+    checked = out_of_play = 0
+    for _ in range(2000):
+        pos = random_position(rng, max_cards=6, max_total=16, with_table=0.4)
+        if pos is None or pos.is_over:
+            continue
+        _load(searcher, pos)
+        try:
+            children = searcher.plain_children()
+        except ValueError:          # not a plain position
+            continue
+        for record, key in children:
+            if key is None:
+                continue
+            token = searcher.push(np.frombuffer(record, dtype=np.uint8))
+            assert searcher.key(plain=True) == key, (pos.to_json(), record)
+            searcher.pop(token)
+            checked += 1
+        ranks = _ranks_in_play(pos)
+        out_of_play += any(_ranks_in_play(pos.play(m)) < ranks for m in pos.legal_moves())
+    assert checked > 5000 and out_of_play > 300     # (moves that take a rank out of play)
+
+
+def _ranks_in_play(pos):
+    counts = sum(np.asarray(pos.hand(s).counts, dtype=int) for s in range(4))
+    return len({k // 4 for k in range(52) if counts[k]})
 
 
 def test_search_switches_do_not_change_values():
