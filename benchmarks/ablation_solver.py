@@ -11,8 +11,9 @@ from solver import solve
 from solver._search import Searcher
 
 SWITCHES = ["use_tt", "use_merge", "use_dominance", "use_bounds", "use_ordering", "use_history",
-            "use_compress"]
+            "use_compress", "use_plain"]
 # off by default because they cost more time than they save here; measured switched on
+# (the plain positions' search does not have them: with one on, the general search runs)
 EXTRAS = ["use_etc", "use_runout"]
 CAP = 4_000_000   # nodes per position; a capped position counts as CAP
 

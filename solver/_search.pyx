@@ -27,6 +27,7 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
   keeping pairs and triples together.
 """
 
+cimport cython
 from libc.stdint cimport uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, uint64_t, int64_t
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
@@ -329,6 +330,7 @@ cdef double _now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+@cython.final
 cdef class Searcher:
     """The search state: one position, a transposition table and a move arena.
 
