@@ -24,7 +24,10 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
   answer both alike, and keeping the higher cards is never worse); this includes runs of
   ranks nobody else holds;
 * move ordering: the table's best move, plays that go out, then by size and power,
-  keeping pairs and triples together.
+  keeping pairs and triples together;
+* once no hand can form a bomb, a sequence or a straight flush ("plain" positions, almost
+  every node of a four-hand endgame), a search of its own over a compact state does the
+  same with less work per node (_psearch).
 """
 
 cimport cython
