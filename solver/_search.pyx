@@ -1593,9 +1593,54 @@ cdef class Searcher:
             moves[j + 1] = tmp
 
     cdef inline int _pchild(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
+        # the value after a move: followers who can only pass pass here, each counted as
+        # the node _psearch would have made of it (passes leave the bounds as they are)
+        cdef int lo = -3, hi = 3
         if _over_of(p.ncards):
             return _outcome_of(p.order, p.nfinished)
+        if self.use_bounds:
+            _bounds_of(p.order, p.nfinished, &lo, &hi)
+        if lo < hi and hi > alpha and lo < beta:
+            while p.owner >= 0 and not self._pcan_answer(p):
+                self.nodes += 1
+                _pass_on(p.ncards, p.to_move, &p.to_move, &p.owner)
         return self._psearch(p, alpha, beta, ply + 1)
+
+    cdef bint _pcan_answer(self, const pstate_t* p) noexcept nogil:
+        # does the seat to move have a play that beats the table (a move of _pgenerate's
+        # besides the pass)?
+        cdef int seat = p.to_move, k = p.tkey, t = p.ttype, o, c
+        cdef uint64_t w = p.cnt[seat]
+        cdef int wilds = p.wilds[seat]
+        cdef uint32_t held = p.omask[seat], above, pairs = 0
+        if t < 1 or t > 4:
+            return False
+        above = held & ~((<uint32_t> 2 << k) - 1)
+        if t == 1:
+            return above != 0 or (wilds and 13 > k) or ((w >> 56) & 15 and 14 > k) \
+                or ((w >> 60) & 15 and 15 > k)
+        if t == 2:
+            if (wilds == 2 and 13 > k) or ((w >> 56) & 15 >= 2 and 14 > k) \
+                    or ((w >> 60) & 15 >= 2 and 15 > k) or (wilds and above):
+                return True
+        if t == 4:
+            # the pairs a three-with-two could take: natural pairs, joker pairs
+            while held:
+                o = _lowest_bit(held)
+                held &= held - 1
+                if (w >> (4 * o)) & 15 >= 2:
+                    pairs |= (<uint32_t> 1) << o
+            if (w >> 56) & 15 == 2 or (w >> 60) & 15 == 2:
+                pairs |= 1 << 16
+        while above:
+            o = _lowest_bit(above)
+            above &= above - 1
+            c = (w >> (4 * o)) & 15
+            if t == 2 and c >= 2:
+                return True
+            if t >= 3 and c + min(wilds, 2) >= 3 and (t == 3 or pairs & ~((<uint32_t> 1) << o)):
+                return True
+        return False
 
     cdef int _psearch(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
         # _search for plain positions
@@ -1781,6 +1826,15 @@ cdef class Searcher:
             raise MemoryError("move arena overflow")
         n = self._merged(self.arena + base, n)
         return bytes((<uint8_t*> (self.arena + base))[:n * sizeof(gd_move_t)])
+
+    def plain_can_answer(self):
+        """Whether the seat to move at the current (plain) state could beat the table, as
+        the plain search decides it before passing for it (for tests)."""
+        cdef pstate_t ps
+        if not self._is_plain():
+            raise ValueError("not a plain position")
+        self._to_plain(&ps)
+        return ps.owner >= 0 and bool(self._pcan_answer(&ps))
 
     def plain_children(self):
         """For each move of the plain positions' search at the current (plain) state: its

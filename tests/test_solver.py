@@ -2,6 +2,7 @@
 
 import json
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -238,6 +239,37 @@ def test_plain_search_keeps_its_table_key_up_to_date_move_by_move():
 def _ranks_in_play(pos):
     counts = sum(np.asarray(pos.hand(s).counts, dtype=int) for s in range(4))
     return len({k // 4 for k in range(52) if counts[k]})
+
+
+def test_plain_search_passes_exactly_for_followers_who_cannot_answer():
+    """RULES sec. 6: a follower passes when it cannot beat the table. The plain search
+    passes for such followers without searching them; its test must agree with the
+    kernel's legal moves (a play besides the pass) on single, pair, triple and
+    three-with-two tables, wild cards and jokers included."""
+    from solver.search import _load
+    from solver._search import Searcher
+    searcher = Searcher(8)
+    rng = random.Random(93)
+    cases = [Position.from_json(_generation_case(rng, lead=False, full_house_table=i % 3 == 0))
+             for i in range(1500)]
+    cases += [p for p in (random_position(rng, max_cards=6, max_total=16, with_table=1.0)
+                          for _ in range(1500)) if p is not None and not p.is_over]
+    answers = Counter()
+    for pos in cases:
+        _load(searcher, pos)
+        try:
+            can = searcher.plain_can_answer()
+        except ValueError:          # not a plain position
+            continue
+        if pos.table is None:
+            assert not can
+            continue
+        legal = pos.legal_moves()
+        expected = any(m.type_id != 0 for m in legal)
+        assert can == expected, (pos.to_json(), can)
+        answers[(pos.table.type_id, expected)] += 1
+    for kind in (1, 2, 3, 4):   # every kind of table, answerable and not
+        assert answers[(kind, True)] > 20 and answers[(kind, False)] > 20, answers
 
 
 def test_search_switches_do_not_change_values():
