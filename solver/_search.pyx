@@ -153,7 +153,7 @@ cdef inline bint _over(const state_t* s) noexcept nogil:
     return _over_of(s.ncards)
 
 
-cdef void _bounds_of(const int8_t* order, int nfinished, int* lo, int* hi) noexcept nogil:
+cdef inline void _bounds_of(const int8_t* order, int nfinished, int* lo, int* hi) noexcept nogil:
     # the values still possible for team 0, from the finishing order so far: once a player
     # is out first, its team wins 1..3 (partner last, 3rd or 2nd); once an opponent went
     # out second, 1..2 at most
@@ -169,6 +169,19 @@ cdef void _bounds_of(const int8_t* order, int nfinished, int* lo, int* hi) noexc
     else:
         lo[0] = -best
         hi[0] = -1
+
+
+cdef inline int _bound_cut(const int8_t* order, int nfinished, int alpha, int beta) noexcept nogil:
+    # the value the finishing order so far decides within (alpha, beta), else NO_VALUE
+    cdef int lo, hi
+    _bounds_of(order, nfinished, &lo, &hi)
+    if lo == hi:
+        return lo
+    if hi <= alpha:
+        return hi
+    if lo >= beta:
+        return lo
+    return NO_VALUE
 
 
 cdef inline void _pass_on(const uint8_t* ncards, int seat, int* to_move, int* owner) noexcept nogil:
@@ -308,6 +321,41 @@ cdef inline uint64_t _sig_hash(sig_t sig) noexcept nogil:
 cdef inline uint16_t _sig16(const gd_move_t* m, int level) noexcept nogil:
     # the table's ordering hint for a move (never 0, which means none)
     return <uint16_t> ((_sig_hash(_signature(m, level)) >> 48) | 1)
+
+
+cdef inline void _absorb(uint64_t* h1, uint64_t* h2, uint64_t w) noexcept nogil:
+    # one word into both table-key hashes
+    h1[0] = (h1[0] ^ w) * 0x9e3779b97f4a7c15ULL
+    h1[0] ^= h1[0] >> 29
+    h2[0] = (h2[0] + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
+    h2[0] ^= h2[0] >> 32
+
+
+cdef inline void _finish_key(uint64_t h1, uint64_t h2, uint64_t w, uint64_t* k1, uint64_t* k2) noexcept nogil:
+    # the last word (whose turn, the table, the finishing order) and the final mixes
+    k1[0] = _mix(h1 ^ w)
+    k2[0] = _mix(h2 + w * 0xff51afd7ed558ccdULL)
+
+
+cdef inline uint64_t _turn_word(int to_move, int owner, int nfinished, const int8_t* order,
+                                int ttype, int tkey, int tncards) noexcept nogil:
+    # whose turn, who owns the table and with what, the finishing order: one key word
+    cdef uint64_t w = (<uint64_t> (to_move & 3)) | ((<uint64_t> (owner + 1)) << 3)
+    cdef int k
+    w |= (<uint64_t> nfinished) << 6
+    for k in range(4):
+        w |= (<uint64_t> (order[k] + 1)) << (9 + 3 * k)
+    if owner >= 0:
+        w |= (<uint64_t> ttype) << 24
+        w |= (<uint64_t> (tkey & 0xffff)) << 32
+        w |= (<uint64_t> tncards) << 48
+    return w
+
+
+cdef inline int _covered(uint32_t others, int tkey) noexcept nogil:
+    # a single, pair, triple or three-with-two on the table, as the compressed keys see
+    # it: how many of the answering players' card orders it covers (jokers kept apart)
+    return _popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
 
 
 cdef inline uint64_t _drop_nibble(uint64_t w, int i) noexcept nogil:
@@ -586,7 +634,7 @@ cdef class Searcher:
         cdef state_t* s = &self.st
         cdef uint64_t h1 = 0x243f6a8885a308d3ULL ^ self.key_salt, w
         cdef uint64_t h2 = 0x13198a2e03707344ULL + self.key_salt
-        cdef int seat, r, k, o, tkey, tclass, level = self.level
+        cdef int seat, r, o, tkey, tclass, level = self.level
         cdef const uint64_t* raw
         cdef uint64_t words[7]
         cdef bint compress = self.use_compress and not (
@@ -615,7 +663,7 @@ cdef class Searcher:
                 # only the players who may answer compare their cards with the table (the
                 # owner leads afresh when the turn comes back): the table's key is how many
                 # of their card orders it covers
-                tkey = _popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
+                tkey = _covered(others, tkey)
             elif 5 <= table_type <= 7:
                 tkey = 0
             elif table_type == 8:
@@ -633,11 +681,7 @@ cdef class Searcher:
                 memcpy(words, s.hands[seat], 54)
                 (<uint8_t*> words)[55] = 1
                 for r in range(7):
-                    w = words[r] + <uint64_t> (seat * 8 + r + 1)
-                    h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
-                    h1 ^= h1 >> 29
-                    h2 = (h2 + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
-                    h2 ^= h2 >> 32
+                    _absorb(&h1, &h2, words[r] + <uint64_t> (seat * 8 + r + 1))
             else:
                 # one word: 4 bits per rank slot (at most 8 naturals), jokers, wilds
                 w = 0
@@ -647,28 +691,15 @@ cdef class Searcher:
                 w |= (<uint64_t> s.rc[seat][14]) << 58
                 w |= (<uint64_t> s.rc[seat][15]) << 60
                 w |= (<uint64_t> (2 + compress)) << 62
-                w += <uint64_t> (seat * 8 + 7)
-                h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
-                h1 ^= h1 >> 29
-                h2 = (h2 + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
-                h2 ^= h2 >> 32
-        w = (<uint64_t> (s.to_move & 3)) | ((<uint64_t> (s.owner + 1)) << 3)
-        w |= (<uint64_t> s.nfinished) << 6
-        for k in range(4):
-            w |= (<uint64_t> (s.order[k] + 1)) << (9 + 3 * k)
-        if s.owner >= 0:
-            w |= (<uint64_t> s.table.type) << 24
-            w |= (<uint64_t> (tkey & 0xffff)) << 32
-            w |= (<uint64_t> s.table.ncards) << 48
+                _absorb(&h1, &h2, w + <uint64_t> (seat * 8 + 7))
+        w = _turn_word(s.to_move, s.owner, s.nfinished, s.order, s.table.type, tkey,
+                       s.table.ncards)
         w |= (<uint64_t> compress) << 63
         if compress:
             # where the level rank sits among the ranks in play: a lone wild (or two) is
             # played as the level rank, so this decides what it beats (found by a test)
             w ^= (<uint64_t> cidx[13]) << 56
-        h1 = _mix(h1 ^ w)
-        h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
-        k1[0] = h1
-        k2[0] = h2
+        _finish_key(h1, h2, w, k1, k2)
 
     cdef int _merge_suits(self, gd_move_t* moves, int n) noexcept nogil:
         # keep the first of the moves equal but for suits (valid when the mover's hand can
@@ -1160,7 +1191,7 @@ cdef class Searcher:
         cdef pstate_t plain
         cdef state_t saved
         cdef undo_t undo
-        cdef int lo, hi, base, n = 0, i, v, best, a0, b0
+        cdef int base, n = 0, i, v, best, a0, b0
         cdef bint maximizing
         cdef uint64_t k1 = 0, k2 = 0
         cdef uint32_t check = 0
@@ -1177,20 +1208,14 @@ cdef class Searcher:
             return self._psearch(&plain, alpha, beta, ply)
         self.nodes += 1
         if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
-                (self.deadline > 0 and (self.nodes & 1023) == 0 and _now() > self.deadline):
-            self.aborted = True
-            return ABORTED
-        if ply >= MAX_PLY - 1:
+                (self.deadline > 0 and (self.nodes & 1023) == 0 and _now() > self.deadline) or \
+                ply >= MAX_PLY - 1:
             self.aborted = True
             return ABORTED
         if self.use_bounds:
-            _bounds_of(self.st.order, self.st.nfinished, &lo, &hi)
-            if lo == hi:
-                return lo
-            if hi <= alpha:
-                return hi
-            if lo >= beta:
-                return lo
+            v = _bound_cut(self.st.order, self.st.nfinished, alpha, beta)
+            if v != NO_VALUE:
+                return v
         base = self._generate(&n)
         if base < 0:
             self.aborted = True
@@ -1463,37 +1488,19 @@ cdef class Searcher:
         cdef uint64_t h1 = 0x452821e638d01377ULL ^ self.key_salt, w
         cdef uint64_t h2 = 0xbe5466cf34e90c6cULL + self.key_salt
         cdef uint32_t others = 1 << 13
-        cdef int seat, k, tkey = 0
+        cdef int seat, tkey = 0
         if p.owner >= 0:
             for seat in range(4):
                 if seat != p.owner:
                     others |= p.omask[seat]
-            tkey = p.tkey
-            if 1 <= p.ttype <= 4:
-                tkey = _popcount(others & ((<uint32_t> 2 << tkey) - 1)) if tkey <= 13 else tkey + 64
-            else:
-                tkey = 0
+            tkey = _covered(others, p.tkey) if 1 <= p.ttype <= 4 else 0
         for seat in range(4):
             w = p.ccnt[seat] | ((p.cnt[seat] >> 56) & 3) << 56 | ((p.cnt[seat] >> 60) & 3) << 58
             w |= (<uint64_t> p.wilds[seat]) << 60
-            w += <uint64_t> (seat * 8 + 7)
-            h1 = (h1 ^ w) * 0x9e3779b97f4a7c15ULL
-            h1 ^= h1 >> 29
-            h2 = (h2 + (w ^ 0x5851f42d4c957f2dULL)) * 0xd6e8feb86659fd93ULL
-            h2 ^= h2 >> 32
-        w = (<uint64_t> (p.to_move & 3)) | ((<uint64_t> (p.owner + 1)) << 3)
-        w |= (<uint64_t> p.nfinished) << 6
-        for k in range(4):
-            w |= (<uint64_t> (p.order[k] + 1)) << (9 + 3 * k)
-        if p.owner >= 0:
-            w |= (<uint64_t> p.ttype) << 24
-            w |= (<uint64_t> (tkey & 0xffff)) << 32
-            w |= (<uint64_t> p.tncards) << 48
+            _absorb(&h1, &h2, w + <uint64_t> (seat * 8 + 7))
+        w = _turn_word(p.to_move, p.owner, p.nfinished, p.order, p.ttype, tkey, p.tncards)
         w ^= (<uint64_t> _popcount(p.present & 0x1fff)) << 56
-        h1 = _mix(h1 ^ w)
-        h2 = _mix(h2 + w * 0xff51afd7ed558ccdULL)
-        k1[0] = h1
-        k2[0] = h2
+        _finish_key(h1, h2, w, k1, k2)
 
     cdef int _pprune(self, const pstate_t* p, pmove_t* moves, int n) noexcept nogil:
         # _prune_dominated on plain moves (the argument is there)
@@ -1595,12 +1602,9 @@ cdef class Searcher:
     cdef inline int _pchild(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
         # the value after a move: followers who can only pass pass here, each counted as
         # the node _psearch would have made of it (passes leave the bounds as they are)
-        cdef int lo = -3, hi = 3
         if _over_of(p.ncards):
             return _outcome_of(p.order, p.nfinished)
-        if self.use_bounds:
-            _bounds_of(p.order, p.nfinished, &lo, &hi)
-        if lo < hi and hi > alpha and lo < beta:
+        if not self.use_bounds or _bound_cut(p.order, p.nfinished, alpha, beta) == NO_VALUE:
             while p.owner >= 0 and not self._pcan_answer(p):
                 self.nodes += 1
                 _pass_on(p.ncards, p.to_move, &p.to_move, &p.owner)
@@ -1645,7 +1649,7 @@ cdef class Searcher:
     cdef int _psearch(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
         # _search for plain positions
         cdef pstate_t saved
-        cdef int lo, hi, base = self.parena_top, n, i, v, best, a0, b0, best_i = -1, mover, owner
+        cdef int base = self.parena_top, n, i, v, best, a0, b0, best_i = -1, mover, owner
         cdef bint maximizing
         cdef uint64_t k1 = 0, k2 = 0
         cdef uint32_t check = 0
@@ -1661,13 +1665,9 @@ cdef class Searcher:
             self.aborted = True
             return ABORTED
         if self.use_bounds:
-            _bounds_of(p.order, p.nfinished, &lo, &hi)
-            if lo == hi:
-                return lo
-            if hi <= alpha:
-                return hi
-            if lo >= beta:
-                return lo
+            v = _bound_cut(p.order, p.nfinished, alpha, beta)
+            if v != NO_VALUE:
+                return v
         n = self._pgenerate(p, moves)
         if n == 1:
             # a forced move (a follower who can only pass, or a lead of one play): no
@@ -1768,9 +1768,7 @@ cdef class Searcher:
         cdef uint64_t a, b
         cdef pstate_t ps
         if plain:
-            if not self._is_plain():
-                raise ValueError("not a plain position")
-            self._to_plain(&ps)
+            self._plain_here(&ps)
             self._pkey(&ps, &a, &b)
         else:
             self._key(&a, &b)
@@ -1804,6 +1802,13 @@ cdef class Searcher:
                 groups[i] = first.setdefault(sigs[i], i)
         return data, groups
 
+    cdef int _plain_here(self, pstate_t* ps) except -1:
+        # the current state for the plain search's test hooks; ValueError if not plain
+        if not self._is_plain():
+            raise ValueError("not a plain position")
+        self._to_plain(ps)
+        return 0
+
     def searched_moves(self, bint plain=False):
         """The moves the search tries at the current state, after its merges (suits that
         cannot matter) and without dominated plays, as MOVE_DTYPE bytes (for tests).
@@ -1812,9 +1817,7 @@ cdef class Searcher:
         cdef pstate_t ps
         cdef pmove_t pm[1024]
         if plain:
-            if not self._is_plain():
-                raise ValueError("not a plain position")
-            self._to_plain(&ps)
+            self._plain_here(&ps)
             n = self._pgenerate(&ps, pm)
             if self.use_dominance:
                 n = self._pprune(&ps, pm, n)
@@ -1831,9 +1834,7 @@ cdef class Searcher:
         """Whether the seat to move at the current (plain) state could beat the table, as
         the plain search decides it before passing for it (for tests)."""
         cdef pstate_t ps
-        if not self._is_plain():
-            raise ValueError("not a plain position")
-        self._to_plain(&ps)
+        self._plain_here(&ps)
         return ps.owner >= 0 and bool(self._pcan_answer(&ps))
 
     def plain_children(self):
@@ -1845,9 +1846,7 @@ cdef class Searcher:
         cdef gd_move_t rec
         cdef uint64_t a, b
         cdef int n, i
-        if not self._is_plain():
-            raise ValueError("not a plain position")
-        self._to_plain(&ps)
+        self._plain_here(&ps)
         n = self._pgenerate(&ps, pm)
         out = []
         for i in range(n):

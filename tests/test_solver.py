@@ -291,7 +291,6 @@ def _searched_and_legal(searcher, pos, plain=False):
     """The moves the search tries at ``pos`` (after its merges) and all its legal moves;
     the first must be among the second. ``plain``: the moves of the plain positions'
     search, (None, None) if ``pos`` is not plain."""
-    import numpy as np
     from guandan_core.moves import MOVE_DTYPE
     from solver.search import _load
     _load(searcher, pos)
