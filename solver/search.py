@@ -3,8 +3,8 @@
 The compiled :class:`solver._search.Searcher` answers null-window questions ("is the
 value at least t?"); this module drives it: a binary search over the six possible values
 gives the exact value, then the same probes pick the best move and the line of play.
-The best move is the first move, in the fixed order of :meth:`Position.legal_moves`
-(the pass first), that reaches the value, so results never depend on the table size.
+The best move is the first move that reaches the value in a fixed order of preference
+(see ``_root``; it depends on the position alone), so results never depend on the table.
 """
 
 from __future__ import annotations
@@ -180,17 +180,24 @@ class _Driver:
 
 
 def _root(searcher: Searcher):
-    data, groups = searcher.root_moves()
+    """The root's moves (legal order), their merge groups, and the order in which they are
+    tried for the best move: by the search's own move-order score without what it learned
+    (going out first, then bigger plays, lower ranks, pairs kept together, the pass last),
+    ties in legal order. It depends on the position alone, so the best move does not
+    depend on the table, and it is usually right the first time: each move tried before
+    the best one costs a refutation."""
+    data, groups, scores = searcher.root_moves()
     records = np.frombuffer(data, dtype=MOVE_DTYPE)
-    return records, groups
+    preference = sorted(range(len(records)), key=lambda i: (-scores[i], i))
+    return records, groups, preference
 
 
 def _record_bytes(records, i) -> np.ndarray:
     return np.frombuffer(records[i:i + 1].tobytes(), dtype=np.uint8)
 
 
-def _best_index(driver: _Driver, records, groups, value: int, maximizing: bool):
-    for i in range(len(records)):
+def _best_index(driver: _Driver, records, groups, preference, value: int, maximizing: bool):
+    for i in preference:
         if groups[i] != i:
             continue
         ok = driver.child_reaches(_record_bytes(records, i), value, maximizing)
@@ -243,7 +250,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
 
     lo, hi = driver.exact(on_probe=report_bounds if on_info is not None else None)
     exact = lo == hi
-    records, groups = _root(s)
+    records, groups, preference = _root(s)
     moves_by_group: dict[int, list] = {}
     move_objs = Move.from_array(records)
     for i, g in enumerate(groups):
@@ -253,15 +260,15 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     bi = None
     line = []
     if exact:
-        bi = _best_index(driver, records, groups, lo, maximizing)
+        bi = _best_index(driver, records, groups, preference, lo, maximizing)
         if bi is not None:
             best = move_objs[bi]
             if pv:
                 line = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
     elif len(records):
-        # a limit hit: the best move found is the table's, approximated by the first
-        # move that reaches the proven bound on our side
-        best = move_objs[0]
+        # a limit hit before the value was known: no move is proven best; report the one
+        # the search would try first
+        best = move_objs[preference[0]]
 
     if best is not None:
         report(stage="best", move=best, pv=line)
@@ -308,8 +315,8 @@ def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value
             if s.is_over():
                 break
             seat = s.to_move()
-            records, groups = _root(s)
-            bi = _best_index(driver, records, groups, value, seat % 2 == 0)
+            records, groups, preference = _root(s)
+            bi = _best_index(driver, records, groups, preference, value, seat % 2 == 0)
             if bi is None:
                 break
             record = _record_bytes(records, bi)

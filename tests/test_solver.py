@@ -69,6 +69,34 @@ def test_every_move_scored_matches_minimax(seed):
 
 
 @pytest.mark.parametrize("seed", range(2))
+def test_best_move_is_the_first_in_the_preference_order_that_reaches_the_value(seed):
+    """The best move is defined by an order that depends on the position alone (the move
+    order's static score, ties in legal order): every move preferred to it is worse."""
+    from solver._search import Searcher
+    from solver.search import _load, _root
+    searcher = Searcher(12)
+    earlier_ties_in_legal_order = 0
+    for pos, ref in _positions(5000 + seed, 40, max_cards=4):
+        result = solve(pos, all_moves=True)
+        value_of = {}
+        for s in result.moves:
+            for m in [s.move, *s.equivalent]:
+                value_of[m] = s.value
+        _load(searcher, pos)
+        records, _, preference = _root(searcher)
+        ordered = [Move.from_array(records[i:i + 1])[0] for i in preference]
+        assert sorted(map(str, ordered)) == sorted(map(str, pos.legal_moves()))
+        k = ordered.index(result.best)
+        assert value_of[result.best] == result.value == ref
+        assert all(value_of[m] < result.value for m in ordered[:k]), pos.to_json()
+        legal = pos.legal_moves()
+        earlier_ties_in_legal_order += any(
+            value_of[m] == result.value for m in legal[:legal.index(result.best)])
+    # the order differs from the legal order where it matters
+    assert earlier_ties_in_legal_order >= 5
+
+
+@pytest.mark.parametrize("seed", range(2))
 def test_results_do_not_depend_on_table_size(seed):
     for pos, ref in _positions(3000 + seed, 20):
         big = solve(pos, table_bits=20)
