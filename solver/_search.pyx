@@ -1232,9 +1232,7 @@ cdef class Searcher:
         cdef int best_i = -1
         if self.aborted:
             return ABORTED
-        if self.use_plain and self.use_merge and self.use_compress and not self.use_etc \
-                and not self.use_runout and self._is_plain():
-            # (the switches it does not have: their searches stay as they were)
+        if self._plain_search_here():
             self._to_plain(&plain)
             return self._psearch(&plain, alpha, beta, ply)
         self.nodes += 1
@@ -1338,6 +1336,12 @@ cdef class Searcher:
     # (4-bit card counts, six-byte moves, the state copied per move) with the same
     # techniques and move ordering as _search (its node counts agree within 0.01%: moves
     # come by card order instead of rank, which only reorders ties).
+
+    cdef inline bint _plain_search_here(self) noexcept nogil:
+        # does the plain search take over here? (with a switch it does not have, the
+        # general search stays as it was)
+        return self.use_plain and self.use_merge and self.use_compress and not self.use_etc \
+            and not self.use_runout and self._is_plain()
 
     cdef bint _is_plain(self) noexcept nogil:
         # can no hand form a bomb, a sequence or a straight flush any more?
@@ -1810,6 +1814,62 @@ cdef class Searcher:
 
     def outcome(self):
         return _outcome(&self.st)
+
+    def table_move(self):
+        """The move the table holds as best for the current position, as an index into
+        root_moves(); -1 if it holds none, or if its 16-bit signature fits more than one
+        move. Right after a search whose root proved a bound on the side of the seat to
+        move, it is the move that proved it."""
+        cdef uint64_t k1, k2
+        cdef tt_entry_t* e
+        cdef pstate_t ps
+        cdef pmove_t pm[1024]
+        cdef gd_move_t rec
+        cdef gd_move_t* moves
+        cdef sig_t want, si
+        cdef int n = 0, np = 0, i, base, found = -1, matches = 0
+        cdef bint plain
+        if not self.use_tt or _over(&self.st):
+            return -1
+        plain = self._plain_search_here()
+        if plain:
+            self._to_plain(&ps)
+            self._pkey(&ps, &k1, &k2)
+            e = self._entry(k1, ps.ncards)
+        else:
+            self._key(&k1, &k2)
+            e = self._entry(k1, self.st.ncards)
+        if e.check != _check(k2) or e.key1 != k1 or e.best_sig == 0:
+            return -1
+        if plain:
+            # the plain search's moves carry their own signatures: find the one stored,
+            # then the root move it is (suits left out)
+            np = self._pgenerate(&ps, pm)
+            for i in range(np):
+                if _psig16(&pm[i]) == e.best_sig:
+                    matches += 1
+                    self._from_plain(&pm[i], &rec)
+            if matches != 1:
+                return -1
+            want = _signature(&rec, self.level)
+        base = self._generate(&n, True)
+        if base < 0:
+            raise MemoryError("move arena overflow")
+        moves = self.arena + base
+        for i in range(n):
+            if not plain and _sig16(&moves[i], self.level) != e.best_sig:
+                continue
+            si = _signature(&moves[i], self.level)
+            if plain or found >= 0:
+                if si.ranks != want.ranks or si.shape != want.shape:
+                    if plain:
+                        continue
+                    return -1       # two moves (not only suits apart) fit the signature
+            else:
+                want = si
+            if found < 0:
+                found = i
+        return found
 
     def to_move(self):
         return self.st.to_move

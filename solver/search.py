@@ -216,7 +216,9 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
     exact value of every legal move, the pass included, with suit-equivalent moves grouped.
     ``time_limit`` (seconds) / ``node_limit``: when one runs out, ``value`` is None and
-    ``lower``/``upper`` are the bounds proven so far, ``best`` the best move found.
+    ``lower``/``upper`` are the bounds proven so far; ``best`` is a move that reaches
+    ``lower`` when ``lower`` is above -3 (the move that proved it), else the move the search
+    tries first.
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
     move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
@@ -244,11 +246,16 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         if on_info is not None:
             on_info(dict(fields, nodes=int(s.nodes), seconds=time.perf_counter() - start))
 
-    def report_bounds(lo, hi):
+    proven = {"lower": -3, "move": -1}   # our side's best bound so far, and its move
+
+    def after_probe(lo, hi):
         lower, upper = (lo, hi) if sign > 0 else (-hi, -lo)
+        if lower > proven["lower"]:
+            # the root just proved this bound: the table's move there is what proved it
+            proven["lower"], proven["move"] = lower, s.table_move()
         report(stage="bound", lower=lower, upper=upper)
 
-    lo, hi = driver.exact(on_probe=report_bounds if on_info is not None else None)
+    lo, hi = driver.exact(on_probe=after_probe)
     exact = lo == hi
     records, groups, preference = _root(s)
     moves_by_group: dict[int, list] = {}
@@ -266,9 +273,9 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             if pv:
                 line = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
     elif len(records):
-        # a limit hit before the value was known: no move is proven best; report the one
-        # the search would try first
-        best = move_objs[preference[0]]
+        # a limit hit before the value was known: the move that proved our side's bound,
+        # else (nothing proven there) the move the search tries first
+        best = move_objs[proven["move"] if proven["move"] >= 0 else preference[0]]
 
     if best is not None:
         report(stage="best", move=best, pv=line)

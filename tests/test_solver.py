@@ -177,6 +177,43 @@ def test_limits_report_bounds_not_a_wrong_value():
     assert result.lower <= full.value <= result.upper
 
 
+def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
+    """Issue 4 (limits): with the value unknown, ``best`` is a move proven to reach
+    ``lower`` whenever ``lower`` is above -3: checked by minimax on positions stopped at
+    several node budgets, many of them where the move the search tries first does not."""
+    from solver._search import Searcher
+    from solver.search import _load, _root
+    searcher = Searcher(12)
+    rng = random.Random(11)
+    checked = first_would_fail = 0
+    while checked < 300:
+        pos = random_position(rng, max_cards=4, max_total=10)
+        if pos is None or pos.is_over:
+            continue
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        for limit in (3, 10, 30, 100):
+            result = solve(pos, node_limit=limit)
+            if result.exact:
+                break
+            if result.lower == -3:
+                continue
+            try:
+                values = {}
+                for move in pos.legal_moves():
+                    child = pos.play(move)
+                    values[move] = sign * (child.outcome if child.is_over
+                                           else minimax(child, [20_000]))
+            except Budget:
+                continue
+            checked += 1
+            assert values[result.best] >= result.lower, (pos.to_json(), str(result.best))
+            _load(searcher, pos)
+            records, _, preference = _root(searcher)
+            first = Move.from_array(records[preference[0]:preference[0] + 1])[0]
+            first_would_fail += values[first] < result.lower
+    assert first_would_fail >= 3, first_would_fail
+
+
 def test_json_input_and_output():
     obj = {"level": "7", "hands": [["S3", "S4"], ["HR"], [], ["D9", "D9"]], "finished": [2],
            "to_move": 3, "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
