@@ -1817,8 +1817,8 @@ cdef class Searcher:
     def table_move(self):
         """The move the table holds as best for the current position, as an index into
         root_moves(); -1 if it holds none, or if its 16-bit signature fits more than one
-        move. Right after a search whose root proved a bound on the side of the seat to
-        move, it is the move that proved it."""
+        move (suits apart). Right after a search whose root proved a bound on the side of
+        the seat to move, it is the move that proved it."""
         cdef uint64_t k1, k2
         cdef tt_entry_t* e
         cdef pstate_t ps
@@ -1826,7 +1826,7 @@ cdef class Searcher:
         cdef gd_move_t rec
         cdef gd_move_t* moves
         cdef sig_t want, si
-        cdef int n = 0, np = 0, i, base, found = -1, matches = 0
+        cdef int n = 0, i, base, found = -1, matches = 0
         cdef bint plain
         if not self.use_tt or _over(&self.st):
             return -1
@@ -1841,10 +1841,9 @@ cdef class Searcher:
         if e.check != _check(k2) or e.key1 != k1 or e.best_sig == 0:
             return -1
         if plain:
-            # the plain search's moves carry their own signatures: find the one stored,
-            # then the root move it is (suits left out)
-            np = self._pgenerate(&ps, pm)
-            for i in range(np):
+            # the plain search's moves carry signatures of their own: the stored one's
+            # move, suits left out, is the root move to find
+            for i in range(self._pgenerate(&ps, pm)):
                 if _psig16(&pm[i]) == e.best_sig:
                     matches += 1
                     self._from_plain(&pm[i], &rec)
@@ -1859,15 +1858,13 @@ cdef class Searcher:
             if not plain and _sig16(&moves[i], self.level) != e.best_sig:
                 continue
             si = _signature(&moves[i], self.level)
-            if plain or found >= 0:
-                if si.ranks != want.ranks or si.shape != want.shape:
-                    if plain:
-                        continue
-                    return -1       # two moves (not only suits apart) fit the signature
-            else:
-                want = si
-            if found < 0:
-                found = i
+            if not plain and found < 0:
+                want = si           # the first move that fits; any other must be it
+            if si.ranks == want.ranks and si.shape == want.shape:
+                if found < 0:
+                    found = i
+            elif not plain:
+                return -1           # two moves, not only suits apart, fit the signature
         return found
 
     def to_move(self):

@@ -68,12 +68,19 @@ def test_every_move_scored_matches_minimax(seed):
         assert max(scored.values()) == result.value
 
 
+def _preference_order(searcher, pos):
+    """The position's moves in the order the solver tries them for its best move."""
+    from solver.search import _load, _root
+    _load(searcher, pos)
+    records, _, preference = _root(searcher)
+    return [Move.from_array(records[i:i + 1])[0] for i in preference]
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_best_move_is_the_first_in_the_preference_order_that_reaches_the_value(seed):
     """The best move is defined by an order that depends on the position alone (the move
     order's static score, ties in legal order): every move preferred to it is worse."""
     from solver._search import Searcher
-    from solver.search import _load, _root
     searcher = Searcher(12)
     earlier_ties_in_legal_order = 0
     for pos, ref in _positions(5000 + seed, 40, max_cards=4):
@@ -82,9 +89,7 @@ def test_best_move_is_the_first_in_the_preference_order_that_reaches_the_value(s
         for s in result.moves:
             for m in [s.move, *s.equivalent]:
                 value_of[m] = s.value
-        _load(searcher, pos)
-        records, _, preference = _root(searcher)
-        ordered = [Move.from_array(records[i:i + 1])[0] for i in preference]
+        ordered = _preference_order(searcher, pos)
         assert sorted(map(str, ordered)) == sorted(map(str, pos.legal_moves()))
         k = ordered.index(result.best)
         assert value_of[result.best] == result.value == ref
@@ -182,7 +187,6 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     ``lower`` whenever ``lower`` is above -3: checked by minimax on positions stopped at
     several node budgets, many of them where the move the search tries first does not."""
     from solver._search import Searcher
-    from solver.search import _load, _root
     searcher = Searcher(12)
     rng = random.Random(11)
     checked = first_would_fail = 0
@@ -207,9 +211,7 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
                 continue
             checked += 1
             assert values[result.best] >= result.lower, (pos.to_json(), str(result.best))
-            _load(searcher, pos)
-            records, _, preference = _root(searcher)
-            first = Move.from_array(records[preference[0]:preference[0] + 1])[0]
+            first = _preference_order(searcher, pos)[0]
             first_would_fail += values[first] < result.lower
     assert first_would_fail >= 3, first_would_fail
 
