@@ -216,6 +216,58 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     assert first_would_fail >= 3, first_would_fail
 
 
+def _endgames_4x6(count):
+    from pathlib import Path
+    data = Path(__file__).parent / "data" / "endgames_4x6.json"
+    return json.loads(data.read_text())["items"][:count]
+
+
+def _answer(result):
+    # everything a solve decides (not its node count, which depends on the table's state)
+    return (result.value, result.best, result.pv,
+            [(s.move, s.value, s.equivalent) for s in result.moves])
+
+
+def test_two_threads_solving_at_once_answer_as_one_thread():
+    """The search runs without the GIL with a table per thread (the base of batch solving
+    on several cores): two threads solving at once, every move scored and the line played
+    out, must answer exactly as one thread does."""
+    import threading
+    items = _endgames_4x6(8)
+    expected = [_answer(solve(obj, all_moves=True)) for obj in items]
+    answers = {0: [], 1: []}
+    errors = []
+
+    def work(k):
+        try:
+            for obj in (items if k == 0 else items[::-1]):
+                answers[k].append(_answer(solve(obj, all_moves=True)))
+        except Exception as exc:    # reported below, not lost in the thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert answers[0] == expected
+    assert answers[1][::-1] == expected
+
+
+def test_positions_and_results_survive_pickling():
+    """Solving across processes (multiprocessing, Ray) ships positions and results by
+    pickle: the round trip keeps every field, and the position solves to the same answer."""
+    import pickle
+    from solver import as_position
+    pos = as_position(_endgames_4x6(1)[0])
+    result = solve(pos, all_moves=True)
+    again = pickle.loads(pickle.dumps(pos))
+    assert again == pos
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert _answer(solve(again, all_moves=True)) == _answer(result)
+
+
 def test_json_input_and_output():
     obj = {"level": "7", "hands": [["S3", "S4"], ["HR"], [], ["D9", "D9"]], "finished": [2],
            "to_move": 3, "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
