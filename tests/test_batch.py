@@ -94,7 +94,7 @@ def test_long_sequences_stop_at_ten_cards():
 def test_enumeration_from_two_threads_at_once():
     """The kernel runs without the GIL: each thread must enumerate into its own buffer
     (Position and moves_array both use the per-thread scratch)."""
-    import threading
+    from concurrency import run_at_once
     from guandan_core.position import Position
     games = deal(seed=9, games=4)
     positions = [Position("2", [Hand.from_counts(h) for h in g]) for g in games]
@@ -107,9 +107,5 @@ def test_enumeration_from_two_threads_at_once():
                 if positions[i].moves_array().tobytes() != expected[i]:
                     failures.append(i)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_at_once(work)
     assert failures == []

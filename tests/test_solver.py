@@ -232,25 +232,16 @@ def test_two_threads_solving_at_once_answer_as_one_thread():
     """The search runs without the GIL with a table per thread (the base of batch solving
     on several cores): two threads solving at once, every move scored and the line played
     out, must answer exactly as one thread does."""
-    import threading
+    from concurrency import run_at_once
     items = _endgames_4x6(8)
     expected = [_answer(solve(obj, all_moves=True)) for obj in items]
     answers = {0: [], 1: []}
-    errors = []
 
     def work(k):
-        try:
-            for obj in (items if k == 0 else items[::-1]):
-                answers[k].append(_answer(solve(obj, all_moves=True)))
-        except Exception as exc:    # reported below, not lost in the thread
-            errors.append(exc)
+        for obj in (items if k == 0 else items[::-1]):
+            answers[k].append(_answer(solve(obj, all_moves=True)))
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == []
+    run_at_once(work)
     assert answers[0] == expected
     assert answers[1][::-1] == expected
 
