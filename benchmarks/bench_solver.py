@@ -12,6 +12,7 @@ Environment: ``GUANDAN_BENCH_POSITIONS`` (default 100), ``GUANDAN_BENCH_TIME_LIM
 
 import json
 import os
+import time
 from pathlib import Path
 
 import numpy as np
@@ -60,3 +61,30 @@ def test_solve_set(benchmark, name, all_moves):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\n{name} {'all-moves' if all_moves else 'value'}: {stats}")
+
+
+@pytest.mark.parametrize("name", ["endgames_4x6", "endgames_2x10"])
+def test_solve_many_threads(benchmark, name):
+    """Batch solving: the set solved by ``solve_many`` on one thread, then on every
+    available core, in the same process; reports the speed-up (one thread's time over
+    the threads' time). Every move is scored so that 2 x 10 positions take long enough
+    to be worth a thread."""
+    from solver import available_cores, solve_many
+    positions = _positions(name)
+    cores = available_cores()
+    stats = {}
+
+    def run():
+        clear_tables()      # one thread runs in this thread: start from an empty table
+        t0 = time.perf_counter()
+        one = solve_many(positions, threads=1, all_moves=True, pv=False, time_limit=LIMIT)
+        t1 = time.perf_counter()
+        many = solve_many(positions, threads=cores, all_moves=True, pv=False, time_limit=LIMIT)
+        t2 = time.perf_counter()
+        assert [r.value for r in one] == [r.value for r in many]
+        stats.update(positions=len(positions), threads=cores, one_thread_s=round(t1 - t0, 3),
+                     threads_s=round(t2 - t1, 3), speedup=round((t1 - t0) / (t2 - t1), 2))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\n{name} solve_many: {stats}")

@@ -30,25 +30,23 @@ def _read_position(path: str):
         raise ValueError(f"{path!r} is not valid JSON: {exc}") from None
 
 
+def _positions_in(obj, source: str):
+    """(label, position JSON) pairs from one file: a position (RULES sec. 7), a JSON array
+    of positions, or an object whose "items" are positions (the benchmark sets)."""
+    if isinstance(obj, dict) and "items" in obj and "hands" not in obj:
+        obj = obj["items"]
+        if not isinstance(obj, list):
+            raise ValueError(f"{source!r}: \"items\" is not a list of positions")
+    if isinstance(obj, list):
+        return [(f"{source}#{i}", item) for i, item in enumerate(obj)]
+    return [(source, obj)]
+
+
 def _signed(v) -> str:
     return "?" if v is None else f"{v:+d}"
 
 
-def cmd_solve(args) -> int:
-    from solver import solve
-
-    from .position import Position
-    from .rules import Rules
-
-    if args.example == (args.position is not None):
-        raise ValueError("give a POSITION file (or - for stdin) or --example, not both")
-    obj = EXAMPLE_POSITION if args.example else _read_position(args.position)
-    pos = Position.from_json(obj, Rules.by_name(args.rules))
-    result = solve(pos, all_moves=args.all_moves, time_limit=args.time_limit,
-                   node_limit=args.node_limit)
-    if args.json:
-        print(json.dumps(result.to_json()))
-        return 0
+def _print_result(pos, result) -> None:
     seat = pos.to_move
     team = "0+2" if seat % 2 == 0 else "1+3"
     if result.exact:
@@ -70,16 +68,72 @@ def cmd_solve(args) -> int:
             print(f"  {str(score.move):<{width}}  {_signed(score.value)}{same}")
     print(f"nodes: {result.nodes}, table hits: {result.tt_hits}, "
           f"time: {result.seconds:.3f} s")
+
+
+def cmd_solve(args) -> int:
+    from solver import solve_many
+
+    from .position import Position
+    from .rules import Rules
+
+    if args.example == bool(args.positions):
+        raise ValueError("give POSITION files (or - for stdin) or --example, not both")
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be at least 1, not {args.threads}")
+    if args.example:
+        labelled = [("example", EXAMPLE_POSITION)]
+    else:
+        labelled = []
+        for path in args.positions:
+            labelled += _positions_in(_read_position(path), path)
+    rules = Rules.by_name(args.rules)
+    positions = []
+    for label, obj in labelled:
+        try:
+            pos = Position.from_json(obj, rules)
+            if pos.is_over:
+                raise ValueError("the hand is already over: nothing to solve")
+        except ValueError as exc:
+            raise ValueError(f"{label}: {exc}") from None
+        positions.append(pos)
+    single = len(positions) == 1
+    # several positions: solved on every core (--threads), printed in input order as each
+    # one's turn comes (a position done early waits for those before it)
+    done: dict = {}
+    printed = 0
+
+    def show(i, result):
+        nonlocal printed
+        done[i] = result
+        while printed in done:
+            label, result = labelled[printed][0], done.pop(printed)
+            if args.json:
+                out = result.to_json()
+                if not single:
+                    out = {"position": label, **out}
+                print(json.dumps(out), flush=not single)
+            else:
+                if not single:
+                    print(f"== {label}")
+                _print_result(positions[printed], result)
+            printed += 1
+
+    solve_many(positions, threads=args.threads, all_moves=args.all_moves,
+               time_limit=args.time_limit, node_limit=args.node_limit, on_result=show)
     return 0
 
 
 def register(sub) -> None:
     p = sub.add_parser("solve", help="solve an endgame exactly (all hands visible)")
-    p.add_argument("position", nargs="?", help="position JSON file (RULES sec. 7), - for stdin")
+    p.add_argument("positions", nargs="*", metavar="POSITION",
+                   help="position JSON file (RULES sec. 7), - for stdin; a file may also hold "
+                        "a JSON array of positions or {\"items\": [...]}")
     p.add_argument("--example", action="store_true", help="solve a built-in 4 x 6 endgame")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--json", action="store_true", help="print one JSON object (one line per position)")
     p.add_argument("--all-moves", action="store_true", help="score every legal move")
     p.add_argument("--time-limit", type=float, help="seconds; report bounds if reached")
     p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
+    p.add_argument("--threads", type=int,
+                   help="positions solved at once (default: every core); several positions only")
     p.add_argument("--rules", default="standard", help="standard (default) or platform ...")
     p.set_defaults(func=cmd_solve)

@@ -8,6 +8,7 @@
 
 from .search import (DEFAULT_TABLE_BITS, MoveScore, Searcher, SolveResult, as_position,
                      clear_tables, probe, solve)
+from .batch import available_cores, solve_many
 
-__all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Searcher",
-           "as_position", "DEFAULT_TABLE_BITS"]
+__all__ = ["solve", "solve_many", "available_cores", "probe", "clear_tables", "SolveResult",
+           "MoveScore", "Searcher", "as_position", "DEFAULT_TABLE_BITS"]

@@ -74,3 +74,37 @@ def test_output_cut_short_by_the_reader_is_not_an_error():
         os.close(write_end)
     assert proc.returncode == 0
     assert proc.stderr.decode() == ""
+
+
+def test_solve_several_positions_in_input_order(tmp_path, capsys):
+    """Several files, a file holding a JSON array and one holding {"items": [...]} (the
+    benchmark sets): one JSON line per position in input order, each as solved alone."""
+    from solver import solve
+    items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:5]
+    (tmp_path / "one.json").write_text(json.dumps(items[0]))
+    (tmp_path / "array.json").write_text(json.dumps(items[1:3]))
+    (tmp_path / "set.json").write_text(json.dumps({"about": "x", "items": items[3:5]}))
+    args = [str(tmp_path / n) for n in ("one.json", "array.json", "set.json")]
+    assert main(["solve", *args, "--json", "--threads", "2"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    labels = [args[0], f"{args[1]}#0", f"{args[1]}#1", f"{args[2]}#0", f"{args[2]}#1"]
+    assert [line["position"] for line in lines] == labels
+    for line, obj in zip(lines, items):
+        alone = solve(obj).to_json()
+        assert (line["value"], line["best"], line["pv"]) == (alone["value"], alone["best"],
+                                                              alone["pv"])
+    assert main(["solve", args[1]]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"== {args[1]}#0\nvalue: ") and f"\n== {args[1]}#1\nvalue: " in out
+
+
+def test_solve_several_positions_names_the_bad_one(tmp_path):
+    items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:2]
+    items[1] = dict(items[1], level="1")
+    (tmp_path / "set.json").write_text(json.dumps(items))
+    proc = _run(["solve", str(tmp_path / "set.json")])
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "set.json#1" in lines[0] and "'1'" in lines[0]
+    proc = _run(["solve", "--example", "--threads", "0"])
+    assert proc.returncode == 2 and "--threads" in proc.stderr and "0" in proc.stderr

@@ -2,6 +2,7 @@
 
 import json
 import random
+import re
 from collections import Counter
 
 import numpy as np
@@ -257,6 +258,40 @@ def test_positions_and_results_survive_pickling():
     assert again == pos
     assert pickle.loads(pickle.dumps(result)) == result
     assert _answer(solve(again, all_moves=True)) == _answer(result)
+
+
+def test_solve_many_answers_as_one_solve_after_another():
+    """Batch solving on several threads (results in input order) decides exactly what
+    solving the positions one after another does, whatever thread solved which."""
+    from solver import solve_many
+    items = _endgames_4x6(12)
+    expected = [_answer(solve(obj, all_moves=True)) for obj in items]
+    seen = []
+    results = solve_many(items, threads=2, all_moves=True,
+                         on_result=lambda i, r: seen.append((i, _answer(r))))
+    assert [_answer(r) for r in results] == expected
+    assert sorted(seen) == list(enumerate(expected))
+    assert [_answer(r) for r in solve_many(items[:3], threads=1, all_moves=True)] == expected[:3]
+    assert solve_many([], threads=2) == []
+
+
+def test_solve_many_rejects_bad_input_naming_it():
+    from solver import solve_many
+    good = _endgames_4x6(1)[0]
+    bad = dict(good, hands=[["XX"], [], [], []])
+    with pytest.raises(ValueError, match=r"position 1: .*XX"):
+        solve_many([good, bad, good], threads=2)
+    with pytest.raises(ValueError, match=r"position 0: .*JSON"):
+        solve_many(["{not json"])
+    with pytest.raises(TypeError, match=r"position 0: .*int"):
+        solve_many([7])
+    over = {"level": "2", "hands": [[], ["S3"], [], ["S4"]], "finished": [0, 2],
+            "to_move": 1, "table": None}
+    with pytest.raises(ValueError, match=r"position 0: .*over"):
+        solve_many([over])
+    for threads in (0, -1, 1.5, "2", True):
+        with pytest.raises(ValueError, match=re.escape(repr(threads))):
+            solve_many([good], threads=threads)
 
 
 def test_json_input_and_output():
