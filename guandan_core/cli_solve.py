@@ -38,6 +38,8 @@ def _positions_in(obj, source: str):
         if not isinstance(obj, list):
             raise ValueError(f"{source!r}: \"items\" is not a list of positions")
     if isinstance(obj, list):
+        if not obj:
+            raise ValueError(f"{source!r} holds no positions")
         return [(f"{source}#{i}", item) for i, item in enumerate(obj)]
     return [(source, obj)]
 

@@ -106,5 +106,8 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "set.json#1" in lines[0] and "'1'" in lines[0]
+    (tmp_path / "empty.json").write_text(json.dumps({"items": []}))
+    proc = _run(["solve", str(tmp_path / "empty.json")])
+    assert proc.returncode == 2 and "empty.json" in proc.stderr and "no positions" in proc.stderr
     proc = _run(["solve", "--example", "--threads", "0"])
     assert proc.returncode == 2 and "--threads" in proc.stderr and "0" in proc.stderr
