@@ -12,7 +12,7 @@ import os
 import sys
 
 from . import __version__
-from .cards import parse_cards, parse_level
+from .cards import CardError, parse_cards, parse_level
 from .hand import Hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import Rules
@@ -55,6 +55,13 @@ def cmd_moves(args) -> int:
     rules = _rules(args)
     hand = Hand(EXAMPLE_HAND if args.example else args.hand)
     beat = _beat_move(args.beat, args.beat_type, level, rules) if args.beat else None
+    if beat is not None:
+        try:
+            hand + Hand(beat.cards)     # the hand and the table come from one deck
+        except CardError as exc:
+            raise CardError(f"the hand and --beat together: {exc}") from None
+    elif args.beat_type is not None:
+        raise ValueError("--beat-type needs --beat")
     moves = list(legal_moves(hand, level, beat, rules))
     if beat is not None:
         moves.insert(0, Move.PASS)
@@ -71,7 +78,10 @@ def cmd_moves(args) -> int:
 
 def cmd_classify(args) -> int:
     level = parse_level(args.level)
-    readings = classify(parse_cards(args.cards), level, _rules(args))
+    cards = parse_cards(args.cards)
+    if not cards:
+        raise ValueError(f"no cards to classify in {args.cards!r}")
+    readings = classify(cards, level, _rules(args))
     if args.json:
         json.dump([m.to_platform() for m in readings], sys.stdout)
         sys.stdout.write("\n")
@@ -87,8 +97,16 @@ def _add_rules_option(parser) -> None:
                         help="rule set: standard (default), platform, long-sequences, no-sf-bomb")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line of stderr, like every other error of the
+    command line (argparse's own print the usage first, over several lines)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="guandan", description="Guandan engine")
+    parser = _Parser(prog="guandan", description="Guandan engine")
     parser.add_argument("--version", action="version", version=f"guandan {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -122,8 +140,8 @@ _SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_engine", "cli_an
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if getattr(args, "command", None) == "moves" and not args.example and not args.hand:
-        parser.error("moves: give a HAND or --example")
+    if getattr(args, "command", None) == "moves" and args.example == bool(args.hand):
+        parser.error("moves: give a HAND or --example, not both")
     try:
         return args.func(args)
     except BrokenPipeError:

@@ -40,6 +40,7 @@ import numpy as np
 
 from .cards import (CardError, LevelError, format_card, format_rank, parse_card, parse_cards,
                     parse_level)
+from .jsontext import parse_json
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
 from .moves import Move, MoveError
@@ -235,6 +236,8 @@ _FIELDS = {
     "play": {"seat": int, "action": list},
     "end": {"order": list, "levels": list, "winner": (int, type(None))},
 }
+# the type of every item of the list fields that are lists of plain values
+_ITEMS = {("resist", "seats"): int, ("end", "order"): int, ("end", "levels"): str}
 _MATCH_EVENTS = {"tribute", "return", "resist", "end"}
 
 
@@ -248,12 +251,12 @@ def _read_events(lines):
         number = len(events) + 1
         where = f"event {number} (line {line_no})"
         try:
-            ev = json.loads(text)
+            ev = parse_json(text)
         except ValueError as exc:
-            raise LogFormatError(f"{where}: not JSON: {exc}") from None
+            raise LogFormatError(f"{where}: {exc}") from None
         if not isinstance(ev, dict) or "event" not in ev:
             raise LogFormatError(f"{where}: not an event object with an \"event\" field")
-        fields = _FIELDS.get(ev["event"])
+        fields = _FIELDS.get(ev["event"]) if isinstance(ev["event"], str) else None
         if fields is None:
             raise LogFormatError(f"{where}: unknown event {ev['event']!r}")
         for name, typ in fields.items():
@@ -263,6 +266,11 @@ def _read_events(lines):
             if isinstance(value, bool) or not isinstance(value, typ):
                 raise LogFormatError(f"{where}: {ev['event']} field {name!r} has a wrong "
                                      f"type: {value!r}")
+            item = _ITEMS.get((ev["event"], name))
+            if item is not None and any(isinstance(x, bool) or not isinstance(x, item)
+                                        for x in value):
+                raise LogFormatError(f"{where}: {ev['event']} field {name!r} holds a value of "
+                                     f"a wrong type: {value!r}")
         events.append((number, line_no, ev))
     return events
 

@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from .jsontext import parse_json
+
 # A 4 x 6 endgame (from benchmarks/data/endgames_4x6.json, item 32) that solves in
 # a few hundredths of a second.
 EXAMPLE_POSITION = {
@@ -25,9 +27,9 @@ def _read_position(path: str):
         except OSError as exc:
             raise ValueError(f"cannot read {path!r}: {exc.strerror}") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path!r} is not valid JSON: {exc}") from None
+        return parse_json(text)
+    except ValueError as exc:
+        raise ValueError(f"{path!r}: {exc}") from None
 
 
 def _positions_in(obj, source: str):

@@ -26,7 +26,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from . import _kernels
-from .cards import (NUM_KINDS, RANKS, CardError, format_card, parse_card, parse_level)
+from .cards import (NUM_KINDS, RANKS, CardError, format_card, parse_level)
 from .hand import Hand, to_counts
 from .rules import Rules
 

@@ -39,6 +39,7 @@ import numpy as np
 from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank,
                     parse_card, parse_level)
 from .hand import Hand
+from .jsontext import parse_json
 from .moves import MOVE_DTYPE, Move, beats, classify
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
@@ -303,9 +304,9 @@ class Position:
         """
         if isinstance(obj, (str, bytes, bytearray)):
             try:
-                obj = json.loads(obj)
+                obj = parse_json(obj)
             except ValueError as exc:
-                raise PositionError(f"not valid JSON: {exc}") from None
+                raise PositionError(str(exc)) from None
         if not isinstance(obj, dict):
             raise PositionError(f"a position is a JSON object, not {type(obj).__name__}")
         missing = [k for k in _JSON_KEYS if k not in obj]

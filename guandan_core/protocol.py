@@ -30,11 +30,11 @@ import math
 import re
 import shlex
 import time
-from dataclasses import replace
 
 from . import __version__
 from .cards import format_rank
 from .hand import Hand
+from .jsontext import parse_json
 from .moves import Move
 from .position import Position
 from .rules import Rules
@@ -247,9 +247,9 @@ class EngineProtocol:
         if not args:
             raise ProtocolError("usage: position JSON (RULES.md sec. 7, on one line)")
         try:
-            obj = json.loads(args)
+            obj = parse_json(args)
         except ValueError as exc:
-            raise ProtocolError(f"position: not valid JSON: {exc}") from None
+            raise ProtocolError(f"position: {exc}") from None
         pos = Position.from_json(obj, rules=self.rules)
         self.position = pos
         self.history = []
@@ -272,9 +272,9 @@ class EngineProtocol:
             move = Move.PASS
         else:
             try:
-                triple = json.loads(args)
+                triple = parse_json(args)
             except ValueError as exc:
-                raise ProtocolError(f"play: not valid JSON: {exc}") from None
+                raise ProtocolError(f"play: {exc}") from None
             if not isinstance(triple, list) or len(triple) != 3:
                 raise ProtocolError(f"play: expected a platform triple [type, rank, cards], "
                                     f"got {_compact(triple)}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from .search import DEFAULT_TABLE_BITS, SolveResult, as_position, solve
+from .search import DEFAULT_TABLE_BITS, SolveResult, _checked_limits, as_position, solve
 
 __all__ = ["solve_many", "available_cores"]
 
@@ -46,6 +46,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         threads = available_cores()
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a whole number of at least 1, not {threads!r}")
+    _checked_limits(time_limit, node_limit)     # a bad limit raises before any solve
     parsed = []
     for i, obj in enumerate(positions):
         try:

@@ -9,13 +9,15 @@ The best move is the first move that reaches the value in a fixed order of prefe
 
 from __future__ import annotations
 
-import json
+import math
+import numbers
 import threading
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from guandan_core.jsontext import parse_json
 from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import Position
 
@@ -56,9 +58,9 @@ def as_position(position) -> Position:
     if isinstance(position, (dict, str, bytes)):
         if isinstance(position, (str, bytes)):
             try:
-                position = json.loads(position)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"position is not valid JSON: {exc}") from None
+                position = parse_json(position)
+            except ValueError as exc:
+                raise ValueError(f"position: {exc}") from None
         return Position.from_json(position)
     raise TypeError(f"solve() takes a Position or its JSON, not {type(position).__name__}")
 
@@ -111,6 +113,27 @@ class SolveResult:
         if self.moves:
             out["moves"] = [s.to_json() for s in self.moves]
         return out
+
+
+_NODE_LIMIT_MAX = 2 ** 63 - 1
+
+
+def _checked_limits(time_limit, node_limit):
+    """The limits as the searcher takes them; ValueError naming a limit that is not one (a
+    negative or not-a-number time, a node count that is negative, not whole or too big).
+    An infinite time limit is no limit."""
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) \
+                or math.isnan(time_limit) or time_limit < 0:
+            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
+        if math.isinf(time_limit):
+            time_limit = None
+    if node_limit is not None:
+        if isinstance(node_limit, bool) or not isinstance(node_limit, numbers.Integral) \
+                or not 0 <= node_limit <= _NODE_LIMIT_MAX:
+            raise ValueError(f"node_limit must be a whole number from 0 to 2**63 - 1, "
+                             f"not {node_limit!r}")
+    return time_limit, None if node_limit is None else int(node_limit)
 
 
 def _load(searcher: Searcher, pos: Position) -> None:
@@ -233,6 +256,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     pos = as_position(position)
     if pos.is_over:
         raise ValueError("the hand is already over: nothing to solve")
+    time_limit, node_limit = _checked_limits(time_limit, node_limit)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits)
     _load(s, pos)
@@ -342,6 +366,7 @@ def probe(position, threshold: int, time_limit: float | None = None,
     if threshold not in VALUES:
         raise ValueError(f"threshold must be one of {VALUES}, not {threshold!r}")
     pos = as_position(position)
+    time_limit, node_limit = _checked_limits(time_limit, node_limit)
     s = _searcher(table_bits)
     _load(s, pos)
     s.reset_counters()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from guandan_core import Hand, Move, classify
+from guandan_core import classify
 from guandan_core.cards import format_card, format_rank
 from guandan_core.position import Position, PositionError
 

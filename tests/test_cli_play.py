@@ -242,7 +242,13 @@ def test_replay_bad_input(tmp_path, capsys):
     """Unreadable input: one line on stderr, exit 2, no traceback."""
     cases = {"missing.jsonl": None, "notjson.jsonl": "{\"event\": \"deal\"\n",
              "unknown.jsonl": '{"event": "dance"}\n',
-             "fields.jsonl": '{"event": "play", "seat": 1}\n', "empty.jsonl": "\n"}
+             "fields.jsonl": '{"event": "play", "seat": 1}\n', "empty.jsonl": "\n",
+             "listname.jsonl": '{"event": ["deal"]}\n',
+             "order.jsonl": '{"event": "end", "order": [0, "a", 1, 2], "levels": ["2", "2"], '
+                            '"winner": null}\n',
+             "levels.jsonl": '{"event": "end", "order": [0, 1, 2, 3], "levels": [2, 2], '
+                             '"winner": null}\n',
+             "deep.jsonl": "[" * 100_000 + "\n"}
     for name, text in cases.items():
         path = tmp_path / name
         if text is not None:

@@ -52,6 +52,11 @@ def test_solve_readable_output():
     (["solve", "-"], json.dumps({"level": "2", "hands": [["S3"], ["XX"], [], []],
                                  "finished": [], "to_move": 0, "table": None}), "XX"),
     (["solve"], None, "--example"),
+    pytest.param(["solve", "-"], "[" * 100_000, "nested too deeply", id="deep-json"),
+    (["solve", "--example", "--time-limit", "-1"], None, "-1"),
+    (["solve", "--example", "--time-limit", "nan"], None, "nan"),
+    (["solve", "--example", "--node-limit", "-5"], None, "-5"),
+    (["solve", "--example", "--node-limit", "99999999999999999999"], None, "99999999999999999999"),
 ])
 def test_solve_bad_input_one_line_no_traceback(args, stdin, message):
     proc = _run(args, stdin)

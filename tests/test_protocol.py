@@ -9,7 +9,6 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -137,6 +136,7 @@ def test_list_commands(engine):
 
 def test_bad_input_never_stops_the_engine(engine):
     bad = ["fly", "name extra", "rules nosuch", "position", "position {", "position []",
+           "position " + "[" * 100_000,
            'position {"level": "2"}', "moves", "play", "showposition", "undo", "solve",
            "analyze", 'analyze "S3', "analyze SX level=2", "analyze S3 level=Z",
            "analyze S3 color=red", "\x00\x01", "\ufffd\ufffd"]
@@ -147,6 +147,7 @@ def test_bad_input_never_stops_the_engine(engine):
            'play ["Single","A",[null]]', 'play ["Bogus","A",["SA"]]', 'play ["PASS","PASS",5]',
            "play PASS", 'play ["Single","K",["SA"]]', 'play ["Single","2",["H2"]]',
            "solve time=0", "solve time=x", "solve nodes=-1", "solve nodes=1.5", "solve deep",
+           "solve nodes=99999999999999999999999", "play " + "[" * 100_000,
            "analyze S3 S3 S3", "analyze S3 runners_up=x", 'analyze S3 played="S3 S3"']
     for line in bad:
         fail(engine.handle(line))

@@ -275,6 +275,36 @@ def test_solve_many_answers_as_one_solve_after_another():
     assert solve_many([], threads=2) == []
 
 
+@pytest.mark.parametrize("limits, named", [
+    ({"time_limit": -1}, "-1"), ({"time_limit": float("nan")}, "nan"),
+    ({"time_limit": "1"}, "'1'"), ({"node_limit": -5}, "-5"), ({"node_limit": 1.5}, "1.5"),
+    ({"node_limit": True}, "True"), ({"node_limit": 2 ** 63}, str(2 ** 63)),
+])
+def test_bad_limits_are_rejected_naming_them(limits, named):
+    """A limit that is not one is an error naming it (a node count too big for the search's
+    64-bit counter used to escape as an OverflowError), in every entry point."""
+    from solver import solve_many
+    obj = _endgames_4x6(1)[0]
+    for call in (lambda: solve(obj, **limits), lambda: probe(obj, 1, **limits),
+                 lambda: solve_many([obj], **limits)):
+        with pytest.raises(ValueError, match=re.escape(named)):
+            call()
+
+
+def test_limits_at_their_ends_are_limits():
+    """No time (0 s) or no nodes stops at once with the widest bounds; infinite time and
+    numpy numbers are limits like any other."""
+    obj = _endgames_4x6(1)[0]
+    for limits in ({"time_limit": 0}, {"node_limit": 0}):
+        from solver import clear_tables
+        clear_tables()
+        r = solve(obj, **limits)
+        assert (r.value, r.lower, r.upper) == (None, -3, 3)
+    exact = solve(obj).value
+    assert solve(obj, time_limit=float("inf")).value == exact
+    assert solve(obj, time_limit=np.float64(60), node_limit=np.int64(10 ** 9)).value == exact
+
+
 def test_solve_many_rejects_bad_input_naming_it():
     from solver import solve_many
     good = _endgames_4x6(1)[0]

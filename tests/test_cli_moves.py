@@ -1,0 +1,64 @@
+"""guandan moves and guandan classify on the command line (RULES sec. 1-4), and the
+command line's usage errors."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from guandan_core import Hand, legal_moves
+from guandan_core.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_moves_on_lead_lists_every_legal_move(capsys):
+    """The README's example: a hand with a wild card (level 7), every move listed."""
+    assert main(["moves", "S5 S6 H7 S8 S9 D9", "--level", "7", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    expected = [m.to_platform() for m in legal_moves(Hand("S5 S6 H7 S8 S9 D9"), "7")]
+    assert listed == expected and len(listed) == 16
+    assert main(["moves", "S5 S6 H7 S8 S9 D9", "--level", "7"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("-- 16 moves on lead (hand S5 S6 H7 S8 S9 D9, level 7)")
+
+
+def test_moves_that_beat_a_play_pass_first(capsys):
+    """RULES sec. 6: a follower may pass; sec. 5: only higher plays of the kind, or bombs."""
+    assert main(["moves", "S9 D9 HT CT SB", "--level", "2", "--beat", "S8 D8", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[0] == ["PASS", "PASS", "PASS"]
+    assert sorted(m[1] for m in listed[1:]) == ["9", "T"]
+
+
+def test_classify_names_every_reading(capsys):
+    """RULES sec. 4: four of a rank is a bomb; with a wild card a pair reads as more."""
+    assert main(["classify", "S9 H9 C9 D9", "--level", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == [["Bomb", "9", ["S9", "H9", "C9", "D9"]]]
+    assert main(["classify", "S9 HT", "--level", "2"]) == 0
+    assert "not a combination" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["moves", "S5 X9", "--level", "7"], "X9"),
+    (["moves", "S5", "--level", "1"], "'1'"),
+    (["moves", "D9 D9", "--level", "7", "--beat", "D9"], "D9 3 times"),
+    (["moves", "D9 S9", "--level", "7", "--beat-type", "Single"], "--beat-type needs --beat"),
+    (["moves", "D9 S9", "--level", "7", "--beat", "S3 S5"], "not a combination"),
+    (["moves", "S5", "--example"], "not both"),
+    (["moves", "--level", "7"], "HAND or --example"),
+    (["classify", "", "--level", "7"], "no cards"),
+    (["classify", "S5 S5 S5", "--level", "7"], "S5 more than twice"),
+    (["solve", "--example", "--time-limit", "x"], "'x'"),
+    (["bogus"], "'bogus'"),
+])
+def test_bad_input_is_one_line_and_status_2(args, message):
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *args], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=60)
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
