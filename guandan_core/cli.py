@@ -54,7 +54,7 @@ def cmd_moves(args) -> int:
     level = parse_level(args.level)
     rules = _rules(args)
     hand = Hand(EXAMPLE_HAND if args.example else args.hand)
-    beat = _beat_move(args.beat, args.beat_type, level, rules) if args.beat else None
+    beat = _beat_move(args.beat, args.beat_type, level, rules) if args.beat is not None else None
     if beat is not None:
         try:
             hand + Hand(beat.cards)     # the hand and the table come from one deck

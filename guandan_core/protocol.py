@@ -78,6 +78,13 @@ def _split_args(args: str, what: str) -> list:
         raise ProtocolError(f"{what}: cannot read the arguments ({exc})") from None
 
 
+def _once(seen: set, key: str, what: str) -> None:
+    # an option given twice is a mistake to report, not a value to overwrite
+    if key in seen:
+        raise ProtocolError(f"{what}: option {key!r} given twice")
+    seen.add(key)
+
+
 class EngineProtocol:
     """The state of one engine session (rules, position, play history) and its commands.
 
@@ -301,8 +308,11 @@ class EngineProtocol:
         time_limit = None
         node_limit = None
         all_moves = False
+        seen: set = set()
         for token in args.split():
             key, eq, value = token.partition("=")
+            if token == "all" or (eq and key in ("time", "nodes")):
+                _once(seen, key, "solve")
             if token == "all":
                 all_moves = True
             elif eq and key == "time":
@@ -376,8 +386,11 @@ class EngineProtocol:
         level = None
         played = None
         runners_up = _DEFAULT_RUNNERS_UP
+        seen: set = set()
         for token in _split_args(args, "analyze"):
             key, eq, value = token.partition("=")
+            if eq:
+                _once(seen, key, "analyze")
             if eq and key == "level":
                 level = value
             elif eq and key == "played":

@@ -48,6 +48,7 @@ def test_classify_names_every_reading(capsys):
     (["moves", "D9 D9", "--level", "7", "--beat", "D9"], "D9 3 times"),
     (["moves", "D9 S9", "--level", "7", "--beat-type", "Single"], "--beat-type needs --beat"),
     (["moves", "D9 S9", "--level", "7", "--beat", "S3 S5"], "not a combination"),
+    (["moves", "D9 S9", "--level", "7", "--beat", ""], "not a combination"),
     (["moves", "S5", "--example"], "not both"),
     (["moves", "--level", "7"], "HAND or --example"),
     (["classify", "", "--level", "7"], "no cards"),

@@ -148,6 +148,7 @@ def test_bad_input_never_stops_the_engine(engine):
            "play PASS", 'play ["Single","K",["SA"]]', 'play ["Single","2",["H2"]]',
            "solve time=0", "solve time=x", "solve nodes=-1", "solve nodes=1.5", "solve deep",
            "solve nodes=99999999999999999999999", "play " + "[" * 100_000,
+           "solve nodes=5 nodes=6", "solve all all", "analyze S3 level=7 level=8",
            "analyze S3 S3 S3", "analyze S3 runners_up=x", 'analyze S3 played="S3 S3"']
     for line in bad:
         fail(engine.handle(line))
