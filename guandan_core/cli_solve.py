@@ -110,16 +110,16 @@ def cmd_solve(args) -> int:
         nonlocal printed
         done[i] = result
         while printed in done:
-            label, result = labelled[printed][0], done.pop(printed)
+            label, ready = labelled[printed][0], done.pop(printed)
             if args.json:
-                out = result.to_json()
+                out = ready.to_json()
                 if not single:
                     out = {"position": label, **out}
                 print(json.dumps(out), flush=not single)
             else:
                 if not single:
                     print(f"== {label}")
-                _print_result(positions[printed], result)
+                _print_result(positions[printed], ready)
             printed += 1
 
     solve_many(positions, threads=args.threads, all_moves=args.all_moves,
@@ -133,7 +133,8 @@ def register(sub) -> None:
                    help="position JSON file (RULES sec. 7), - for stdin; a file may also hold "
                         "a JSON array of positions or {\"items\": [...]}")
     p.add_argument("--example", action="store_true", help="solve a built-in 4 x 6 endgame")
-    p.add_argument("--json", action="store_true", help="print one JSON object (one line per position)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (one line per position)")
     p.add_argument("--all-moves", action="store_true", help="score every legal move")
     p.add_argument("--time-limit", type=float, help="seconds; report bounds if reached")
     p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
