@@ -2,17 +2,12 @@
 command line's usage errors."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from cli_process import assert_one_line_error, run_cli
 from guandan_core import Hand, legal_moves
 from guandan_core.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_moves_on_lead_lists_every_legal_move(capsys):
@@ -57,9 +52,4 @@ def test_classify_names_every_reading(capsys):
     (["bogus"], "'bogus'"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, message):
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *args], capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=60)
-    assert proc.returncode == 2 and proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+    assert_one_line_error(run_cli(args), message)

@@ -4,19 +4,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from cli_process import ROOT, assert_one_line_error, cli_env, run_cli
 from guandan_core.cli import main
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _run(args, stdin=None):
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([sys.executable, "-m", "guandan_core.cli", *args], input=stdin,
-                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
 
 
 def test_solve_example_json(capsys):
@@ -40,7 +32,7 @@ def test_solve_file_all_moves(tmp_path, capsys):
 
 
 def test_solve_readable_output():
-    proc = _run(["solve", "--example"])
+    proc = run_cli(["solve", "--example"])
     assert proc.returncode == 0
     assert proc.stdout.startswith("value: +1 for team 0+2")
     assert "principal line:" in proc.stdout
@@ -59,21 +51,17 @@ def test_solve_readable_output():
     (["solve", "--example", "--node-limit", "99999999999999999999"], None, "99999999999999999999"),
 ])
 def test_solve_bad_input_one_line_no_traceback(args, stdin, message):
-    proc = _run(args, stdin)
-    assert proc.returncode == 2
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+    assert_one_line_error(run_cli(args, stdin), message)
 
 
 def test_output_cut_short_by_the_reader_is_not_an_error():
     """`guandan solve --example | head -1`: no error when the reader has gone away. The
     child writes into a pipe whose read end is already closed, so its writes always fail."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
         proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "solve", "--example"],
-                              stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=env,
+                              stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=cli_env(),
                               timeout=120)
     finally:
         os.close(write_end)
@@ -107,12 +95,12 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
     items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:2]
     items[1] = dict(items[1], level="1")
     (tmp_path / "set.json").write_text(json.dumps(items))
-    proc = _run(["solve", str(tmp_path / "set.json")])
-    assert proc.returncode == 2 and proc.stdout == ""
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "set.json#1" in lines[0] and "'1'" in lines[0]
+    proc = run_cli(["solve", str(tmp_path / "set.json")])
+    assert_one_line_error(proc, "set.json#1")
+    assert "'1'" in proc.stderr
     (tmp_path / "empty.json").write_text(json.dumps({"items": []}))
-    proc = _run(["solve", str(tmp_path / "empty.json")])
-    assert proc.returncode == 2 and "empty.json" in proc.stderr and "no positions" in proc.stderr
-    proc = _run(["solve", "--example", "--threads", "0"])
-    assert proc.returncode == 2 and "--threads" in proc.stderr and "0" in proc.stderr
+    proc = run_cli(["solve", str(tmp_path / "empty.json")])
+    assert_one_line_error(proc, "no positions")
+    assert "empty.json" in proc.stderr
+    assert_one_line_error(run_cli(["solve", "--example", "--threads", "0"]),
+                          "--threads must be at least 1, not 0")
