@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from .search import DEFAULT_TABLE_BITS, SolveResult, _checked_limits, as_position, solve
+from .search import DEFAULT_TABLE_BITS, SolveResult, _checked_limits, _solvable, solve
 
 __all__ = ["solve_many", "available_cores"]
 
@@ -50,14 +50,11 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     parsed = []
     for i, obj in enumerate(positions):
         try:
-            pos = as_position(obj)
-            if pos.is_over:
-                raise ValueError("the hand is already over: nothing to solve")
+            parsed.append(_solvable(obj))
         except TypeError as exc:
             raise TypeError(f"position {i}: {exc}") from None
         except ValueError as exc:
             raise ValueError(f"position {i}: {exc}") from None
-        parsed.append(pos)
 
     def one(pos):
         return solve(pos, all_moves=all_moves, time_limit=time_limit, node_limit=node_limit,

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from guandan_core.jsontext import parse_json
 from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import Position
 
@@ -56,13 +55,16 @@ def as_position(position) -> Position:
     if isinstance(position, Position):
         return position
     if isinstance(position, (dict, str, bytes)):
-        if isinstance(position, (str, bytes)):
-            try:
-                position = parse_json(position)
-            except ValueError as exc:
-                raise ValueError(f"position: {exc}") from None
-        return Position.from_json(position)
+        return Position.from_json(position)     # (which reads JSON text too)
     raise TypeError(f"solve() takes a Position or its JSON, not {type(position).__name__}")
+
+
+def _solvable(position) -> Position:
+    """:func:`as_position`, and a ValueError when the hand is already over."""
+    pos = as_position(position)
+    if pos.is_over:
+        raise ValueError("the hand is already over: nothing to solve")
+    return pos
 
 
 @dataclass
@@ -253,9 +255,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     >>> r.value, r.best.to_platform()
     (3, ['Single', 'A', ['SA']])
     """
-    pos = as_position(position)
-    if pos.is_over:
-        raise ValueError("the hand is already over: nothing to solve")
+    pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits)
