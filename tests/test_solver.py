@@ -294,9 +294,9 @@ def test_bad_limits_are_rejected_naming_them(limits, named):
 def test_limits_at_their_ends_are_limits():
     """No time (0 s) or no nodes stops at once with the widest bounds; infinite time and
     numpy numbers are limits like any other."""
+    from solver import clear_tables
     obj = _endgames_4x6(1)[0]
     for limits in ({"time_limit": 0}, {"node_limit": 0}):
-        from solver import clear_tables
         clear_tables()
         r = solve(obj, **limits)
         assert (r.value, r.lower, r.upper) == (None, -3, 3)
