@@ -1114,6 +1114,10 @@ cdef class Searcher:
         for i in range(n):
             if best_sig != 0 and _sig16(&moves[i], self.level) == best_sig:
                 sc = 1000000
+            elif moves[i].type == GD_PASS and self._partner_holds_table():
+                # the partner's play holds the trick: passing (it leads again) is usually
+                # right, so it comes right after going out (measured: 4x8 x0.91 nodes)
+                sc = 99999
             else:
                 sc = self._static_score(&moves[i])
                 if self.use_history and moves[i].type != GD_PASS and moves[i].ncards != left:
@@ -1131,6 +1135,20 @@ cdef class Searcher:
             moves[j + 1] = tmp
 
     # ------------------------------------------------------------ running out
+
+    cdef bint _partner_holds_table(self) noexcept nogil:
+        # does the partner own the table with a play neither opponent can beat?
+        cdef int seat = self.st.to_move, t, j
+        cdef gd_move_t scratch
+        if self.st.owner != (seat ^ 2):
+            return False
+        for j in range(1, 4, 2):
+            t = (seat + j) & 3
+            # capacity 0: the kernel stops with an overflow at the first beating move
+            if self.st.ncards[t] and gd_enumerate(self.st.hands[t], self.level, &self.st.table,
+                                                  &self.rules, &scratch, 0) != 0:
+                return False
+        return True
 
     cdef bint _unbeatable(self, const gd_move_t* m) noexcept nogil:
         # no other player holding cards has any move that beats m
@@ -1612,7 +1630,7 @@ cdef class Searcher:
             if best_sig != 0 and _psig16(&moves[i]) == best_sig:
                 sc = 1000000
             elif moves[i].type == 0:
-                sc = -1000
+                sc = 99999 if self._ppartner_holds_table(p) else -1000
             elif moves[i].size == left:
                 sc = 100000
             else:
@@ -1644,10 +1662,23 @@ cdef class Searcher:
                 _pass_on(p.ncards, p.to_move, &p.to_move, &p.owner)
         return self._psearch(p, alpha, beta, ply + 1)
 
-    cdef bint _pcan_answer(self, const pstate_t* p) noexcept nogil:
+    cdef inline bint _pcan_answer(self, const pstate_t* p) noexcept nogil:
         # does the seat to move have a play that beats the table (a move of _pgenerate's
         # besides the pass)?
-        cdef int seat = p.to_move, k = p.tkey, t = p.ttype, o, c
+        return self._pcan_beat(p, p.to_move)
+
+    cdef bint _ppartner_holds_table(self, const pstate_t* p) noexcept nogil:
+        # does the partner own the table with a play neither opponent can beat (so a
+        # pass lets it lead again)?
+        cdef int seat = p.to_move
+        if p.owner != (seat ^ 2):
+            return False
+        return not (p.ncards[(seat + 1) & 3] and self._pcan_beat(p, (seat + 1) & 3)) \
+            and not (p.ncards[(seat + 3) & 3] and self._pcan_beat(p, (seat + 3) & 3))
+
+    cdef bint _pcan_beat(self, const pstate_t* p, int seat) noexcept nogil:
+        # does `seat` hold a play that beats the table?
+        cdef int k = p.tkey, t = p.ttype, o, c
         cdef uint64_t w = p.cnt[seat]
         cdef int wilds = p.wilds[seat]
         cdef uint32_t held = p.omask[seat], above, pairs = 0
@@ -1929,6 +1960,16 @@ cdef class Searcher:
         cdef pstate_t ps
         self._plain_here(&ps)
         return ps.owner >= 0 and bool(self._pcan_answer(&ps))
+
+    def partner_holds_table(self, bint plain=False):
+        """Whether the partner of the seat to move owns the table with a play neither
+        opponent can beat, as the move order decides it (for tests). ``plain``: the plain
+        positions' search's test (ValueError if not plain)."""
+        cdef pstate_t ps
+        if plain:
+            self._plain_here(&ps)
+            return bool(self._ppartner_holds_table(&ps))
+        return bool(self._partner_holds_table())
 
     def plain_children(self):
         """For each move of the plain positions' search at the current (plain) state: its
