@@ -710,3 +710,21 @@ def test_search_move_generation_matches_the_kernel(plain):
     assert (2, 1, False) in seen_types and (3, 2, False) in seen_types
     if plain:
         assert {(4, 0, False), (4, 1, False)} <= seen_types
+
+
+def test_orders_holding_reads_every_count_field():
+    """The plain search's mask of orders holding at least one, two or three cards (how it
+    sees where an opponent could answer a single, pair or triple when pruning dominated
+    plays), against reading the 4-bit fields one by one: random words with counts 0 to 8
+    in each field (two packs hold at most eight of a card order), jokers' fields
+    included and ignored."""
+    from solver._search import orders_holding
+    rng = random.Random(5)
+    for _ in range(3000):
+        counts = [rng.choice([0, 0, 0, 1, 2, 3, rng.randint(4, 8)]) for _ in range(16)]
+        word = sum(c << (4 * o) for o, c in enumerate(counts))
+        for least in (1, 2, 3):
+            expected = sum(1 << o for o in range(14) if counts[o] >= least)
+            assert orders_holding(word, least) == expected, (counts, least)
+    with pytest.raises(ValueError, match="least must be 1, 2 or 3, not 4"):
+        orders_holding(0, 4)
