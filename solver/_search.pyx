@@ -1445,6 +1445,8 @@ cdef class Searcher:
         cdef int wilds = p.wilds[p.to_move]
         cdef int n = 0, j, o, c, most = min(wilds, size - 1)
         cdef uint32_t held = p.omask[p.to_move]
+        if size > 1:
+            held &= _orders_holding(w, size - most)    # where a play of this size fits
         if size == 2 and wilds == 2:
             held |= 1 << 13             # two wilds alone: a pair of the level rank
         if min_key >= 0:
@@ -1479,13 +1481,8 @@ cdef class Searcher:
         cdef uint32_t held = p.omask[p.to_move], triples, pairs = 0, rest
         if min_key >= 0:
             held &= ~((<uint32_t> 2 << min_key) - 1)
-        triples = held
-        held = p.omask[p.to_move]
-        while held:
-            q = _lowest_bit(held)
-            held &= held - 1
-            if (w >> (4 * q)) & 15 >= 2:
-                pairs |= (<uint32_t> 1) << q
+        triples = held & _orders_holding(w, 3 - min(wilds, 2))
+        pairs = _orders_holding(w, 2)
         while triples:
             o = _lowest_bit(triples)
             triples &= triples - 1
@@ -1702,38 +1699,30 @@ cdef class Searcher:
 
     cdef bint _pcan_beat(self, const pstate_t* p, int seat) noexcept nogil:
         # does `seat` hold a play that beats the table?
-        cdef int k = p.tkey, t = p.ttype, o, c
+        cdef int k = p.tkey, t = p.ttype
         cdef uint64_t w = p.cnt[seat]
         cdef int wilds = p.wilds[seat]
-        cdef uint32_t held = p.omask[seat], above, pairs = 0
+        cdef uint32_t above, pairs
         if t < 1 or t > 4:
             return False
-        above = held & ~((<uint32_t> 2 << k) - 1)
+        above = p.omask[seat] & ~((<uint32_t> 2 << k) - 1)
         if t == 1:
             return above != 0 or (wilds and 13 > k) or ((w >> 56) & 15 and 14 > k) \
                 or ((w >> 60) & 15 and 15 > k)
         if t == 2:
-            if (wilds == 2 and 13 > k) or ((w >> 56) & 15 >= 2 and 14 > k) \
-                    or ((w >> 60) & 15 >= 2 and 15 > k) or (wilds and above):
-                return True
-        if t == 4:
-            # the pairs a three-with-two could take: natural pairs, joker pairs
-            while held:
-                o = _lowest_bit(held)
-                held &= held - 1
-                if (w >> (4 * o)) & 15 >= 2:
-                    pairs |= (<uint32_t> 1) << o
-            if (w >> 56) & 15 == 2 or (w >> 60) & 15 == 2:
-                pairs |= 1 << 16
-        while above:
-            o = _lowest_bit(above)
-            above &= above - 1
-            c = (w >> (4 * o)) & 15
-            if t == 2 and c >= 2:
-                return True
-            if t >= 3 and c + min(wilds, 2) >= 3 and (t == 3 or pairs & ~((<uint32_t> 1) << o)):
-                return True
-        return False
+            return (wilds == 2 and 13 > k) or ((w >> 56) & 15 >= 2 and 14 > k) \
+                or ((w >> 60) & 15 >= 2 and 15 > k) or (wilds and above) \
+                or (above & _orders_holding(w, 2)) != 0
+        above &= _orders_holding(w, 3 - min(wilds, 2))      # where a triple fits
+        if above == 0 or t == 3:
+            return above != 0
+        # a three-with-two also needs a pair of another order: natural pairs, joker pairs
+        pairs = _orders_holding(w, 2)
+        if (w >> 56) & 15 == 2 or (w >> 60) & 15 == 2:
+            pairs |= 1 << 16
+        if pairs & (pairs - 1):
+            return True                 # two pairs: one differs from any triple
+        return pairs != 0 and (above & ~pairs) != 0
 
     cdef int _psearch(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
         # _search for plain positions
