@@ -450,6 +450,7 @@ cdef class Searcher:
     cdef gd_move_t* arena
     cdef int arena_top
     cdef pmove_t* parena           # the plain search's moves
+    cdef int* pscores              # and their move-order scores
     cdef int parena_top
     cdef public int64_t nodes
     cdef public int64_t tt_hits
@@ -483,7 +484,8 @@ cdef class Searcher:
             (((<size_t> 1) << tt_bits) + ((<size_t> 1) << near_bits)) * sizeof(tt_entry_t))
         self.arena = <gd_move_t*> malloc(ARENA_MOVES * sizeof(gd_move_t))
         self.parena = <pmove_t*> malloc(PLAIN_ARENA * sizeof(pmove_t))
-        if self.tt == NULL or self.arena == NULL or self.parena == NULL:
+        self.pscores = <int*> malloc(PLAIN_ARENA * sizeof(int))
+        if self.tt == NULL or self.arena == NULL or self.parena == NULL or self.pscores == NULL:
             raise MemoryError("cannot allocate the transposition table")
         self.tt_mask = ((<uint64_t> 1) << tt_bits) - 1
         self.near = self.tt + ((<size_t> 1) << tt_bits)
@@ -506,6 +508,7 @@ cdef class Searcher:
         free(self.tt)
         free(self.arena)
         free(self.parena)
+        free(self.pscores)
 
     def clear_table(self):
         memset(self.tt, 0, (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t))
@@ -1639,13 +1642,10 @@ cdef class Searcher:
             kept += 1
         return kept
 
-    cdef void _porder(self, const pstate_t* p, pmove_t* moves, int n, uint16_t best_sig) noexcept nogil:
-        # _order's scores for plain moves (insertion sort: lists are short)
-        cdef int scores[1024]
-        cdef int i, j, sc, seat = p.to_move, left = p.ncards[p.to_move]
-        cdef pmove_t tmp
-        if n > 1024:
-            return
+    cdef void _pscore(self, const pstate_t* p, const pmove_t* moves, int n, uint16_t best_sig,
+                      int* scores) noexcept nogil:
+        # _order's scores for plain moves; _pselect tries them by score
+        cdef int i, sc, seat = p.to_move, left = p.ncards[p.to_move]
         for i in range(n):
             if best_sig != 0 and _psig16(&moves[i]) == best_sig:
                 sc = 1000000
@@ -1660,16 +1660,25 @@ cdef class Searcher:
                 if self.use_history:
                     sc += 16000 * min(self.history[seat][moves[i].type][moves[i].order], 5)
             scores[i] = sc
-        for i in range(1, n):
-            sc = scores[i]
-            tmp = moves[i]
-            j = i - 1
-            while j >= 0 and scores[j] < sc:
-                scores[j + 1] = scores[j]
-                moves[j + 1] = moves[j]
-                j -= 1
-            scores[j + 1] = sc
-            moves[j + 1] = tmp
+
+    cdef inline void _pselect(self, pmove_t* moves, int* scores, int i, int n) noexcept nogil:
+        # Move the first of the highest-scored moves from i on to place i, the ones it
+        # passes keeping their order: tried one at a time, this is a stable sort by score,
+        # done only as far as the search gets (usually its first move cuts off)
+        cdef int j = i, k, sc = scores[i]
+        cdef pmove_t tmp
+        for k in range(i + 1, n):
+            if scores[k] > sc:
+                sc = scores[k]
+                j = k
+        if j == i:
+            return
+        tmp = moves[j]
+        for k in range(j, i, -1):
+            moves[k] = moves[k - 1]
+            scores[k] = scores[k - 1]
+        moves[i] = tmp
+        scores[i] = sc
 
     cdef inline int _pchild(self, pstate_t* p, int alpha, int beta, int ply) noexcept nogil:
         # the value after a move: followers who can only pass pass here, each counted as
@@ -1734,6 +1743,7 @@ cdef class Searcher:
         cdef uint16_t best_sig = 0
         cdef tt_entry_t* e = NULL
         cdef pmove_t* moves = self.parena + base
+        cdef int* scores = self.pscores + base
         if self.aborted:
             return ABORTED
         self.nodes += 1
@@ -1782,7 +1792,7 @@ cdef class Searcher:
         a0 = alpha
         b0 = beta
         if self.use_ordering:
-            self._porder(p, moves, n, best_sig)
+            self._pscore(p, moves, n, best_sig, scores)
         self.parena_top = base + n
         maximizing = _team(p.to_move) == 0
         best = -10 if maximizing else 10
@@ -1790,6 +1800,8 @@ cdef class Searcher:
         for i in range(n):
             if alpha >= beta:
                 break
+            if self.use_ordering:
+                self._pselect(moves, scores, i, n)
             self._pplay(p, &moves[i])
             v = self._pchild(p, alpha, beta, ply)
             p[0] = saved
