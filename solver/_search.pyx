@@ -1590,7 +1590,7 @@ cdef class Searcher:
         cdef uint32_t full[12]
         cdef uint32_t pairs[16]
         cdef uint32_t triples[16]
-        cdef uint32_t held
+        cdef uint32_t triple_orders
         if n > 1024:
             return n
         memset(full, 0, sizeof(full))
@@ -1602,12 +1602,11 @@ cdef class Searcher:
             # where an opponent could make a play of each kind, wild cards filling in
             opp = seat ^ j
             wl = p.wilds[opp]
-            held = p.omask[opp]
-            blocked[1] |= held
-            blocked[2] |= held if wl >= 1 else _orders_holding(p.cnt[opp], 2)
-            held = _orders_holding(p.cnt[opp], 3 - min(wl, 2))
-            blocked[3] |= held
-            blocked[4] |= held
+            blocked[1] |= p.omask[opp]
+            blocked[2] |= p.omask[opp] if wl >= 1 else _orders_holding(p.cnt[opp], 2)
+            triple_orders = _orders_holding(p.cnt[opp], 3 - min(wl, 2))
+            blocked[3] |= triple_orders
+            blocked[4] |= triple_orders
         for i in range(n):
             t = moves[i].type
             o = moves[i].order
