@@ -45,6 +45,12 @@ def test_solve_readable_output():
                                  "finished": [], "to_move": 0, "table": None}), "XX"),
     (["solve"], None, "--example"),
     pytest.param(["solve", "-"], "[" * 100_000, "nested too deeply", id="deep-json"),
+    # valid JSON that is not a position: named by its type, not read as JSON text again
+    pytest.param(["solve", "-"], '"S3"', "a position is a JSON object, not str", id="json-string"),
+    pytest.param(["solve", "-"], "[3]", "'-#0': a position is a JSON object, not int",
+                 id="json-number-in-list"),
+    pytest.param(["solve", "-"], "null", "a position is a JSON object, not NoneType",
+                 id="json-null"),
     (["solve", "--example", "--time-limit", "-1"], None, "-1"),
     (["solve", "--example", "--time-limit", "nan"], None, "nan"),
     (["solve", "--example", "--node-limit", "-5"], None, "-5"),
