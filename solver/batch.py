@@ -28,14 +28,15 @@ def available_cores() -> int:
 def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                time_limit: float | None = None, node_limit: int | None = None,
                table_bits: int = DEFAULT_TABLE_BITS, pv: bool = True,
-               on_result=None) -> list[SolveResult]:
+               on_result=None, max_table_bits: int | None = None) -> list[SolveResult]:
     """Solve every position of ``positions`` (Positions or their JSON), ``threads`` at a time
     (default: every available core); the results in the order of the positions.
 
-    ``all_moves``, ``time_limit``, ``node_limit`` (both per position), ``table_bits`` and
-    ``pv`` are :func:`solve`'s. Every position is read before any is solved, so a bad one
-    raises at once, naming its index. ``on_result(index, result)`` is called in the calling
-    thread as each position is done (in the order they finish).
+    ``all_moves``, ``time_limit``, ``node_limit`` (both per position), ``table_bits``,
+    ``max_table_bits`` (each thread has tables of its own) and ``pv`` are :func:`solve`'s.
+    Every position is read before any is solved, so a bad one raises at once, naming its
+    index. ``on_result(index, result)`` is called in the calling thread as each position
+    is done (in the order they finish).
 
     >>> rs = solve_many([{"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
     ...                   "finished": [2], "to_move": 0, "table": None}] * 3, threads=2)
@@ -58,7 +59,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
 
     def one(pos):
         return solve(pos, all_moves=all_moves, time_limit=time_limit, node_limit=node_limit,
-                     table_bits=table_bits, pv=pv)
+                     table_bits=table_bits, max_table_bits=max_table_bits, pv=pv)
 
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:

@@ -20,26 +20,38 @@ import numpy as np
 from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import Position
 
-from ._search import Searcher
+from ._search import DEFAULT_MAX_TT_BITS, Searcher
 
 __all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Searcher",
-           "as_position", "DEFAULT_TABLE_BITS"]
+           "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
 
 VALUES = (-3, -2, -1, 1, 2, 3)
-# 2**20 entries of 16 bytes: 16 MiB (measured: as fast as 2**18, faster than 2**21)
+# 2**20 entries of 16 bytes: 16 MiB to start with (measured: as fast as 2**18, faster than
+# 2**21); a search that outgrows it gets a larger one, up to DEFAULT_MAX_TABLE_BITS
 DEFAULT_TABLE_BITS = 20
+DEFAULT_MAX_TABLE_BITS = DEFAULT_MAX_TT_BITS
 
 _local = threading.local()
 
 
-def _searcher(table_bits: int) -> Searcher:
-    # one searcher per thread and table size, reused across solves (like DDS's tables)
+def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
+    # one searcher per thread and table sizes, reused across solves (like DDS's tables)
     cache = getattr(_local, "searchers", None)
     if cache is None:
         cache = _local.searchers = {}
-    s = cache.get(table_bits)
+    s = cache.get((table_bits, max_table_bits))
     if s is None:
-        s = cache[table_bits] = Searcher(table_bits)
+        for name, bits in (("table_bits", table_bits), ("max_table_bits", max_table_bits)):
+            if isinstance(bits, bool) or not (isinstance(bits, int) or
+                                              (bits is None and name == "max_table_bits")):
+                raise ValueError(f"{name} must be a whole number, not {bits!r}")
+        try:
+            s = Searcher(table_bits, max_tt_bits=max_table_bits)
+        except (TypeError, ValueError) as exc:
+            # the searcher's message, in this function's own names
+            raise ValueError(str(exc).replace("max_tt_bits", "max_table_bits")
+                             .replace("tt_bits", "table_bits")) from None
+        cache[table_bits, max_table_bits] = s
     return s
 
 
@@ -235,7 +247,8 @@ def _best_index(driver: _Driver, records, groups, preference, value: int, maximi
 
 def solve(position, all_moves: bool = False, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
-          searcher: Searcher | None = None, pv: bool = True, on_info=None) -> SolveResult:
+          searcher: Searcher | None = None, pv: bool = True, on_info=None,
+          max_table_bits: int | None = None) -> SolveResult:
     """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
 
     ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
@@ -244,6 +257,11 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``lower``/``upper`` are the bounds proven so far; ``best`` is a move that reaches
     ``lower`` when ``lower`` is above -3 (the move that proved it), else the move the search
     tries first.
+    ``table_bits`` / ``max_table_bits``: the transposition table starts with
+    ``2**table_bits`` entries of 16 bytes and grows, when a search outgrows it, up to
+    ``2**max_table_bits`` (default ``max(table_bits, 24)``: 256 MiB); the results are the
+    same whatever the sizes, only the time differs. ``searcher``: a :class:`Searcher` of
+    your own (its table instead of this thread's).
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
     move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
@@ -258,7 +276,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     start = time.perf_counter()
-    s = searcher if searcher is not None else _searcher(table_bits)
+    s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     _load(s, pos)
     s.reset_counters()
     s.limits(node_limit, time_limit)
@@ -358,16 +376,18 @@ def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value
 
 
 def probe(position, threshold: int, time_limit: float | None = None,
-          node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS):
+          node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
+          max_table_bits: int | None = None):
     """Threshold mode: can the team of the seat to move reach at least ``threshold``?
 
-    Returns True/False, or None when a limit stopped the search first.
+    Returns True/False, or None when a limit stopped the search first. The other
+    arguments are :func:`solve`'s.
     """
     if threshold not in VALUES:
         raise ValueError(f"threshold must be one of {VALUES}, not {threshold!r}")
     pos = as_position(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
-    s = _searcher(table_bits)
+    s = _searcher(table_bits, max_table_bits)
     _load(s, pos)
     s.reset_counters()
     s.limits(node_limit, time_limit)

@@ -106,8 +106,68 @@ def test_best_move_is_the_first_in_the_preference_order_that_reaches_the_value(s
 def test_results_do_not_depend_on_table_size(seed):
     for pos, ref in _positions(3000 + seed, 20):
         big = solve(pos, table_bits=20)
-        tiny = solve(pos, table_bits=4)
+        tiny = solve(pos, table_bits=4, max_table_bits=4)
+        assert big.value == ref
         assert (big.value, big.best, big.pv) == (tiny.value, tiny.best, tiny.pv)
+
+
+def test_results_do_not_depend_on_table_growth():
+    """A table that grows in the middle of the searches (from 16 entries, after 256
+    nodes, up to 2**12), one that never grows and the default: the same answers."""
+    for pos in _endgames_4x6(6):
+        big = solve(pos, all_moves=True)
+        fixed = solve(pos, table_bits=6, max_table_bits=6, all_moves=True)
+        growing = solve(pos, table_bits=4, max_table_bits=12, all_moves=True)
+        assert growing.nodes > 16 * (16 + 64 + 256)     # it grew all the way
+        for other in (fixed, growing):
+            assert (big.value, big.best, big.pv) == (other.value, other.best, other.pv)
+            assert [(m.move, m.value) for m in big.moves] == \
+                [(m.move, m.value) for m in other.moves]
+
+
+def test_table_grows_to_its_bound_keeps_its_entries_and_clear_gives_its_first_size():
+    from solver import Searcher
+    pos = _endgames_4x6(4)[3]
+    fixed = solve(pos, table_bits=12, max_table_bits=12)
+    s = Searcher(4, max_tt_bits=10)
+    assert (s.tt_bits, s.initial_tt_bits, s.max_tt_bits) == (4, 4, 10)
+    first = solve(pos, searcher=s)
+    assert first.nodes > 16 * (16 + 64 + 256)       # enough nodes for three growths
+    assert s.tt_bits == 10                          # 4 -> 6 -> 8 -> 10, and no further
+    assert s.table_bytes == 16 * (2**10 + 2**4)     # the small table stays as it was
+    assert (first.value, first.best, first.pv) == (fixed.value, fixed.best, fixed.pv)
+    assert s.grow_table() is False                  # at its bound
+    s.clear_table()
+    assert s.tt_bits == 4 and s.table_bytes == 16 * (2**4 + 2**4)
+    assert solve(pos, searcher=s).nodes == first.nodes     # empty again, same search
+
+
+def test_a_grown_table_keeps_what_it_knew():
+    """The entries move to the larger table: the position just solved is answered from
+    it again (a table that lost them would search it all again)."""
+    from solver import Searcher
+    pos = _endgames_4x6(4)[3]
+    s = Searcher(16, max_tt_bits=18)
+    first = solve(pos, searcher=s)
+    assert s.tt_bits == 16                          # too few nodes to grow by itself
+    assert s.grow_table() is True and s.tt_bits == 18
+    again = solve(pos, searcher=s)
+    assert again.value == first.value and again.nodes < first.nodes / 20
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"max_table_bits": 12}, "max_table_bits must be table_bits (20) to 30, not 12"),
+    ({"max_table_bits": 31}, "not 31"),
+    ({"max_table_bits": 2.5}, "max_table_bits must be a whole number, not 2.5"),
+    ({"table_bits": 3}, "table_bits must be 4..30, not 3"),
+    ({"table_bits": "20"}, "table_bits must be a whole number, not '20'"),
+    ({"table_bits": True}, "not True"),
+])
+def test_bad_table_sizes_are_named(kwargs, message):
+    pos = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+           "to_move": 0, "table": None}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        solve(pos, **kwargs)
 
 
 def test_table_reused_at_another_level_or_rule_set_gives_that_positions_value():
