@@ -37,6 +37,8 @@ from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
+import numbers
+
 import numpy as np
 
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats,
@@ -497,7 +499,8 @@ cdef class Searcher:
             raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
         if max_tt_bits is None:
             max_tt_bits = max(tt_bits, DEFAULT_MAX_TT_BITS)
-        if not isinstance(max_tt_bits, int) or not tt_bits <= max_tt_bits <= 30:
+        if isinstance(max_tt_bits, bool) or not isinstance(max_tt_bits, numbers.Integral) \
+                or not tt_bits <= max_tt_bits <= 30:
             raise ValueError(f"max_tt_bits must be tt_bits ({tt_bits}) to 30, not {max_tt_bits!r}")
         self.tt_bits = tt_bits
         self.initial_tt_bits = tt_bits

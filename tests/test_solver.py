@@ -155,6 +155,12 @@ def test_a_grown_table_keeps_what_it_knew():
     assert again.value == first.value and again.nodes < first.nodes / 20
 
 
+def test_table_sizes_may_be_numpy_integers():
+    pos = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+           "to_move": 0, "table": None}
+    assert solve(pos, table_bits=np.int64(12), max_table_bits=np.int32(14)).value == 3
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"max_table_bits": 12}, "max_table_bits must be table_bits (20) to 30, not 12"),
     ({"max_table_bits": 31}, "not 31"),
