@@ -39,12 +39,12 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
     cache = getattr(_local, "searchers", None)
     if cache is None:
         cache = _local.searchers = {}
+    for name, bits in (("table_bits", table_bits), ("max_table_bits", max_table_bits)):
+        if isinstance(bits, bool) or not (isinstance(bits, numbers.Integral) or
+                                          (bits is None and name == "max_table_bits")):
+            raise ValueError(f"{name} must be a whole number, not {bits!r}")
     s = cache.get((table_bits, max_table_bits))
     if s is None:
-        for name, bits in (("table_bits", table_bits), ("max_table_bits", max_table_bits)):
-            if isinstance(bits, bool) or not (isinstance(bits, numbers.Integral) or
-                                              (bits is None and name == "max_table_bits")):
-                raise ValueError(f"{name} must be a whole number, not {bits!r}")
         try:
             s = Searcher(int(table_bits),
                          max_tt_bits=None if max_table_bits is None else int(max_table_bits))

@@ -168,6 +168,7 @@ def test_table_sizes_may_be_numpy_integers():
     ({"table_bits": 3}, "table_bits must be 4..30, not 3"),
     ({"table_bits": "20"}, "table_bits must be a whole number, not '20'"),
     ({"table_bits": True}, "not True"),
+    ({"table_bits": [20]}, "table_bits must be a whole number, not [20]"),
 ])
 def test_bad_table_sizes_are_named(kwargs, message):
     pos = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
