@@ -545,13 +545,7 @@ cdef class Searcher:
             small = <tt_entry_t*> gd_table_alloc(
                 (main_entries + self.near_mask + 1) * sizeof(tt_entry_t))
             if small != NULL:
-                free(self.tt)
-                self.tt = small
-                self.tt_bits = self.initial_tt_bits
-                self.tt_mask = main_entries - 1
-                self.near = self.tt + main_entries
-                self.tt_gen += 1
-                self._set_grow_at()
+                self._use_table(small, self.initial_tt_bits)
                 return
         memset(self.tt, 0, (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t))
         self._set_grow_at()
@@ -592,11 +586,16 @@ cdef class Searcher:
             if self.tt[i].check != 0:
                 big[self.tt[i].key1 & mask] = self.tt[i]
         memcpy(big + entries, self.near, (self.near_mask + 1) * sizeof(tt_entry_t))
+        self._use_table(big, bits)
+
+    cdef void _use_table(self, tt_entry_t* table, int bits) noexcept nogil:
+        # make `table` (2**bits main entries, then the small table, both filled) the
+        # searcher's, in place of the one it had
         free(self.tt)
-        self.tt = big
+        self.tt = table
         self.tt_bits = bits
-        self.tt_mask = mask
-        self.near = big + entries
+        self.tt_mask = ((<uint64_t> 1) << bits) - 1
+        self.near = table + ((<size_t> 1) << bits)
         self.tt_gen += 1
         self._set_grow_at()
 
