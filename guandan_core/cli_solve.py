@@ -94,10 +94,7 @@ def cmd_solve(args) -> int:
     positions = []
     for label, obj in labelled:
         try:
-            if not isinstance(obj, dict):
-                # checked here: from_json would read a JSON string as JSON text once more
-                raise ValueError(f"a position is a JSON object, not {type(obj).__name__}")
-            pos = Position.from_json(obj, rules)
+            pos = Position.from_parsed_json(obj, rules)
             if pos.is_over:
                 raise ValueError("the hand is already over: nothing to solve")
         except ValueError as exc:

@@ -307,6 +307,13 @@ class Position:
                 obj = parse_json(obj)
             except ValueError as exc:
                 raise PositionError(str(exc)) from None
+        return cls.from_parsed_json(obj, rules)
+
+    @classmethod
+    def from_parsed_json(cls, obj, rules: Rules | None = None) -> "Position":
+        """:meth:`from_json` for a value already read from JSON text: a string here is a
+        JSON string, not a position, and is refused like any other value but an object.
+        """
         if not isinstance(obj, dict):
             raise PositionError(f"a position is a JSON object, not {type(obj).__name__}")
         missing = [k for k in _JSON_KEYS if k not in obj]

@@ -257,7 +257,7 @@ class EngineProtocol:
             obj = parse_json(args)
         except ValueError as exc:
             raise ProtocolError(f"position: {exc}") from None
-        pos = Position.from_json(obj, rules=self.rules)
+        pos = Position.from_parsed_json(obj, rules=self.rules)
         self.position = pos
         self.history = []
         return self._summary(pos)
