@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -50,14 +51,30 @@ def _signed(v) -> str:
     return "?" if v is None else f"{v:+d}"
 
 
+def _threshold(text: str) -> int:
+    """--at-least's value (argparse names the option in front of the message)."""
+    from .position import parse_outcome
+    try:
+        return parse_outcome(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _print_result(pos, result) -> None:
     seat = pos.to_move
     team = "0+2" if seat % 2 == 0 else "1+3"
+    if result.threshold is not None:
+        answer = {True: "yes", False: "no", None: "unknown (a limit stopped the search)"}
+        print(f"at least {_signed(result.threshold)} for team {team} (seat {seat} to move)? "
+              f"{answer[result.reached]}")
     if result.exact:
         print(f"value: {_signed(result.value)} for team {team} (seat {seat} to move)")
-    else:
+    elif result.threshold is None:
         print(f"value: between {_signed(result.lower)} and {_signed(result.upper)} for team "
               f"{team} (a limit stopped the search)")
+    elif result.reached is not None:
+        print(f"value: between {_signed(result.lower)} and {_signed(result.upper)} for team "
+              f"{team}")
     if result.best is not None:
         print(f"best move: {result.best}")
     if result.pv:
@@ -82,6 +99,9 @@ def cmd_solve(args) -> int:
 
     if args.example == bool(args.positions):
         raise ValueError("give POSITION files (or - for stdin) or --example, not both")
+    if args.at_least is not None and args.all_moves:
+        raise ValueError("--at-least asks one question; --all-moves scores every move: "
+                         "choose one")
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be at least 1, not {args.threads}")
     if args.example:
@@ -123,7 +143,8 @@ def cmd_solve(args) -> int:
             printed += 1
 
     solve_many(positions, threads=args.threads, all_moves=args.all_moves,
-               time_limit=args.time_limit, node_limit=args.node_limit, on_result=show)
+               time_limit=args.time_limit, node_limit=args.node_limit, on_result=show,
+               at_least=args.at_least)
     return 0
 
 
@@ -136,6 +157,9 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true",
                    help="print one JSON object (one line per position)")
     p.add_argument("--all-moves", action="store_true", help="score every legal move")
+    p.add_argument("--at-least", type=_threshold, metavar="V",
+                   help="threshold mode: can the team to move reach at least V (+3 ... -3)? "
+                        "cheaper than the value; with a move that reaches it")
     p.add_argument("--time-limit", type=float, help="seconds; report bounds if reached")
     p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
     p.add_argument("--threads", type=int,

@@ -32,6 +32,7 @@ both are losers, so this convention never changes the outcome or the tribute.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -45,7 +46,7 @@ from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
 
 __all__ = ["Position", "PositionError", "IllegalMoveError", "GameOverError", "MoveList",
-           "finishing_outcome"]
+           "finishing_outcome", "parse_outcome", "OUTCOMES"]
 
 _GAINS = {1: 3, 2: 2, 3: 1}
 _JSON_KEYS = ("level", "hands", "finished", "to_move", "table")
@@ -82,6 +83,22 @@ def finishing_outcome(order) -> int:
     first = order[0]
     gain = _GAINS[list(order).index(first ^ 2)]
     return gain if first % 2 == 0 else -gain
+
+
+OUTCOMES = (3, 2, 1, -1, -2, -3)    # a hand's values for a team, best first (sec. 6)
+
+
+def parse_outcome(text: str) -> int:
+    """One of the values of sec. 6 from its text: ``+3`` ... ``-3`` (a positive value's
+    sign may be left out); a ValueError naming anything else.
+
+    >>> parse_outcome("+2"), parse_outcome("1"), parse_outcome("-3")
+    (2, 1, -3)
+    """
+    if not isinstance(text, str) or re.fullmatch(r"[+-]?[123]", text) is None:
+        raise ValueError(f"a hand's value is one of {' '.join(f'{v:+d}' for v in OUTCOMES)}, "
+                         f"not {text!r}")
+    return int(text)
 
 
 # ---------------------------------------------------------------------- kernel access

@@ -36,7 +36,7 @@ from .cards import format_rank
 from .hand import Hand
 from .jsontext import parse_json
 from .moves import Move
-from .position import Position
+from .position import Position, parse_outcome
 from .rules import Rules
 
 __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
@@ -308,13 +308,19 @@ class EngineProtocol:
         time_limit = None
         node_limit = None
         all_moves = False
+        at_least = None
         seen: set = set()
         for token in args.split():
             key, eq, value = token.partition("=")
-            if token == "all" or (eq and key in ("time", "nodes")):
+            if token == "all" or (eq and key in ("time", "nodes", "at_least")):
                 _once(seen, key, "solve")
             if token == "all":
                 all_moves = True
+            elif eq and key == "at_least":
+                try:
+                    at_least = parse_outcome(value)
+                except ValueError as exc:
+                    raise ProtocolError(f"solve: at_least: {exc}") from None
             elif eq and key == "time":
                 try:
                     time_limit = float(value)
@@ -330,7 +336,10 @@ class EngineProtocol:
                 node_limit = int(value)
             else:
                 raise ProtocolError(f"solve: unknown option {token!r} "
-                                    "(usage: solve [time=S] [nodes=N] [all])")
+                                    "(usage: solve [time=S] [nodes=N] [all | at_least=V])")
+        if all_moves and at_least is not None:
+            raise ProtocolError("solve: at_least asks one question, all scores every move: "
+                                "choose one")
         pos = self._need_position()
         if pos.is_over:
             raise ProtocolError("the hand is already over: nothing to solve")
@@ -372,7 +381,7 @@ class EngineProtocol:
                 info(_info(*pairs))
 
         result = solve(pos, all_moves=all_moves, time_limit=time_limit,
-                       node_limit=node_limit, on_info=on_info)
+                       node_limit=node_limit, on_info=on_info, at_least=at_least)
         if not state["value_sent"]:
             send_value(result.lower, result.upper, result.nodes,
                        round(time.perf_counter() - start, 6))

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from .search import DEFAULT_TABLE_BITS, SolveResult, _checked_limits, _solvable, solve
+from .search import (DEFAULT_TABLE_BITS, SolveResult, _checked_limits, _checked_question,
+                     _solvable, solve)
 
 __all__ = ["solve_many", "available_cores"]
 
@@ -28,12 +29,14 @@ def available_cores() -> int:
 def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                time_limit: float | None = None, node_limit: int | None = None,
                table_bits: int = DEFAULT_TABLE_BITS, pv: bool = True,
-               on_result=None, max_table_bits: int | None = None) -> list[SolveResult]:
+               on_result=None, max_table_bits: int | None = None,
+               at_least: int | None = None) -> list[SolveResult]:
     """Solve every position of ``positions`` (Positions or their JSON), ``threads`` at a time
     (default: every available core); the results in the order of the positions.
 
     ``all_moves``, ``time_limit``, ``node_limit`` (both per position), ``table_bits``,
-    ``max_table_bits`` (each thread has tables of its own) and ``pv`` are :func:`solve`'s.
+    ``max_table_bits`` (each thread has tables of its own), ``pv`` and ``at_least`` (the
+    same question of every position) are :func:`solve`'s.
     Every position is read before any is solved, so a bad one raises at once, naming its
     index. ``on_result(index, result)`` is called in the calling thread as each position
     is done (in the order they finish).
@@ -48,6 +51,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a whole number of at least 1, not {threads!r}")
     _checked_limits(time_limit, node_limit)     # a bad limit raises before any solve
+    _checked_question(at_least, all_moves)
     parsed = []
     for i, obj in enumerate(positions):
         try:
@@ -59,7 +63,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
 
     def one(pos):
         return solve(pos, all_moves=all_moves, time_limit=time_limit, node_limit=node_limit,
-                     table_bits=table_bits, max_table_bits=max_table_bits, pv=pv)
+                     table_bits=table_bits, max_table_bits=max_table_bits, pv=pv,
+                     at_least=at_least)
 
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:

@@ -108,10 +108,23 @@ class SolveResult:
     tt_hits: int
     seconds: float
     to_move: int
+    threshold: int | None = None    # the question of threshold mode (``at_least``)
 
     @property
     def exact(self) -> bool:
         return self.value is not None
+
+    @property
+    def reached(self) -> bool | None:
+        """Threshold mode: whether the team to move reaches at least ``threshold``; None
+        when a limit stopped the search before it knew, or without a threshold."""
+        if self.threshold is None:
+            return None
+        if self.lower >= self.threshold:
+            return True
+        if self.upper < self.threshold:
+            return False
+        return None
 
     def to_json(self) -> dict:
         out = {
@@ -125,6 +138,9 @@ class SolveResult:
             "tt_hits": self.tt_hits,
             "seconds": round(self.seconds, 6),
         }
+        if self.threshold is not None:
+            out["threshold"] = self.threshold
+            out["reached"] = self.reached
         if self.moves:
             out["moves"] = [s.to_json() for s in self.moves]
         return out
@@ -151,6 +167,25 @@ def _checked_limits(time_limit, node_limit):
     return time_limit, None if node_limit is None else int(node_limit)
 
 
+def _checked_threshold(name: str, t) -> int:
+    """A value a team can reach (RULES sec. 6), else a ValueError naming it."""
+    if isinstance(t, bool) or not isinstance(t, numbers.Integral) or t not in VALUES:
+        raise ValueError(f"{name} must be one of {', '.join(f'{v:+d}' for v in VALUES)}, "
+                         f"not {t!r}")
+    return int(t)
+
+
+def _checked_question(at_least, all_moves: bool) -> int | None:
+    """``solve``'s threshold (None: the value), checked; threshold mode asks one question,
+    so it does not go with scoring every move."""
+    if at_least is None:
+        return None
+    if all_moves:
+        raise ValueError("at_least asks one question; all_moves scores every move: "
+                         "choose one")
+    return _checked_threshold("at_least", at_least)
+
+
 def _load(searcher: Searcher, pos: Position) -> None:
     hands = np.stack([np.asarray(pos.hand(s).counts, dtype=np.uint8) for s in range(4)])
     table = pos.table
@@ -173,6 +208,16 @@ class _Driver:
             return None
         return r >= t
 
+    def narrow(self, t: int, lo: int = -3, hi: int = 3):
+        """(lo, hi) after asking "is the value >= t?" (the search's answer is itself a
+        bound, often a tighter one), or None if a limit hit first."""
+        r = self.s.search(t - 1, t)
+        if r is None:
+            return None
+        if r >= t:
+            return max(lo, min(r, hi)), hi
+        return lo, min(hi, max(r, lo))
+
     def exact(self, lo: int = -3, hi: int = 3, on_probe=None):
         """(lo, hi) narrowed to the value by binary search; stops early at a limit.
         ``on_probe(lo, hi)`` is called after each probe (progress reports)."""
@@ -180,13 +225,10 @@ class _Driver:
             candidates = [v for v in VALUES if lo < v <= hi]
             # who goes out first (t = 1) is the cheapest question: ask it first
             t = 1 if 1 in candidates else candidates[(len(candidates) - 1) // 2]
-            r = self.s.search(t - 1, t)
-            if r is None:
+            bounds = self.narrow(t, lo, hi)
+            if bounds is None:
                 break
-            if r >= t:
-                lo = max(lo, min(r, hi))
-            else:
-                hi = min(hi, max(r, lo))
+            lo, hi = bounds
             if on_probe is not None:
                 on_probe(lo, hi)
         return lo, hi
@@ -249,7 +291,7 @@ def _best_index(driver: _Driver, records, groups, preference, value: int, maximi
 def solve(position, all_moves: bool = False, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
           searcher: Searcher | None = None, pv: bool = True, on_info=None,
-          max_table_bits: int | None = None) -> SolveResult:
+          max_table_bits: int | None = None, at_least: int | None = None) -> SolveResult:
     """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
 
     ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
@@ -263,6 +305,13 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``2**max_table_bits`` (default ``max(table_bits, 24)``: 256 MiB); the results are the
     same whatever the sizes, only the time differs. ``searcher``: a :class:`Searcher` of
     your own (its table instead of this thread's).
+    ``at_least``: threshold mode, one question instead of the value: can the team to move
+    reach at least this value (+3 ... -3, see ``VALUES``)? ``reached`` answers it,
+    ``lower``/``upper`` are what the answer proves (``at_least``..+3, or -3..the value
+    below it; ``value`` is exact only when that pins it, as "at least +3" does), ``best``
+    is the first move in the fixed order of preference that reaches the threshold (None
+    when it is out of reach), ``pv`` is filled only when the value is exact. Cheaper than
+    the value; not with ``all_moves``.
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
     move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
@@ -273,9 +322,13 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ...            "finished": [2], "to_move": 0, "table": None})
     >>> r.value, r.best.to_platform()
     (3, ['Single', 'A', ['SA']])
+    >>> solve({"level": "2", "hands": [["S3"], [], ["S4"], ["SA"]],
+    ...        "finished": [1], "to_move": 0, "table": None}, at_least=1).reached
+    False
     """
     pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
+    at_least = _checked_question(at_least, all_moves)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     _load(s, pos)
@@ -298,7 +351,19 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             proven["lower"], proven["move"] = lower, s.table_move()
         report(stage="bound", lower=lower, upper=upper)
 
-    lo, hi = driver.exact(on_probe=after_probe)
+    answered = True
+    if at_least is None:
+        lo, hi = driver.exact(on_probe=after_probe)
+    else:
+        # team 1 reaches t  <=>  the team-0 value is below -t + 1
+        t0 = at_least if maximizing else 1 - at_least
+        bounds = driver.narrow(t0)
+        answered = bounds is not None
+        lo, hi = (-3, 3) if not answered else (t0, 3) if bounds[0] >= t0 else (-3, t0 - 1)
+        # (the answer alone, not the tighter bound the search may have returned with it:
+        # that one depends on what the table held, and results must not)
+        if answered:
+            after_probe(lo, hi)
     exact = lo == hi
     records, groups, preference = _root(s)
     moves_by_group: dict[int, list] = {}
@@ -309,16 +374,23 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     best = None
     bi = None
     line = []
+    # a limit hit before the value (or the threshold's best move) was known: the move that
+    # proved our side's bound, else (nothing proven there) the move the search tries first
+    fallback = move_objs[proven["move"] if proven["move"] >= 0 else preference[0]] \
+        if len(records) else None
     if exact:
         bi = _best_index(driver, records, groups, preference, lo, maximizing)
         if bi is not None:
             best = move_objs[bi]
             if pv:
                 line = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
-    elif len(records):
-        # a limit hit before the value was known: the move that proved our side's bound,
-        # else (nothing proven there) the move the search tries first
-        best = move_objs[proven["move"] if proven["move"] >= 0 else preference[0]]
+    elif at_least is not None and answered:
+        if proven["lower"] >= at_least:
+            bi = _best_index(driver, records, groups, preference, at_least * sign, maximizing)
+            best = move_objs[bi] if bi is not None else fallback
+        # (out of reach: no move reaches it, so none is best)
+    else:
+        best = fallback
 
     if best is not None:
         report(stage="best", move=best, pv=line)
@@ -350,7 +422,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     return SolveResult(
         value=lower if exact else None, lower=lower, upper=upper, best=best, pv=line,
         moves=scores, nodes=int(s.nodes), tt_hits=int(s.tt_hits),
-        seconds=time.perf_counter() - start, to_move=seat)
+        seconds=time.perf_counter() - start, to_move=seat, threshold=at_least)
 
 
 def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value: int):
@@ -384,9 +456,8 @@ def probe(position, threshold: int, time_limit: float | None = None,
     Returns True/False, or None when a limit stopped the search first. The other
     arguments are :func:`solve`'s.
     """
-    if threshold not in VALUES:
-        raise ValueError(f"threshold must be one of {VALUES}, not {threshold!r}")
-    pos = as_position(position)
+    threshold = _checked_threshold("threshold", threshold)
+    pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     s = _searcher(table_bits, max_table_bits)
     _load(s, pos)

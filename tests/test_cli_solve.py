@@ -31,6 +31,27 @@ def test_solve_file_all_moves(tmp_path, capsys):
     assert "PASS" in values and out["value"] == max(values.values())
 
 
+def test_solve_at_least(capsys):
+    """Threshold mode: "can the team to move reach at least V?" answered yes or no, with
+    a move that reaches it, in text and as JSON (the example's value is +1)."""
+    from solver import solve
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    for text, reached in (("+1", True), ("1", True), ("-2", True), ("2", False), ("+3", False)):
+        assert main(["solve", "--example", "--at-least", text, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["threshold"] == int(text) and out["reached"] is reached
+        assert (out["best"] is None) is not reached
+        expected = solve(EXAMPLE_POSITION, at_least=int(text)).to_json()
+        assert out["best"] == expected["best"] and out["lower"] == expected["lower"]
+    proc = run_cli(["solve", "--example", "--at-least", "2"])
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("at least +2 for team 0+2 (seat 0 to move)? no\n"
+                                  "value: between -3 and +1")
+    proc = run_cli(["solve", "--example", "--at-least", "1"])
+    assert proc.stdout.startswith("at least +1 for team 0+2 (seat 0 to move)? yes\n")
+    assert "best move: " in proc.stdout
+
+
 def test_solve_readable_output():
     proc = run_cli(["solve", "--example"])
     assert proc.returncode == 0
@@ -51,6 +72,9 @@ def test_solve_readable_output():
                  id="json-number-in-list"),
     pytest.param(["solve", "-"], "null", "a position is a JSON object, not NoneType",
                  id="json-null"),
+    (["solve", "--example", "--at-least", "0"], None, "'0'"),
+    (["solve", "--example", "--at-least", "++2"], None, "'++2'"),
+    (["solve", "--example", "--at-least", "1", "--all-moves"], None, "--all-moves"),
     (["solve", "--example", "--time-limit", "-1"], None, "-1"),
     (["solve", "--example", "--time-limit", "nan"], None, "nan"),
     (["solve", "--example", "--node-limit", "-5"], None, "-5"),

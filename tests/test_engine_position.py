@@ -5,6 +5,7 @@ import copy
 import json
 import os
 import pickle
+import re
 
 import pytest
 
@@ -310,6 +311,21 @@ def test_sec6_outcomes_for_every_finish():
     assert finishing_outcome([1, 3, 0, 2]) == -3
     assert finishing_outcome([3, 0, 1, 2]) == -2
     assert finishing_outcome([1, 2, 0, 3]) == -1
+
+
+def test_sec6_values_read_from_text():
+    """RULES 6: the six values a hand can be worth, from the text a user types (the
+    solver's threshold); anything else is named."""
+    from itertools import permutations
+    from guandan_core.position import OUTCOMES, parse_outcome
+    assert sorted({finishing_outcome(o) for o in permutations(range(4))}) == sorted(OUTCOMES)
+    assert [parse_outcome(f"{v:+d}") for v in OUTCOMES] == list(OUTCOMES)
+    assert [parse_outcome(str(v)) for v in OUTCOMES] == list(OUTCOMES)
+    for bad in ("0", "+0", "4", "-4", " 2", "2 ", "+-1", "two", "", "1.0"):
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            parse_outcome(bad)
+    with pytest.raises(ValueError, match="2"):
+        parse_outcome(2)
 
 
 def test_sec6_third_place_finish_and_remaining_order():

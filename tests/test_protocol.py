@@ -148,7 +148,8 @@ def test_bad_input_never_stops_the_engine(engine):
            "play PASS", 'play ["Single","K",["SA"]]', 'play ["Single","2",["H2"]]',
            "solve time=0", "solve time=x", "solve nodes=-1", "solve nodes=1.5", "solve deep",
            "solve nodes=99999999999999999999999", "play " + "[" * 100_000,
-           "solve nodes=5 nodes=6", "solve all all", "analyze S3 level=7 level=8",
+           "solve nodes=5 nodes=6", "solve all all", "solve at_least=0", "solve at_least=x",
+           "solve at_least=1 all", "solve at_least=1 at_least=2", "analyze S3 level=7 level=8",
            "analyze S3 S3 S3", "analyze S3 runners_up=x", 'analyze S3 played="S3 S3"']
     for line in bad:
         fail(engine.handle(line))
@@ -315,6 +316,23 @@ def test_solve_with_limits(engine):
     assert len(got["moves"]) == infos[-1]["scored"] > 0
     infos, final = split_solve_reply(engine.handle("solve time=5 nodes=100000000"))
     assert json.loads(final)["exact"] is True
+
+
+def test_solve_at_least_asks_one_question(engine):
+    """Threshold mode over the protocol: the reply is solve(at_least=...)'s JSON, with the
+    question and its answer; both answers occur on the same position."""
+    from solver import solve
+    engine.handle(pos_line(BIG))
+    value = solve(BIG, pv=False).value
+    for t in (value, value + 1 if value < 3 else -3):
+        infos, final = split_solve_reply(engine.handle(f"solve at_least={t:+d}"))
+        got = json.loads(final)
+        expected = solve(BIG, at_least=t).to_json()
+        assert without_volatile(got) == without_volatile(expected)
+        assert got["threshold"] == t and got["reached"] == (value >= t)
+        assert infos[0]["lower"] == got["lower"] and infos[0]["upper"] == got["upper"]
+    reason = fail(engine.handle("solve at_least=4"))
+    assert reason.startswith("solve: at_least: ") and "'4'" in reason
 
 
 # ---------------------------------------------------------------------- analyze

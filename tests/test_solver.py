@@ -229,6 +229,99 @@ def test_threshold_mode_agrees_with_value():
             assert probe(pos, t) == (ref >= t)
 
 
+def test_threshold_solve_answers_the_question_with_a_move_that_reaches_it():
+    """Issue 4 (threshold mode): ``solve(at_least=t)`` answers "can the team to move reach
+    at least t?" as the value does, its bounds hold the value, and its best move is the
+    first move of the preference order that reaches t (checked by minimax), none when t
+    is out of reach; the same from a cold table, one warm from solving the value (which
+    holds other questions' moves) and a tiny one."""
+    from solver import clear_tables
+    from solver._search import Searcher
+    searcher = Searcher(12)
+    reached = not_reached = best_not_first = 0
+    for pos, ref in _positions(5100, 25, max_cards=4):
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        values = {}
+        for move in pos.legal_moves():
+            child = pos.play(move)
+            values[move] = sign * (child.outcome if child.is_over else minimax(child, [10**7]))
+        ordered = _preference_order(searcher, pos)
+        for t in (-3, -2, -1, 1, 2, 3):
+            clear_tables()
+            results = [solve(pos, at_least=t)]
+            solve(pos)
+            results += [solve(pos, at_least=t),
+                        solve(pos, at_least=t, table_bits=4, max_table_bits=4)]
+            for r in results:
+                assert r.threshold == t and r.reached == (ref >= t), (pos.to_json(), t)
+                # what the answer proves, nothing that depends on the table
+                assert (r.lower, r.upper) == ((t, 3) if ref >= t else (-3, t - 1))
+                assert r.value == (ref if r.lower == r.upper else None)
+                assert _answer(r) == _answer(results[0])
+            r = results[0]
+            if r.exact:
+                assert r.best == solve(pos).best and r.pv == solve(pos).pv
+            elif ref >= t:
+                reached += 1
+                assert values[r.best] >= t, (pos.to_json(), t, str(r.best))
+                k = ordered.index(r.best)
+                assert all(values[m] < t for m in ordered[:k])
+                best_not_first += k > 0
+            else:
+                not_reached += 1
+                assert r.best is None and r.pv == []
+    assert reached >= 30 and not_reached >= 30 and best_not_first >= 3, \
+        (reached, not_reached, best_not_first)
+
+
+def test_threshold_mode_costs_less_than_the_value_and_says_so_in_json():
+    obj = _endgames_4x6(3)[2]
+    from solver import clear_tables
+    clear_tables()
+    full = solve(obj, pv=False)
+    for t in (full.value, full.value + 1 if full.value < 3 else -3):
+        clear_tables()
+        r = solve(obj, at_least=t)
+        assert r.nodes < full.nodes
+        out = json.loads(json.dumps(r.to_json()))
+        assert out["threshold"] == t and out["reached"] == (full.value >= t)
+        assert out["lower"] <= full.value <= out["upper"]
+        assert (out["best"] is None) == (full.value < t)
+    assert "threshold" not in full.to_json() and full.reached is None
+    # a limit that stops it first: neither yes nor no
+    r = solve(obj, at_least=full.value, node_limit=0)
+    assert r.reached is None and r.to_json()["reached"] is None and r.threshold == full.value
+
+
+@pytest.mark.parametrize("bad", [0, 4, -4, True, 1.0, "2", None.__class__])
+def test_bad_thresholds_are_named(bad):
+    from solver import solve_many
+    obj = _endgames_4x6(1)[0]
+    for call in (lambda: solve(obj, at_least=bad), lambda: probe(obj, bad),
+                 lambda: solve_many([obj], at_least=bad)):
+        with pytest.raises(ValueError, match=re.escape(repr(bad))):
+            call()
+    assert solve(obj, at_least=np.int64(1)).threshold == 1
+
+
+def test_threshold_and_every_move_do_not_go_together():
+    from solver import solve_many
+    obj = _endgames_4x6(1)[0]
+    for call in (lambda: solve(obj, at_least=1, all_moves=True),
+                 lambda: solve_many([obj], at_least=1, all_moves=True)):
+        with pytest.raises(ValueError, match="at_least.*all_moves"):
+            call()
+
+
+def test_solve_many_asks_the_threshold_of_every_position():
+    from solver import solve_many
+    objs = _endgames_4x6(6)
+    values = [solve(o, pv=False).value for o in objs]
+    rs = solve_many(objs, threads=2, at_least=1)
+    assert [r.reached for r in rs] == [v >= 1 for v in values]
+    assert {True, False} <= {r.reached for r in rs}
+
+
 def test_partner_takes_the_wind():
     """RULES sec. 6: seat 0 goes out with an unbeatable play; its partner leads next."""
     pos = Position.from_json({"level": "2", "hands": [["HR"], ["S3"], ["S4"], ["S5"]],
