@@ -63,6 +63,28 @@ def test_solve_set(benchmark, name, all_moves):
     print(f"\n{name} {'all-moves' if all_moves else 'value'}: {stats}")
 
 
+@pytest.mark.parametrize("name", ["endgames_4x6", "endgames_4x8", "endgames_2x10"])
+def test_threshold_set(benchmark, name):
+    """Threshold mode, ``at_least=+1``: does the team to move win the hand (go out
+    first)? One question, with a move that reaches it when it does."""
+    positions = _positions(name)
+    stats = {}
+
+    def run():
+        times, nodes, unsolved = [], [], 0
+        for obj in positions:
+            clear_tables()
+            r = solve(obj, at_least=1, time_limit=LIMIT, pv=False)
+            times.append(r.seconds)
+            nodes.append(r.nodes)
+            unsolved += r.reached is None
+        stats.update(_summary(times, nodes, unsolved))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\n{name} at_least=+1: {stats}")
+
+
 @pytest.mark.parametrize("name", ["endgames_4x6", "endgames_2x10"])
 def test_solve_many_threads(benchmark, name):
     """Batch solving: the set solved by ``solve_many`` on one thread, then on every
