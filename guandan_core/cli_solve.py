@@ -82,11 +82,18 @@ def _print_result(pos, result) -> None:
         for s, move in result.pv:
             print(f"  seat {s}: {move}")
     if result.moves:
-        print("move scores:")
         width = max(len(str(m.move)) for m in result.moves)
-        for score in sorted(result.moves, key=lambda m: -(m.value if m.value is not None else -9)):
+        if result.threshold is not None:
+            print(f"moves reaching {_signed(result.threshold)}:")
+            answer = {True: "yes", False: "no", None: "?"}
+            ranked = sorted(result.moves, key=lambda m: {True: 0, None: 1, False: 2}[m.reaches])
+        else:
+            print("move scores:")
+            ranked = sorted(result.moves, key=lambda m: -(m.value if m.value is not None else -9))
+        for score in ranked:
             same = f"   (+{len(score.equivalent)} equivalent)" if score.equivalent else ""
-            print(f"  {str(score.move):<{width}}  {_signed(score.value)}{same}")
+            shown = answer[score.reaches] if result.threshold is not None else _signed(score.value)
+            print(f"  {str(score.move):<{width}}  {shown}{same}")
     print(f"nodes: {result.nodes}, table hits: {result.tt_hits}, "
           f"time: {result.seconds:.3f} s")
 
@@ -99,9 +106,6 @@ def cmd_solve(args) -> int:
 
     if args.example == bool(args.positions):
         raise ValueError("give POSITION files (or - for stdin) or --example, not both")
-    if args.at_least is not None and args.all_moves:
-        raise ValueError("--at-least asks one question; --all-moves scores every move: "
-                         "choose one")
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be at least 1, not {args.threads}")
     if args.example:
@@ -159,7 +163,8 @@ def register(sub) -> None:
     p.add_argument("--all-moves", action="store_true", help="score every legal move")
     p.add_argument("--at-least", type=_threshold, metavar="V",
                    help="threshold mode: can the team to move reach at least V (+3 ... -3)? "
-                        "cheaper than the value; with a move that reaches it")
+                        "cheaper than the value; with a move that reaches it (with "
+                        "--all-moves: which moves do)")
     p.add_argument("--time-limit", type=float, help="seconds; report bounds if reached")
     p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
     p.add_argument("--threads", type=int,

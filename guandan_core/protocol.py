@@ -336,10 +336,7 @@ class EngineProtocol:
                 node_limit = int(value)
             else:
                 raise ProtocolError(f"solve: unknown option {token!r} "
-                                    "(usage: solve [time=S] [nodes=N] [all | at_least=V])")
-        if all_moves and at_least is not None:
-            raise ProtocolError("solve: at_least asks one question, all scores every move: "
-                                "choose one")
+                                    "(usage: solve [time=S] [nodes=N] [all] [at_least=V])")
         pos = self._need_position()
         if pos.is_over:
             raise ProtocolError("the hand is already over: nothing to solve")
@@ -374,8 +371,10 @@ class EngineProtocol:
                            ("pv", [[seat, m.to_platform()] for seat, m in event["pv"]]),
                            ("nodes", event["nodes"]), ("time", elapsed)))
             elif stage == "move":
-                pairs = [("move", event["move"].to_platform()), ("value", event["value"]),
-                         ("index", event["index"]), ("count", event["count"])]
+                pairs = [("move", event["move"].to_platform()), ("value", event["value"])]
+                if "reaches" in event:
+                    pairs.append(("reaches", event["reaches"]))
+                pairs += [("index", event["index"]), ("count", event["count"])]
                 if event["equivalent"]:
                     pairs.append(("equivalent", [m.to_platform() for m in event["equivalent"]]))
                 info(_info(*pairs))

@@ -51,7 +51,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"threads must be a whole number of at least 1, not {threads!r}")
     _checked_limits(time_limit, node_limit)     # a bad limit raises before any solve
-    _checked_question(at_least, all_moves)
+    _checked_question(at_least)
     parsed = []
     for i, obj in enumerate(positions):
         try:

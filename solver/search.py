@@ -83,13 +83,19 @@ def _solvable(position) -> Position:
 @dataclass
 class MoveScore:
     """The exact value of one move (for the team of the seat to move), and the moves that
-    differ from it only in suits that cannot matter (same value by construction)."""
+    differ from it only in suits that cannot matter (same value by construction). In
+    threshold mode (``threshold`` set) the value is not searched for: ``reaches`` says
+    whether the move reaches the threshold. None: a limit stopped the search first."""
     move: Move
     value: int | None
     equivalent: list = field(default_factory=list)
+    reaches: bool | None = None
+    threshold: int | None = None
 
     def to_json(self) -> dict:
         out = {"move": self.move.to_platform(), "value": self.value}
+        if self.threshold is not None:
+            out["reaches"] = self.reaches
         if self.equivalent:
             out["equivalent"] = [m.to_platform() for m in self.equivalent]
         return out
@@ -175,15 +181,9 @@ def _checked_threshold(name: str, t) -> int:
     return int(t)
 
 
-def _checked_question(at_least, all_moves: bool) -> int | None:
-    """``solve``'s threshold (None: the value), checked; threshold mode asks one question,
-    so it does not go with scoring every move."""
-    if at_least is None:
-        return None
-    if all_moves:
-        raise ValueError("at_least asks one question; all_moves scores every move: "
-                         "choose one")
-    return _checked_threshold("at_least", at_least)
+def _checked_question(at_least) -> int | None:
+    """``solve``'s threshold (None: the value), checked."""
+    return None if at_least is None else _checked_threshold("at_least", at_least)
 
 
 def _load(searcher: Searcher, pos: Position) -> None:
@@ -311,12 +311,13 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     below it; ``value`` is exact only when that pins it, as "at least +3" does), ``best``
     is the first move in the fixed order of preference that reaches the threshold (None
     when it is out of reach), ``pv`` is filled only when the value is exact. Cheaper than
-    the value; not with ``all_moves``.
+    the value. With ``all_moves`` every move is asked the same question instead of scored
+    (``MoveScore.reaches``; none is searched when the threshold is out of reach).
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
     move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
     ``{"stage": "move", "move", "value", "equivalent", "index", "count", ...}`` per move
-    scored with ``all_moves``.
+    scored with ``all_moves`` (and ``"reaches"`` in threshold mode).
 
     >>> r = solve({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
     ...            "finished": [2], "to_move": 0, "table": None})
@@ -328,7 +329,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     """
     pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
-    at_least = _checked_question(at_least, all_moves)
+    at_least = _checked_question(at_least)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     _load(s, pos)
@@ -395,7 +396,11 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     if best is not None:
         report(stage="best", move=best, pv=line)
     scores = []
-    if all_moves:
+    if all_moves and at_least is not None:
+        scores = _moves_reaching(driver, records, groups, moves_by_group, bi, at_least,
+                                 maximizing, proven["lower"] >= at_least if answered else None,
+                                 report)
+    elif all_moves:
         count = sum(1 for i in range(len(records)) if groups[i] == i)
         for i in range(len(records)):
             if groups[i] != i:
@@ -423,6 +428,31 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         value=lower if exact else None, lower=lower, upper=upper, best=best, pv=line,
         moves=scores, nodes=int(s.nodes), tt_hits=int(s.tt_hits),
         seconds=time.perf_counter() - start, to_move=seat, threshold=at_least)
+
+
+def _moves_reaching(driver: _Driver, records, groups, moves_by_group, bi, at_least: int,
+                    maximizing: bool, reached, report) -> list:
+    """Threshold mode's move scores: whether each move reaches ``at_least`` (for the team
+    to move). Where the position does not reach it no move does, so none is searched;
+    ``reached`` None (a limit hit) leaves every answer None."""
+    count = sum(1 for i in range(len(records)) if groups[i] == i)
+    scores = []
+    for i in range(len(records)):
+        if groups[i] != i:
+            continue
+        if reached is None or reached is False:
+            reaches = reached
+        elif i == bi:
+            reaches = True
+        else:
+            reaches = driver.child_reaches(_record_bytes(records, i),
+                                           at_least if maximizing else -at_least, maximizing)
+        same = moves_by_group[i][1:]
+        move = moves_by_group[i][0]
+        scores.append(MoveScore(move, None, same, reaches=reaches, threshold=at_least))
+        report(stage="move", move=move, value=None, reaches=reaches, equivalent=same,
+               index=len(scores), count=count)
+    return scores
 
 
 def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value: int):

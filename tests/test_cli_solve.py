@@ -50,6 +50,17 @@ def test_solve_at_least(capsys):
     proc = run_cli(["solve", "--example", "--at-least", "1"])
     assert proc.stdout.startswith("at least +1 for team 0+2 (seat 0 to move)? yes\n")
     assert "best move: " in proc.stdout
+    # with --all-moves: which moves reach it, those that do first
+    expected = solve(EXAMPLE_POSITION, at_least=1, all_moves=True)
+    proc = run_cli(["solve", "--example", "--at-least", "1", "--all-moves"])
+    lines = proc.stdout.splitlines()
+    table = lines[lines.index("moves reaching +1:") + 1:-1]
+    assert len(table) == len(expected.moves)
+    answers = [line.split()[-1] if "equivalent" not in line else line.split()[-3]
+               for line in table]
+    assert answers == sorted(answers, key=lambda a: a != "yes")
+    assert answers.count("yes") == sum(m.reaches for m in expected.moves) >= 1
+    assert "no" in answers
 
 
 def test_solve_readable_output():
@@ -74,7 +85,6 @@ def test_solve_readable_output():
                  id="json-null"),
     (["solve", "--example", "--at-least", "0"], None, "'0'"),
     (["solve", "--example", "--at-least", "++2"], None, "'++2'"),
-    (["solve", "--example", "--at-least", "1", "--all-moves"], None, "--all-moves"),
     (["solve", "--example", "--time-limit", "-1"], None, "-1"),
     (["solve", "--example", "--time-limit", "nan"], None, "nan"),
     (["solve", "--example", "--node-limit", "-5"], None, "-5"),

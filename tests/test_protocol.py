@@ -149,7 +149,7 @@ def test_bad_input_never_stops_the_engine(engine):
            "solve time=0", "solve time=x", "solve nodes=-1", "solve nodes=1.5", "solve deep",
            "solve nodes=99999999999999999999999", "play " + "[" * 100_000,
            "solve nodes=5 nodes=6", "solve all all", "solve at_least=0", "solve at_least=x",
-           "solve at_least=1 all", "solve at_least=1 at_least=2", "analyze S3 level=7 level=8",
+           "solve at_least=1 at_least=2", "analyze S3 level=7 level=8",
            "analyze S3 S3 S3", "analyze S3 runners_up=x", 'analyze S3 played="S3 S3"']
     for line in bad:
         fail(engine.handle(line))
@@ -331,6 +331,13 @@ def test_solve_at_least_asks_one_question(engine):
         assert without_volatile(got) == without_volatile(expected)
         assert got["threshold"] == t and got["reached"] == (value >= t)
         assert infos[0]["lower"] == got["lower"] and infos[0]["upper"] == got["upper"]
+    # every move asked the question: one info line per move, with its answer
+    infos, final = split_solve_reply(engine.handle("solve all at_least=1"))
+    got = json.loads(final)
+    moves = [i for i in infos if "move" in i]
+    assert [i["reaches"] for i in moves] == [m["reaches"] for m in got["moves"]]
+    assert [i["value"] for i in moves] == [None] * len(moves)
+    assert any(i["reaches"] for i in moves) == (value >= 1)
     reason = fail(engine.handle("solve at_least=4"))
     assert reason.startswith("solve: at_least: ") and "'4'" in reason
 

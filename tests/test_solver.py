@@ -304,13 +304,41 @@ def test_bad_thresholds_are_named(bad):
     assert solve(obj, at_least=np.int64(1)).threshold == 1
 
 
-def test_threshold_and_every_move_do_not_go_together():
-    from solver import solve_many
+@pytest.mark.parametrize("seed", range(2))
+def test_threshold_every_move_says_which_moves_reach_it(seed):
+    """Issue 4 (threshold mode, every move): with ``all_moves`` every legal move, the pass
+    included, is asked the threshold's question; the answers match minimax, a move's
+    equivalents share its answer, and no value is claimed."""
+    checked = {True: 0, False: 0}
+    for pos, ref in _positions(5300 + seed, 12, max_cards=4):
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        values = {}
+        for move in pos.legal_moves():
+            child = pos.play(move)
+            values[move] = sign * (child.outcome if child.is_over else minimax(child, [10**7]))
+        for t in (-2, -1, 1, 2, 3):
+            r = solve(pos, at_least=t, all_moves=True)
+            answers = {}
+            for score in r.moves:
+                assert score.value is None and score.threshold == t
+                assert score.to_json()["reaches"] is score.reaches
+                for m in [score.move, *score.equivalent]:
+                    answers[m] = score.reaches
+            assert set(answers) == set(values)
+            for move, v in values.items():
+                assert answers[move] == (v >= t), (pos.to_json(), t, str(move))
+                checked[v >= t] += 1
+            assert r.reached == any(answers.values())
+    assert min(checked.values()) >= 30, checked
+
+
+def test_threshold_every_move_stopped_by_a_limit_answers_none():
+    from solver import clear_tables
     obj = _endgames_4x6(1)[0]
-    for call in (lambda: solve(obj, at_least=1, all_moves=True),
-                 lambda: solve_many([obj], at_least=1, all_moves=True)):
-        with pytest.raises(ValueError, match="at_least.*all_moves"):
-            call()
+    clear_tables()
+    r = solve(obj, at_least=1, all_moves=True, node_limit=0)
+    assert r.reached is None and r.moves
+    assert all(m.reaches is None and m.to_json()["reaches"] is None for m in r.moves)
 
 
 def test_solve_many_asks_the_threshold_of_every_position():
