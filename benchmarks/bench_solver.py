@@ -63,10 +63,12 @@ def test_solve_set(benchmark, name, all_moves):
     print(f"\n{name} {'all-moves' if all_moves else 'value'}: {stats}")
 
 
+@pytest.mark.parametrize("all_moves", [False, True], ids=["answer", "all-moves"])
 @pytest.mark.parametrize("name", ["endgames_4x6", "endgames_4x8", "endgames_2x10"])
-def test_threshold_set(benchmark, name):
+def test_threshold_set(benchmark, name, all_moves):
     """Threshold mode, ``at_least=+1``: does the team to move win the hand (go out
-    first)? One question, with a move that reaches it when it does."""
+    first)? One question, with a move that reaches it when it does; with every move:
+    which moves do."""
     positions = _positions(name)
     stats = {}
 
@@ -74,15 +76,15 @@ def test_threshold_set(benchmark, name):
         times, nodes, unsolved = [], [], 0
         for obj in positions:
             clear_tables()
-            r = solve(obj, at_least=1, time_limit=LIMIT, pv=False)
+            r = solve(obj, at_least=1, all_moves=all_moves, time_limit=LIMIT, pv=False)
             times.append(r.seconds)
             nodes.append(r.nodes)
-            unsolved += r.reached is None
+            unsolved += r.reached is None or any(m.reaches is None for m in r.moves)
         stats.update(_summary(times, nodes, unsolved))
 
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
-    print(f"\n{name} at_least=+1: {stats}")
+    print(f"\n{name} at_least=+1{' all-moves' if all_moves else ''}: {stats}")
 
 
 @pytest.mark.parametrize("name", ["endgames_4x6", "endgames_2x10"])
