@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from guandan_core.moves import MOVE_DTYPE, Move
-from guandan_core.position import Position
+from guandan_core.position import OUTCOMES, Position
 
 from ._search import DEFAULT_MAX_TT_BITS, Searcher
 
 __all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Searcher",
            "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
 
-VALUES = (-3, -2, -1, 1, 2, 3)
+VALUES = tuple(sorted(OUTCOMES))      # the values of RULES sec. 6, lowest first
 # 2**20 entries of 16 bytes: 16 MiB to start with (measured: as fast as 2**18, faster than
 # 2**21); a search that outgrows it gets a larger one, up to DEFAULT_MAX_TABLE_BITS
 DEFAULT_TABLE_BITS = 20
