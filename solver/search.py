@@ -218,13 +218,17 @@ class _Driver:
             return max(lo, min(r, hi)), hi
         return lo, min(hi, max(r, lo))
 
-    def exact(self, lo: int = -3, hi: int = 3, on_probe=None):
+    def exact(self, lo: int = -3, hi: int = 3, on_probe=None, first: int | None = None):
         """(lo, hi) narrowed to the value by binary search; stops early at a limit.
-        ``on_probe(lo, hi)`` is called after each probe (progress reports)."""
+        ``on_probe(lo, hi)`` is called after each probe (progress reports); ``first``: the
+        question to ask first ("is the value >= first?")."""
         while lo < hi:
             candidates = [v for v in VALUES if lo < v <= hi]
             # who goes out first (t = 1) is the cheapest question: ask it first
             t = 1 if 1 in candidates else candidates[(len(candidates) - 1) // 2]
+            if first in candidates:
+                t = first
+            first = None
             bounds = self.narrow(t, lo, hi)
             if bounds is None:
                 break
@@ -247,14 +251,15 @@ class _Driver:
         finally:
             self.s.pop(token)
 
-    def child_value(self, record, lo: int = -3, hi: int = 3):
+    def child_value(self, record, lo: int = -3, hi: int = 3, first: int | None = None):
         """The exact team-0 value after `record`, known to lie in [lo, hi] (a move never
-        beats its position's value: the search starts from that bound)."""
+        beats its position's value: the search starts from that bound); ``first`` as in
+        :meth:`exact`."""
         token = self.s.push(record)
         try:
             if self.s.is_over():
                 return self.s.outcome(), self.s.outcome()
-            return self.exact(lo, hi)
+            return self.exact(lo, hi, first=first)
         finally:
             self.s.pop(token)
 
@@ -410,11 +415,16 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             if exact and i == bi:
                 clo = chi = lo      # the best move reaches the value, and no move beats it
             else:
+                first = None
                 if exact:
+                    # does the move tie with the best? One question settles the moves
+                    # that do (measured: 4 x 6 x 0.96 nodes, 4 x 8 x 0.99)
                     bounds = (-3, lo) if maximizing else (lo, 3)
+                    first = lo if maximizing else min(v for v in VALUES if v > lo) \
+                        if lo < 3 else None
                 else:
                     bounds = (-3, 3)
-                clo, chi = driver.child_value(_record_bytes(records, i), *bounds)
+                clo, chi = driver.child_value(_record_bytes(records, i), *bounds, first=first)
             value = clo * sign if clo == chi else None
             scores.append(MoveScore(move_objs[i], value, moves_by_group[i][1:]))
             report(stage="move", move=move_objs[i], value=value,
