@@ -208,15 +208,13 @@ class _Driver:
             return None
         return r >= t
 
-    def narrow(self, t: int, lo: int = -3, hi: int = 3):
-        """(lo, hi) after asking "is the value >= t?" (the search's answer is itself a
-        bound, often a tighter one), or None if a limit hit first."""
-        r = self.s.search(t - 1, t)
-        if r is None:
-            return None
-        if r >= t:
-            return max(lo, min(r, hi)), hi
-        return lo, min(hi, max(r, lo))
+    def reaches(self, value: int, maximizing: bool):
+        """Whether the side to move holds the team-0 value at `value` or better for it
+        (>= value for team 0, <= value for team 1); None if a limit hit."""
+        if maximizing:
+            return self.at_least(value)
+        r = self.at_least(value + 1)
+        return None if r is None else not r
 
     def exact(self, lo: int = -3, hi: int = 3, on_probe=None, first: int | None = None):
         """(lo, hi) narrowed to the value by binary search; stops early at a limit.
@@ -229,10 +227,13 @@ class _Driver:
             if first in candidates:
                 t = first
             first = None
-            bounds = self.narrow(t, lo, hi)
-            if bounds is None:
+            r = self.s.search(t - 1, t)
+            if r is None:
                 break
-            lo, hi = bounds
+            if r >= t:
+                lo = max(lo, min(r, hi))
+            else:
+                hi = min(hi, max(r, lo))
             if on_probe is not None:
                 on_probe(lo, hi)
         return lo, hi
@@ -244,10 +245,7 @@ class _Driver:
             if self.s.is_over():
                 v = self.s.outcome()
                 return v >= value if maximizing else v <= value
-            if maximizing:
-                return self.at_least(value)
-            r = self.at_least(value + 1)
-            return None if r is None else not r
+            return self.reaches(value, maximizing)
         finally:
             self.s.pop(token)
 
@@ -357,18 +355,19 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             proven["lower"], proven["move"] = lower, s.table_move()
         report(stage="bound", lower=lower, upper=upper)
 
-    answered = True
+    reached = None          # threshold mode's answer
     if at_least is None:
         lo, hi = driver.exact(on_probe=after_probe)
     else:
-        # team 1 reaches t  <=>  the team-0 value is below -t + 1
-        t0 = at_least if maximizing else 1 - at_least
-        bounds = driver.narrow(t0)
-        answered = bounds is not None
-        lo, hi = (-3, 3) if not answered else (t0, 3) if bounds[0] >= t0 else (-3, t0 - 1)
-        # (the answer alone, not the tighter bound the search may have returned with it:
-        # that one depends on what the table held, and results must not)
-        if answered:
+        reached = driver.reaches(at_least * sign, maximizing)
+        lo, hi = -3, 3
+        if reached is not None:
+            # what the answer proves, in team-0 terms (team 1 reaches t <=> the team-0
+            # value is below 1 - t), and nothing more: a tighter bound the search may have
+            # met on the way depends on what the table held, and results must not
+            t0 = at_least if maximizing else 1 - at_least
+            team0_at_least_t0 = reached if maximizing else not reached
+            lo, hi = (t0, 3) if team0_at_least_t0 else (-3, t0 - 1)
             after_probe(lo, hi)
     exact = lo == hi
     records, groups, preference = _root(s)
@@ -390,8 +389,8 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             best = move_objs[bi]
             if pv:
                 line = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
-    elif at_least is not None and answered:
-        if proven["lower"] >= at_least:
+    elif reached is not None:
+        if reached:
             bi = _best_index(driver, records, groups, preference, at_least * sign, maximizing)
             best = move_objs[bi] if bi is not None else fallback
         # (out of reach: no move reaches it, so none is best)
@@ -401,14 +400,23 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     if best is not None:
         report(stage="best", move=best, pv=line)
     scores = []
-    if all_moves and at_least is not None:
-        scores = _moves_reaching(driver, records, groups, moves_by_group, bi, at_least,
-                                 maximizing, proven["lower"] >= at_least if answered else None,
-                                 report)
-    elif all_moves:
+    if all_moves:
         count = sum(1 for i in range(len(records)) if groups[i] == i)
         for i in range(len(records)):
             if groups[i] != i:
+                continue
+            same = moves_by_group[i][1:]
+            if at_least is not None:
+                # threshold mode: the same question of each move (where the position does
+                # not reach it no move does, and nothing is searched)
+                if not reached or i == bi:
+                    reaches = reached
+                else:
+                    reaches = driver.child_reaches(_record_bytes(records, i), at_least * sign,
+                                                   maximizing)
+                scores.append(MoveScore(move_objs[i], None, same, reaches, at_least))
+                report(stage="move", move=move_objs[i], value=None, reaches=reaches,
+                       equivalent=same, index=len(scores), count=count)
                 continue
             # in team-0 terms a move of team 0 is worth at most the value, one of team 1
             # at least the value (when the value is known)
@@ -426,9 +434,9 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
                     bounds = (-3, 3)
                 clo, chi = driver.child_value(_record_bytes(records, i), *bounds, first=first)
             value = clo * sign if clo == chi else None
-            scores.append(MoveScore(move_objs[i], value, moves_by_group[i][1:]))
-            report(stage="move", move=move_objs[i], value=value,
-                   equivalent=moves_by_group[i][1:], index=len(scores), count=count)
+            scores.append(MoveScore(move_objs[i], value, same))
+            report(stage="move", move=move_objs[i], value=value, equivalent=same,
+                   index=len(scores), count=count)
 
     if sign > 0:
         lower, upper = lo, hi
@@ -438,31 +446,6 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         value=lower if exact else None, lower=lower, upper=upper, best=best, pv=line,
         moves=scores, nodes=int(s.nodes), tt_hits=int(s.tt_hits),
         seconds=time.perf_counter() - start, to_move=seat, threshold=at_least)
-
-
-def _moves_reaching(driver: _Driver, records, groups, moves_by_group, bi, at_least: int,
-                    maximizing: bool, reached, report) -> list:
-    """Threshold mode's move scores: whether each move reaches ``at_least`` (for the team
-    to move). Where the position does not reach it no move does, so none is searched;
-    ``reached`` None (a limit hit) leaves every answer None."""
-    count = sum(1 for i in range(len(records)) if groups[i] == i)
-    scores = []
-    for i in range(len(records)):
-        if groups[i] != i:
-            continue
-        if reached is None or reached is False:
-            reaches = reached
-        elif i == bi:
-            reaches = True
-        else:
-            reaches = driver.child_reaches(_record_bytes(records, i),
-                                           at_least if maximizing else -at_least, maximizing)
-        same = moves_by_group[i][1:]
-        move = moves_by_group[i][0]
-        scores.append(MoveScore(move, None, same, reaches=reaches, threshold=at_least))
-        report(stage="move", move=move, value=None, reaches=reaches, equivalent=same,
-               index=len(scores), count=count)
-    return scores
 
 
 def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value: int):
@@ -503,8 +486,5 @@ def probe(position, threshold: int, time_limit: float | None = None,
     _load(s, pos)
     s.reset_counters()
     s.limits(node_limit, time_limit)
-    driver = _Driver(s)
-    if pos.to_move % 2 == 0:
-        return driver.at_least(threshold)
-    r = driver.at_least(-threshold + 1)   # team 1 reaches t  <=>  team-0 value <= -t
-    return None if r is None else not r
+    maximizing = pos.to_move % 2 == 0
+    return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)
