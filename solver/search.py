@@ -362,12 +362,12 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         reached = driver.reaches(at_least * sign, maximizing)
         lo, hi = -3, 3
         if reached is not None:
-            # what the answer proves, in team-0 terms (team 1 reaches t <=> the team-0
-            # value is below 1 - t), and nothing more: a tighter bound the search may have
-            # met on the way depends on what the table held, and results must not
-            t0 = at_least if maximizing else 1 - at_least
-            team0_at_least_t0 = reached if maximizing else not reached
-            lo, hi = (t0, 3) if team0_at_least_t0 else (-3, t0 - 1)
+            # what the answer proves and nothing more (a tighter bound the search may have
+            # met on the way depends on what the table held, and results must not): at
+            # least t, or at most the value below t; in team-0 terms
+            lower, upper = (at_least, 3) if reached else \
+                (-3, max(v for v in VALUES if v < at_least))
+            lo, hi = (lower, upper) if maximizing else (-upper, -lower)
             after_probe(lo, hi)
     exact = lo == hi
     records, groups, preference = _root(s)
