@@ -440,6 +440,9 @@ cdef double _now() noexcept nogil:
 # the main table grows up to 2**24 entries of 16 bytes (256 MiB) unless told otherwise:
 # the long 4 x 8 solves take 3 to 5 times fewer nodes in it than in 2**20 entries
 DEFAULT_MAX_TT_BITS = 24
+# a table of 2**4 to 2**30 entries (256 B to 16 GiB)
+MIN_TT_BITS = 4
+MAX_TT_BITS = 30
 
 
 @cython.final
@@ -495,13 +498,14 @@ cdef class Searcher:
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
                   bint use_compress=True, bint use_history=True, bint use_etc=False,
                   bint use_dominance=True, bint use_plain=True, max_tt_bits=None):
-        if tt_bits < 4 or tt_bits > 30:
-            raise ValueError(f"tt_bits must be 4..30, not {tt_bits}")
+        if not MIN_TT_BITS <= tt_bits <= MAX_TT_BITS:
+            raise ValueError(f"tt_bits must be {MIN_TT_BITS}..{MAX_TT_BITS}, not {tt_bits}")
         if max_tt_bits is None:
             max_tt_bits = max(tt_bits, DEFAULT_MAX_TT_BITS)
         if isinstance(max_tt_bits, bool) or not isinstance(max_tt_bits, numbers.Integral) \
-                or not tt_bits <= max_tt_bits <= 30:
-            raise ValueError(f"max_tt_bits must be tt_bits ({tt_bits}) to 30, not {max_tt_bits!r}")
+                or not tt_bits <= max_tt_bits <= MAX_TT_BITS:
+            raise ValueError(f"max_tt_bits must be tt_bits ({tt_bits}) to {MAX_TT_BITS}, "
+                             f"not {max_tt_bits!r}")
         self.tt_bits = tt_bits
         self.initial_tt_bits = tt_bits
         self.max_tt_bits = max_tt_bits

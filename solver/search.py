@@ -20,7 +20,7 @@ import numpy as np
 from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import OUTCOMES, Position
 
-from ._search import DEFAULT_MAX_TT_BITS, Searcher
+from ._search import DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher
 
 __all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Searcher",
            "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
@@ -39,21 +39,26 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
     cache = getattr(_local, "searchers", None)
     if cache is None:
         cache = _local.searchers = {}
+    _check_table_sizes(table_bits, max_table_bits)
+    s = cache.get((table_bits, max_table_bits))
+    if s is None:
+        s = Searcher(int(table_bits),
+                     max_tt_bits=None if max_table_bits is None else int(max_table_bits))
+        cache[table_bits, max_table_bits] = s
+    return s
+
+
+def _check_table_sizes(table_bits, max_table_bits) -> None:
+    """A ValueError naming the bad size, in solve()'s own parameter names."""
     for name, bits in (("table_bits", table_bits), ("max_table_bits", max_table_bits)):
         if isinstance(bits, bool) or not (isinstance(bits, numbers.Integral) or
                                           (bits is None and name == "max_table_bits")):
             raise ValueError(f"{name} must be a whole number, not {bits!r}")
-    s = cache.get((table_bits, max_table_bits))
-    if s is None:
-        try:
-            s = Searcher(int(table_bits),
-                         max_tt_bits=None if max_table_bits is None else int(max_table_bits))
-        except (TypeError, ValueError) as exc:
-            # the searcher's message, in this function's own names
-            raise ValueError(str(exc).replace("max_tt_bits", "max_table_bits")
-                             .replace("tt_bits", "table_bits")) from None
-        cache[table_bits, max_table_bits] = s
-    return s
+    if not MIN_TT_BITS <= table_bits <= MAX_TT_BITS:
+        raise ValueError(f"table_bits must be {MIN_TT_BITS}..{MAX_TT_BITS}, not {table_bits}")
+    if max_table_bits is not None and not table_bits <= max_table_bits <= MAX_TT_BITS:
+        raise ValueError(f"max_table_bits must be table_bits ({table_bits}) to {MAX_TT_BITS}, "
+                         f"not {max_table_bits}")
 
 
 def clear_tables() -> None:
@@ -73,7 +78,8 @@ def as_position(position) -> Position:
 
 
 def _solvable(position) -> Position:
-    """:func:`as_position`, and a ValueError when the hand is already over."""
+    """:func:`as_position`, and a ValueError when the hand is already over (a position
+    read from JSON never is; one reached by playing moves can be)."""
     pos = as_position(position)
     if pos.is_over:
         raise ValueError("the hand is already over: nothing to solve")
