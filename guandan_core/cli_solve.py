@@ -118,12 +118,10 @@ def cmd_solve(args) -> int:
     positions = []
     for label, obj in labelled:
         try:
-            pos = Position.from_parsed_json(obj, rules)
-            if pos.is_over:
-                raise ValueError("the hand is already over: nothing to solve")
+            # (a position read from JSON is never over: that is an error of its own)
+            positions.append(Position.from_parsed_json(obj, rules))
         except ValueError as exc:
             raise ValueError(f"{label!r}: {exc}") from None
-        positions.append(pos)
     single = len(positions) == 1
     # several positions: solved on every core (--threads), printed in input order as each
     # one's turn comes (a position done early waits for those before it)

@@ -338,8 +338,6 @@ class EngineProtocol:
                 raise ProtocolError(f"solve: unknown option {token!r} "
                                     "(usage: solve [time=S] [nodes=N] [all] [at_least=V])")
         pos = self._need_position()
-        if pos.is_over:
-            raise ProtocolError("the hand is already over: nothing to solve")
         try:
             from solver import solve
         except ImportError as exc:

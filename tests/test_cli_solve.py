@@ -76,6 +76,10 @@ def test_solve_readable_output():
     (["solve", "-"], json.dumps({"level": "2", "hands": [["S3"], ["XX"], [], []],
                                  "finished": [], "to_move": 0, "table": None}), "XX"),
     (["solve"], None, "--example"),
+    pytest.param(["solve", "-"], json.dumps({"level": "2", "hands": [[], ["S4"], [], ["S6"]],
+                                             "finished": [0, 2], "to_move": None,
+                                             "table": None}),
+                 "'-': the hand is already over: seats 0 and 2 are both out", id="hand-over"),
     pytest.param(["solve", "-"], "[" * 100_000, "nested too deeply", id="deep-json"),
     # valid JSON that is not a position: named by its type, not read as JSON text again
     pytest.param(["solve", "-"], '"S3"', "a position is a JSON object, not str", id="json-string"),

@@ -305,6 +305,22 @@ def test_bad_thresholds_are_named(bad):
     assert solve(obj, at_least=np.int64(1)).threshold == 1
 
 
+def test_a_finished_hand_is_refused_everywhere():
+    """RULES sec. 6: once a team has both players out the hand is over and its value is
+    settled (JSON cannot say that, but playing a move can get there); the solver's entry
+    points say so instead of searching."""
+    from solver import solve_many
+    last = Position.from_json({"level": "2", "hands": [["S3"], ["S4"], [], ["S6"]],
+                               "finished": [2], "to_move": 0, "table": None})
+    over = last.play(Move.from_platform(["Single", "3", ["S3"]], "2"))
+    assert over.is_over
+    for call in (lambda: solve(over), lambda: solve(over, at_least=1),
+                 lambda: solve(over, all_moves=True), lambda: probe(over, 1),
+                 lambda: solve_many([last, over])):
+        with pytest.raises(ValueError, match="the hand is already over: nothing to solve"):
+            call()
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_threshold_every_move_says_which_moves_reach_it(seed):
     """Issue 4 (threshold mode, every move): with ``all_moves`` every legal move, the pass
