@@ -66,7 +66,7 @@ def test_every_move_scored_matches_minimax(seed):
             child = pos.play(move)
             v = child.outcome if child.is_over else minimax(child, [10**7])
             assert scored[move] == v * sign, (pos.to_json(), str(move))
-        assert max(scored.values()) == result.value
+        assert max(scored.values()) == result.value == ref      # (ref: the mover's value)
 
 
 def _preference_order(searcher, pos):
@@ -220,7 +220,7 @@ def test_principal_line_is_legal_and_reaches_the_value():
             p = p.play(move)
         assert p.is_over
         sign = 1 if pos.to_move % 2 == 0 else -1
-        assert p.outcome * sign == result.value
+        assert p.outcome * sign == result.value == ref
 
 
 def test_threshold_mode_agrees_with_value():
@@ -345,7 +345,7 @@ def test_threshold_every_move_says_which_moves_reach_it(seed):
             for move, v in values.items():
                 assert answers[move] == (v >= t), (pos.to_json(), t, str(move))
                 checked[v >= t] += 1
-            assert r.reached == any(answers.values())
+            assert r.reached == any(answers.values()) == (ref >= t)
     assert min(checked.values()) >= 30, checked
 
 
