@@ -187,6 +187,16 @@ def _checked_threshold(name: str, t) -> int:
     return int(t)
 
 
+def _value_above(v: int) -> int | None:
+    """The next value of sec. 6 above ``v`` (None above +3): 1 above -1."""
+    return next((u for u in VALUES if u > v), None)
+
+
+def _value_below(v: int) -> int | None:
+    """The next value of sec. 6 below ``v`` (None below -3): -1 below 1."""
+    return next((u for u in reversed(VALUES) if u < v), None)
+
+
 def _checked_question(at_least) -> int | None:
     """``solve``'s threshold (None: the value), checked."""
     return None if at_least is None else _checked_threshold("at_least", at_least)
@@ -371,8 +381,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             # what the answer proves and nothing more (a tighter bound the search may have
             # met on the way depends on what the table held, and results must not): at
             # least t, or at most the value below t; in team-0 terms
-            lower, upper = (at_least, 3) if reached else \
-                (-3, max(v for v in VALUES if v < at_least))
+            lower, upper = (at_least, 3) if reached else (-3, _value_below(at_least))
             lo, hi = (lower, upper) if maximizing else (-upper, -lower)
             after_probe(lo, hi)
     exact = lo == hi
@@ -434,8 +443,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
                     # does the move tie with the best? One question settles the moves
                     # that do (measured: 4 x 6 x 0.96 nodes, 4 x 8 x 0.99)
                     bounds = (-3, lo) if maximizing else (lo, 3)
-                    first = lo if maximizing else min(v for v in VALUES if v > lo) \
-                        if lo < 3 else None
+                    first = lo if maximizing else _value_above(lo)
                 else:
                     bounds = (-3, 3)
                 clo, chi = driver.child_value(_record_bytes(records, i), *bounds, first=first)
