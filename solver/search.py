@@ -329,7 +329,9 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``lower``/``upper`` are what the answer proves (``at_least``..+3, or -3..the value
     below it; ``value`` is exact only when that pins it, as "at least +3" does), ``best``
     is the first move in the fixed order of preference that reaches the threshold (None
-    when it is out of reach), ``pv`` is filled only when the value is exact. Cheaper than
+    when it is out of reach), ``pv`` is filled only when the value is exact. When the
+    answer pins the value (reaching +3, or not reaching -2: the value is -3), ``best`` and
+    ``pv`` are the value's, as without ``at_least``. Cheaper than
     the value. With ``all_moves`` every move is asked the same question instead of scored
     (``MoveScore.reaches``; none is searched when the threshold is out of reach).
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
