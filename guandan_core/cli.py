@@ -152,6 +152,10 @@ def main(argv=None) -> int:
     except (ValueError, OSError) as exc:
         print(f"guandan {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        # Ctrl-C (``guandan solve`` catches its own, to print what it proved)
+        print(f"guandan {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

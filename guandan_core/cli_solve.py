@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import queue
 import sys
+import threading
 from pathlib import Path
 
 from .jsontext import parse_json
@@ -60,18 +62,18 @@ def _threshold(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _print_result(pos, result) -> None:
+def _print_result(pos, result, stopped_by="a limit") -> None:
     seat = pos.to_move
     team = "0+2" if seat % 2 == 0 else "1+3"
     if result.threshold is not None:
-        answer = {True: "yes", False: "no", None: "unknown (a limit stopped the search)"}
+        answer = {True: "yes", False: "no", None: f"unknown ({stopped_by} stopped the search)"}
         print(f"at least {_signed(result.threshold)} for team {team} (seat {seat} to move)? "
               f"{answer[result.reached]}")
     if result.exact:
         print(f"value: {_signed(result.value)} for team {team} (seat {seat} to move)")
     elif result.threshold is None:
         print(f"value: between {_signed(result.lower)} and {_signed(result.upper)} for team "
-              f"{team} (a limit stopped the search)")
+              f"{team} ({stopped_by} stopped the search)")
     elif result.reached is not None:
         print(f"value: between {_signed(result.lower)} and {_signed(result.upper)} for team "
               f"{team}")
@@ -98,9 +100,55 @@ def _print_result(pos, result) -> None:
           f"time: {result.seconds:.3f} s")
 
 
-def cmd_solve(args) -> int:
-    from solver import solve_many
+def _solve_interruptibly(positions, args, show) -> bool:
+    """solve_many on a thread of its own, so that Ctrl-C reaches this one at once (a search
+    holds its thread until it ends): Ctrl-C stops the searches as a time limit would, the
+    positions already started still report what they proved, the others are not solved.
+    ``show(index, result, interrupted)`` runs here, in this thread (``interrupted``: Ctrl-C
+    had been pressed when that result came). True when interrupted."""
+    from solver import Stop, solve_many
 
+    stop = Stop()
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    failure: list = []
+
+    def work():
+        try:
+            solve_many(positions, threads=args.threads, all_moves=args.all_moves,
+                       time_limit=args.time_limit, node_limit=args.node_limit,
+                       on_result=lambda i, r: done.put((i, r, stop.is_set())),
+                       at_least=args.at_least, stop=stop)
+        except BaseException as exc:        # raised again in this thread
+            failure.append(exc)
+        finally:
+            done.put(None)
+
+    worker = threading.Thread(target=work, name="guandan-solve", daemon=True)
+    worker.start()
+    finished = interrupted = False
+    try:
+        while not finished:
+            try:
+                item = done.get(timeout=0.25)
+                if item is None:
+                    finished = True
+                else:
+                    show(*item)
+            except queue.Empty:
+                pass
+            except KeyboardInterrupt:
+                interrupted = True
+                stop.set()
+    finally:
+        if not finished:
+            stop.set()      # leaving on an error (a closed pipe): end the searches too
+        worker.join()
+    if failure:
+        raise failure[0]
+    return interrupted
+
+
+def cmd_solve(args) -> int:
     from .position import Position
     from .rules import Rules
 
@@ -128,11 +176,11 @@ def cmd_solve(args) -> int:
     done: dict = {}
     printed = 0
 
-    def show(i, result):
+    def show(i, result, interrupted):
         nonlocal printed
-        done[i] = result
+        done[i] = (result, interrupted)
         while printed in done:
-            label, ready = labelled[printed][0], done.pop(printed)
+            label, (ready, interrupted) = labelled[printed][0], done.pop(printed)
             if args.json:
                 out = ready.to_json()
                 if not single:
@@ -141,12 +189,17 @@ def cmd_solve(args) -> int:
             else:
                 if not single:
                     print(f"== {label}")
-                _print_result(positions[printed], ready)
+                _print_result(positions[printed], ready,
+                              "Ctrl-C" if interrupted and not ready.exact else "a limit")
             printed += 1
 
-    solve_many(positions, threads=args.threads, all_moves=args.all_moves,
-               time_limit=args.time_limit, node_limit=args.node_limit, on_result=show,
-               at_least=args.at_least)
+    interrupted = _solve_interruptibly(positions, args, show)
+    if interrupted:
+        left = len(positions) - printed
+        print("guandan solve: interrupted" +
+              (f"; {left} of {len(positions)} positions not solved" if left else ""),
+              file=sys.stderr)
+        return 130
     return 0
 
 

@@ -291,8 +291,14 @@ cdef extern from *:
     #endif
         return calloc(1, bytes);
     }
+    /* The stop request: written by another thread (holding the GIL) while the search runs
+       without it, so read and written atomically, and the search reads it afresh each time. */
+    static inline int gd_flag_load(const int* flag) { return __atomic_load_n(flag, __ATOMIC_RELAXED); }
+    static inline void gd_flag_store(int* flag, int v) { __atomic_store_n(flag, v, __ATOMIC_RELAXED); }
     """
     void* gd_table_alloc(size_t nbytes) nogil
+    int gd_flag_load(const int* flag) nogil
+    void gd_flag_store(int* flag, int v) nogil
     void __builtin_prefetch(const void*) nogil
     int __builtin_ctz(unsigned int) nogil
 
@@ -476,6 +482,7 @@ cdef class Searcher:
     cdef public int64_t tt_hits
     cdef public int64_t node_limit
     cdef public double deadline
+    cdef int stop_flag             # stop(): set from any thread, read as the deadline is
     cdef public bint aborted
     cdef public bint use_tt
     cdef public bint use_merge
@@ -1377,7 +1384,7 @@ cdef class Searcher:
         if self.nodes >= self.grow_at:
             self._grow()
         if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
-                (self.deadline > 0 and (self.nodes & 1023) == 0 and _now() > self.deadline) or \
+                ((self.nodes & 1023) == 0 and self._time_is_up()) or \
                 ply >= MAX_PLY - 1:
             self.aborted = True
             return ABORTED
@@ -1846,7 +1853,7 @@ cdef class Searcher:
         if self.nodes >= self.grow_at:
             self._grow()
         if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
-                (self.deadline > 0 and (self.nodes & 1023) == 0 and _now() > self.deadline) or \
+                ((self.nodes & 1023) == 0 and self._time_is_up()) or \
                 ply >= MAX_PLY - 1 or base + 1024 > PLAIN_ARENA:
             self.aborted = True
             return ABORTED
@@ -1930,13 +1937,26 @@ cdef class Searcher:
             self._tt_store(e, k1, check, best, a0, b0, _psig16(&moves[best_i]) if best_i >= 0 else 0)
         return best
 
+    cdef inline bint _time_is_up(self) noexcept nogil:
+        # checked every 1,024 nodes: the deadline passed, or stop() was called
+        return gd_flag_load(&self.stop_flag) != 0 or \
+            (self.deadline > 0 and _now() > self.deadline)
+
     # ------------------------------------------------------------ Python entry points
 
     def limits(self, node_limit=None, time_limit=None):
-        """Set a node budget and a time budget (seconds from now); None for no limit."""
+        """Set a node budget and a time budget (seconds from now); None for no limit.
+        Also withdraws a stop() request: a new question starts."""
         self.node_limit = -1 if node_limit is None else int(node_limit)
         self.deadline = -1 if time_limit is None else _now() + float(time_limit)
+        gd_flag_store(&self.stop_flag, 0)
         self.aborted = False
+
+    def stop(self):
+        """End the search running on this searcher (in whatever thread) at its next check,
+        within about 1,024 nodes, as if its time limit had run out; searches after it end as
+        quickly until limits() is called again. Safe to call from any thread."""
+        gd_flag_store(&self.stop_flag, 1)
 
     def reset_counters(self):
         self.nodes = 0
@@ -1989,16 +2009,11 @@ cdef class Searcher:
         if not self.use_tt or _over(&self.st):
             return -1
         plain = self._plain_search_here()
-        if plain:
-            self._to_plain(&ps)
-            self._pkey(&ps, &k1, &k2)
-            e = self._entry(k1, ps.ncards)
-        else:
-            self._key(&k1, &k2)
-            e = self._entry(k1, self.st.ncards)
+        e = self._entry_here(&k1, &k2)
         if e.check != _check(k2) or e.key1 != k1 or e.best_sig == 0:
             return -1
         if plain:
+            self._to_plain(&ps)
             # the plain search's moves carry signatures of their own: the stored one's
             # move, suits left out, is the root move to find
             for i in range(self._pgenerate(&ps, pm)):
@@ -2024,6 +2039,29 @@ cdef class Searcher:
             elif not plain:
                 return -1           # two moves, not only suits apart, fit the signature
         return found
+
+    def forget_position(self):
+        """Drop the table's entry of the current position, if it holds one. solve() does
+        this for its root: the move an entry holds is the last search's, which may have
+        proved another bound than the entry's, so a root decided by the table would leave
+        table_move() unable to name the move that proved it."""
+        cdef uint64_t k1, k2
+        cdef tt_entry_t* e
+        if not self.use_tt or _over(&self.st):
+            return
+        e = self._entry_here(&k1, &k2)
+        if e.check == _check(k2) and e.key1 == k1:
+            memset(e, 0, sizeof(tt_entry_t))
+
+    cdef tt_entry_t* _entry_here(self, uint64_t* k1, uint64_t* k2) noexcept nogil:
+        # the current position's slot, as the search that starts here keys it
+        cdef pstate_t ps
+        if self._plain_search_here():
+            self._to_plain(&ps)
+            self._pkey(&ps, k1, k2)
+            return self._entry(k1[0], ps.ncards)
+        self._key(k1, k2)
+        return self._entry(k1[0], self.st.ncards)
 
     def to_move(self):
         return self.st.to_move

@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from .search import (DEFAULT_TABLE_BITS, SolveResult, _checked_limits, _checked_question,
-                     _solvable, solve)
+from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_limits,
+                     _checked_question, _checked_stop, _solvable, solve)
 
 __all__ = ["solve_many", "available_cores"]
 
@@ -30,7 +30,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                time_limit: float | None = None, node_limit: int | None = None,
                table_bits: int = DEFAULT_TABLE_BITS, pv: bool = True,
                on_result=None, max_table_bits: int | None = None,
-               at_least: int | None = None) -> list[SolveResult]:
+               at_least: int | None = None,
+               stop: Stop | None = None) -> list[SolveResult | None]:
     """Solve every position of ``positions`` (Positions or their JSON), ``threads`` at a time
     (default: every available core); the results in the order of the positions.
 
@@ -40,6 +41,10 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     Every position is read before any is solved, so a bad one raises at once, naming its
     index. ``on_result(index, result)`` is called in the calling thread as each position
     is done (in the order they finish).
+    ``stop``: a :class:`Stop`; once it is set, the positions being solved end as if their
+    time limit had run out (their results say what was proven) and the positions not yet
+    started are not solved: their places in the list hold None and ``on_result`` is not
+    called for them.
 
     >>> rs = solve_many([{"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
     ...                   "finished": [2], "to_move": 0, "table": None}] * 3, threads=2)
@@ -52,6 +57,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         raise ValueError(f"threads must be a whole number of at least 1, not {threads!r}")
     _checked_limits(time_limit, node_limit)     # a bad limit raises before any solve
     _checked_question(at_least)
+    _checked_stop(stop)
     parsed = []
     for i, obj in enumerate(positions):
         try:
@@ -62,14 +68,18 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
             raise ValueError(f"position {i}: {exc}") from None
 
     def one(pos):
+        if stop is not None and stop.is_set():
+            return None         # stopped before its turn came: not solved
         return solve(pos, all_moves=all_moves, time_limit=time_limit, node_limit=node_limit,
                      table_bits=table_bits, max_table_bits=max_table_bits, pv=pv,
-                     at_least=at_least)
+                     at_least=at_least, stop=stop)
 
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:
         for i, pos in enumerate(parsed):
             results[i] = one(pos)
+            if results[i] is None:
+                break
             if on_result is not None:
                 on_result(i, results[i])
         return results
@@ -80,7 +90,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
             for future in as_completed(futures):
                 i = futures[future]
                 results[i] = future.result()
-                if on_result is not None:
+                if on_result is not None and results[i] is not None:
                     on_result(i, results[i])
         except BaseException:
             for future in futures:

@@ -13,6 +13,7 @@ import math
 import numbers
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +23,7 @@ from guandan_core.position import OUTCOMES, Position
 
 from ._search import DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher
 
-__all__ = ["solve", "probe", "clear_tables", "SolveResult", "MoveScore", "Searcher",
+__all__ = ["solve", "probe", "clear_tables", "Stop", "SolveResult", "MoveScore", "Searcher",
            "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
 
 VALUES = tuple(sorted(OUTCOMES))      # the values of RULES sec. 6, lowest first
@@ -46,6 +47,69 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
                      max_tt_bits=None if max_table_bits is None else int(max_table_bits))
         cache[table_bits, max_table_bits] = s
     return s
+
+
+class Stop:
+    """Stops searches from another thread: a Ctrl-C handler, a server's cancel request.
+
+    Pass it as ``stop=`` to :func:`solve`, :func:`probe` or :func:`solve_many`. After
+    :meth:`set`, every search using it ends at its next check (every 1,024 nodes) as if
+    its time limit had run out: the answer says what was proven (``exact`` false unless
+    the value was already known), and searches started later end as quickly. One Stop may
+    serve many searches in many threads; it stays set (use a new one for new work).
+
+    >>> stop = Stop()
+    >>> stop.is_set(), stop.set(), stop.is_set()
+    (False, None, True)
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._set = False
+        self._searchers: list = []      # the searchers working for it now
+
+    def set(self) -> None:
+        """Stop every search that uses this Stop, now and from now on."""
+        with self._lock:
+            self._set = True
+            for s in self._searchers:
+                s.stop()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def _attach(self, s: Searcher) -> None:
+        with self._lock:
+            self._searchers.append(s)
+            if self._set:
+                s.stop()
+
+    def _detach(self, s: Searcher) -> None:
+        with self._lock:
+            self._searchers.remove(s)
+
+    def __repr__(self) -> str:
+        return f"<Stop {'set' if self._set else 'not set'}>"
+
+
+def _checked_stop(stop) -> Stop | None:
+    if stop is not None and not isinstance(stop, Stop):
+        raise TypeError(f"stop must be a solver.Stop, not {stop!r}")
+    return stop
+
+
+@contextmanager
+def _working_for(stop: Stop | None, s: Searcher):
+    """While the block runs, ``stop.set()`` stops ``s`` (call after ``s.limits()``, which
+    withdraws a stop request)."""
+    if stop is None:
+        yield
+        return
+    stop._attach(s)
+    try:
+        yield
+    finally:
+        stop._detach(s)
 
 
 def _check_table_sizes(table_bits, max_table_bits) -> None:
@@ -310,7 +374,8 @@ def _best_index(driver: _Driver, records, groups, preference, value: int, maximi
 def solve(position, all_moves: bool = False, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
           searcher: Searcher | None = None, pv: bool = True, on_info=None,
-          max_table_bits: int | None = None, at_least: int | None = None) -> SolveResult:
+          max_table_bits: int | None = None, at_least: int | None = None,
+          stop: Stop | None = None) -> SolveResult:
     """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
 
     ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
@@ -318,7 +383,9 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``time_limit`` (seconds) / ``node_limit``: when one runs out, ``value`` is None and
     ``lower``/``upper`` are the bounds proven so far; ``best`` is a move that reaches
     ``lower`` when ``lower`` is above -3 (the move that proved it), else the move the search
-    tries first.
+    tries first. When one runs out after the value is known, the value stays exact,
+    ``best`` is the move that proved it (not necessarily the first in the order of
+    preference), the line stops where the search did and unscored moves have no value.
     ``table_bits`` / ``max_table_bits``: the transposition table starts with
     ``2**table_bits`` entries of 16 bytes and grows, when a search outgrows it, up to
     ``2**max_table_bits`` (default ``max(table_bits, 24)``: 256 MiB); the results are the
@@ -331,9 +398,11 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     is the first move in the fixed order of preference that reaches the threshold (None
     when it is out of reach), ``pv`` is filled only when the value is exact. When the
     answer pins the value (reaching +3, or not reaching -2: the value is -3), ``best`` and
-    ``pv`` are the value's, as without ``at_least``. Cheaper than
-    the value. With ``all_moves`` every move is asked the same question instead of scored
+    ``pv`` are the value's, as without ``at_least``. Cheaper than the value. With
+    ``all_moves`` every move is asked the same question instead of scored
     (``MoveScore.reaches``; none is searched when the threshold is out of reach).
+    ``stop``: a :class:`Stop`; once it is set (from another thread) the search ends as if
+    its time limit had run out.
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
     move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
@@ -351,11 +420,20 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     at_least = _checked_question(at_least)
+    stop = _checked_stop(stop)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     _load(s, pos)
+    s.forget_position()     # so that the root's table move is this solve's (see _answer)
     s.reset_counters()
     s.limits(node_limit, time_limit)
+    with _working_for(stop, s):
+        return _answer(s, pos, all_moves, pv, on_info, at_least, start)
+
+
+def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_least,
+            start: float) -> SolveResult:
+    """solve()'s work once the position is loaded and the limits are set."""
     driver = _Driver(s)
     seat = pos.to_move
     maximizing = seat % 2 == 0
@@ -406,6 +484,10 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             best = move_objs[bi]
             if pv:
                 line = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
+        else:
+            # a limit stopped the choice after the value was known: the move that proved
+            # the value (any move reaches -3)
+            best = fallback
     elif reached is not None:
         if reached:
             bi = _best_index(driver, records, groups, preference, at_least * sign, maximizing)
@@ -489,18 +571,20 @@ def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value
 
 def probe(position, threshold: int, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
-          max_table_bits: int | None = None):
+          max_table_bits: int | None = None, stop: Stop | None = None):
     """Threshold mode: can the team of the seat to move reach at least ``threshold``?
 
-    Returns True/False, or None when a limit stopped the search first. The other
-    arguments are :func:`solve`'s.
+    Returns True/False, or None when a limit (or ``stop``) stopped the search first. The
+    other arguments are :func:`solve`'s.
     """
     threshold = _checked_threshold("threshold", threshold)
     pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
+    stop = _checked_stop(stop)
     s = _searcher(table_bits, max_table_bits)
     _load(s, pos)
     s.reset_counters()
     s.limits(node_limit, time_limit)
     maximizing = pos.to_move % 2 == 0
-    return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)
+    with _working_for(stop, s):
+        return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)

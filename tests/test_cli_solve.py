@@ -2,8 +2,11 @@
 
 import json
 import os
+import random
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -111,6 +114,41 @@ def test_output_cut_short_by_the_reader_is_not_an_error():
         os.close(write_end)
     assert proc.returncode == 0
     assert proc.stderr.decode() == ""
+
+
+def _cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far, from /proc (Linux)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
+    """Ctrl-C during a long solve: the search stops at once (it runs without the GIL, on a
+    thread of its own), the bounds proven and the best move found are printed, one line
+    goes to stderr and the exit status is 130."""
+    from guandan_core.match import deal
+    from guandan_core.position import Position
+    path = tmp_path / "deal.json"
+    path.write_text(Position(7, deal(random.Random(3)), to_move=0).to_json_str())
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "solve", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=ROOT, env=cli_env())
+    try:
+        # searching for sure: more CPU time than starting up takes
+        give_up = time.monotonic() + 60
+        while _cpu_seconds(proc.pid) < 2.0:
+            assert proc.poll() is None and time.monotonic() < give_up
+            time.sleep(0.05)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert time.monotonic() - sent < 10
+    assert proc.returncode == 130 and err == "guandan solve: interrupted\n"
+    assert "(Ctrl-C stopped the search)" in out and "best move: " in out
 
 
 def test_solve_several_positions_in_input_order(tmp_path, capsys):

@@ -422,6 +422,114 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     assert first_would_fail >= 3, first_would_fail
 
 
+def test_a_limit_met_after_the_value_still_names_a_move_that_reaches_it():
+    """Issue 4 (limits): a budget that runs out while the best move is being chosen (the
+    value already proven) keeps the value exact and gives the move that proved it, checked
+    by solving the position after it; before, ``best`` came back None."""
+    from solver import clear_tables
+    checked = 0
+    for obj in _endgames_4x6(100):
+        probes = []
+        clear_tables()
+        full = solve(obj, pv=False, on_info=probes.append)
+        value_nodes = max(e["nodes"] for e in probes if e["stage"] == "bound")
+        if full.nodes - value_nodes < 2000:
+            continue                # the best move costs next to nothing here
+        clear_tables()
+        r = solve(obj, node_limit=(value_nodes + full.nodes) // 2)
+        assert r.exact and r.value == full.value and r.nodes > value_nodes
+        assert r.best is not None and r.pv == []
+        pos = Position.from_json(obj)
+        child = pos.play(r.best)
+        assert not child.is_over
+        reached = solve(child).value * (1 if child.to_move % 2 == pos.to_move % 2 else -1)
+        assert reached == r.value, (obj, str(r.best))
+        checked += 1
+    assert checked >= 2, checked
+
+
+def test_solve_forgets_the_roots_table_entry_so_its_move_is_this_solves():
+    """The move a table entry holds is its last search's, which may have proved another
+    bound than the entry's; solve() drops its root's entry before searching."""
+    from solver._search import Searcher
+    obj = _endgames_4x6(1)[0]
+    searcher = Searcher(16)
+    solve(obj, searcher=searcher)
+    assert searcher.table_move() >= 0          # the root's entry and its move
+    searcher.forget_position()
+    assert searcher.table_move() == -1
+    assert _answer(solve(obj, searcher=searcher)) == _answer(solve(obj))
+
+
+def _full_deal(seed):
+    """A whole hand, 27 cards each: far beyond any search within a test's time."""
+    from guandan_core.match import deal
+    return Position(7, deal(random.Random(seed)), to_move=0)
+
+
+def test_stop_set_before_a_search_ends_it_at_once_with_the_bounds_it_proved():
+    from solver import Stop, clear_tables
+    obj = _endgames_4x6(3)[2]
+    full = solve(obj, pv=False)
+    assert full.nodes > 20_000
+    stop = Stop()
+    stop.set()
+    clear_tables()
+    r = solve(obj, stop=stop)
+    assert stop.is_set() and not r.exact and r.value is None
+    assert r.lower <= full.value <= r.upper and r.nodes < 20_000
+    assert probe(obj, 2, stop=stop) is None
+    assert solve(obj).value == full.value         # the searcher is not left stopped
+
+
+def test_stop_from_another_thread_ends_a_long_search():
+    """What Ctrl-C and a server's cancel request use: set() in one thread stops the search
+    another thread is running without the GIL, within a few node checks."""
+    import threading
+    import time
+    from solver import Stop
+    stop = Stop()
+    timer = threading.Timer(0.3, stop.set)
+    start = time.perf_counter()
+    timer.start()
+    r = solve(_full_deal(3), stop=stop)
+    elapsed = time.perf_counter() - start
+    timer.join()
+    assert not r.exact and r.best is not None and -3 <= r.lower <= r.upper <= 3
+    assert elapsed < 10, elapsed
+
+
+def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
+    import threading
+    from solver import Stop, solve_many
+    stop = Stop()
+    seen = []
+    small = _endgames_4x6(4)
+    # one thread: stopped after the first result, the others are not solved
+    results = solve_many(small, threads=1, stop=stop,
+                         on_result=lambda i, r: (seen.append(i), stop.set()))
+    assert seen == [0] and results[0].exact and results[1:] == [None] * 3
+    # two threads on long positions: both running ones stop and report, the third waits
+    stop, seen = Stop(), []
+    timer = threading.Timer(0.3, stop.set)
+    timer.start()
+    results = solve_many([_full_deal(s) for s in (1, 2, 3)], threads=2, stop=stop,
+                         on_result=lambda i, r: seen.append(i))
+    timer.join()
+    assert sorted(seen) == [0, 1] and results[2] is None
+    assert all(not r.exact for r in results[:2])
+
+
+@pytest.mark.parametrize("call", ["solve", "probe", "solve_many"])
+def test_stop_must_be_a_stop(call):
+    import threading
+    import solver
+    obj = _endgames_4x6(1)[0]
+    args = {"solve": (obj,), "probe": (obj, 1), "solve_many": ([obj],)}[call]
+    with pytest.raises(TypeError, match="stop must be a solver.Stop, not <threading.Event"):
+        getattr(solver, call)(*args, stop=threading.Event())
+
+
 def _endgames_4x6(count):
     from pathlib import Path
     data = Path(__file__).parent / "data" / "endgames_4x6.json"
