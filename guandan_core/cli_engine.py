@@ -56,7 +56,8 @@ def register(subparsers) -> None:
                     "line on stdin, optionally prefixed by a numeric id; each reply starts "
                     "with '=' or '?' and ends with an empty line. Commands: "
                     "protocol_version, name, version, list_commands, known_command, rules, "
-                    "position, showposition, moves, play, undo, solve, analyze, quit.")
+                    "position, showposition, moves, play, undo, solve, stop, clear_table, "
+                    "analyze, quit.")
     p.add_argument("--rules", default="standard",
                    help="initial rule set: standard (default), platform, long-sequences, "
                         "no-sf-bomb (the 'rules' command changes it)")

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import json
 import math
+import queue
 import re
 import shlex
+import threading
 import time
 
 from . import __version__
@@ -50,6 +52,25 @@ _DEFAULT_RUNNERS_UP = 5
 
 class ProtocolError(ValueError):
     """A command that cannot be carried out; the message is the ``?`` reply's reason."""
+
+
+def _command_name(line: str) -> str:
+    """The command word of an input line as :meth:`EngineProtocol.handle` reads it ("" when
+    there is none)."""
+    text = line.replace("\t", " ").strip()
+    m = _ID_RE.match(text)
+    if m:
+        text = (m.group(2) or "").strip()
+    return text.partition(" ")[0]
+
+
+def _new_stop():
+    """A :class:`solver.Stop` for a solve read ahead, None without the solver."""
+    try:
+        from solver import Stop
+    except ImportError:
+        return None
+    return Stop()
 
 
 def _compact(value) -> str:
@@ -104,6 +125,7 @@ class EngineProtocol:
         self.position: Position | None = None
         self.history: list = []        # positions before each `play`, for `undo`
         self.done = False              # set by `quit`
+        self._stop = None              # serve(): the Stop of the solve being handled
         self._commands = {
             "protocol_version": self.cmd_protocol_version,
             "name": self.cmd_name,
@@ -119,6 +141,7 @@ class EngineProtocol:
             "solve": self.cmd_solve,
             "clear_table": self.cmd_clear_table,
             "analyze": self.cmd_analyze,
+            "stop": self.cmd_stop,
             "quit": self.cmd_quit,
         }
 
@@ -171,18 +194,57 @@ class EngineProtocol:
     def serve(self, stdin, stdout) -> int:
         """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or end of input.
 
-        Every reply (and every ``info`` line) is flushed at once. Returns 0.
+        Every reply (and every ``info`` line) is flushed at once. Input is read on a thread
+        of its own while commands run, so that ``stop`` and ``quit`` end the solves read
+        before them at once; every command is still carried out, and answered, in order.
+        Returns 0.
         """
         def emit(info_line: str) -> None:
             stdout.write(info_line + "\n")
             stdout.flush()
 
+        lines: queue.SimpleQueue = queue.SimpleQueue()
+        lock = threading.Lock()
+        unanswered: list = []           # the Stops of the solves read and not yet answered
+
+        def read() -> None:
+            try:
+                while True:
+                    line = stdin.readline()
+                    if not line:
+                        break
+                    name, stop = _command_name(line), None
+                    if name == "solve":
+                        stop = _new_stop()
+                        with lock:
+                            unanswered.append(stop)
+                    elif name in ("stop", "quit"):
+                        with lock:
+                            for pending in unanswered:
+                                if pending is not None:
+                                    pending.set()
+                    lines.put((line, stop))
+                    if name == "quit":
+                        break           # lines after quit are not read
+            except (OSError, ValueError):
+                pass                    # stdin closed under us: the end of input
+            finally:
+                lines.put(None)
+
+        threading.Thread(target=read, name="guandan-engine-input", daemon=True).start()
         try:
             while not self.done:
-                line = stdin.readline()
-                if not line:
+                item = lines.get()
+                if item is None:
                     break
-                reply = self.handle(line, emit)
+                line, self._stop = item
+                try:
+                    reply = self.handle(line, emit)
+                finally:
+                    if _command_name(line) == "solve":
+                        with lock:
+                            unanswered.remove(self._stop)
+                    self._stop = None
                 if reply:
                     stdout.write(reply)
                     stdout.flush()
@@ -378,7 +440,8 @@ class EngineProtocol:
                 info(_info(*pairs))
 
         result = solve(pos, all_moves=all_moves, time_limit=time_limit,
-                       node_limit=node_limit, on_info=on_info, at_least=at_least)
+                       node_limit=node_limit, on_info=on_info, at_least=at_least,
+                       stop=self._stop)
         if not state["value_sent"]:
             send_value(result.lower, result.upper, result.nodes,
                        round(time.perf_counter() - start, 6))
@@ -426,6 +489,12 @@ class EngineProtocol:
             raise ProtocolError(f"analyze is not available: {exc}") from None
         result = analyze(hand, level, played_hand, self.rules, runners_up)
         return json.dumps(result)
+
+    def cmd_stop(self, args, info):
+        """Nothing left to do: serve() stopped the solves read before this line when it
+        read it (their replies come first, then this one's)."""
+        self._no_args(args, "stop")
+        return ""
 
     def cmd_quit(self, args, info):
         self._no_args(args, "quit")

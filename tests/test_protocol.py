@@ -539,6 +539,50 @@ def test_subprocess_commands_after_quit_are_ignored_and_eof_exits(proc):
     assert (code, rest, err) == (0, "", "")
 
 
+def _whole_deal_line() -> str:
+    """A position of 27 cards each: no solve of it ends within a test's time."""
+    import random
+    from guandan_core.match import deal
+    return pos_line(Position(7, deal(random.Random(3)), to_move=0).to_json())
+
+
+def test_subprocess_stop_ends_a_running_solve_and_replies_stay_in_order(proc):
+    """`stop` is read while `solve` runs (input is read on a thread of its own): the search
+    ends at once with the bounds it proved, then `stop` and the commands after it are
+    answered in order."""
+    import time
+    assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")
+    proc.send("1 solve\n")
+    time.sleep(0.5)
+    sent = time.monotonic()
+    proc.send("2 stop\n3 name\n")
+    infos, body = proc.reply(timeout=30)
+    assert time.monotonic() - sent < 10
+    got = json.loads(body[0][3:])
+    assert body[0].startswith("=1 {") and got["exact"] is False and got["best"] is not None
+    assert any(i.startswith("info value null exact false ") for i in infos)
+    assert proc.reply() == ([], ["=2"])
+    assert proc.reply() == ([], ["=3 guandan-core"])
+    # the next solve is not stopped: stop ends only the solves read before it
+    assert proc.ask("4 " + pos_line(LEAD))[1][0].startswith("=4 to_move 0")
+    assert json.loads(proc.ask("5 solve")[1][0][3:])["exact"] is True
+    assert proc.ask("6 stop") == ([], ["=6"])         # nothing running: nothing to stop
+    assert proc.ask("stop now")[1][0].startswith("? stop takes no arguments")
+
+
+def test_subprocess_quit_during_a_solve_ends_it_and_exits(proc):
+    import time
+    proc.send(_whole_deal_line() + "\n1 solve\n")
+    assert proc.reply()[1][0].startswith("= to_move 0")
+    time.sleep(0.3)
+    proc.send("2 quit\n3 name\n")
+    infos, body = proc.reply(timeout=30)
+    assert body[0].startswith("=1 {") and json.loads(body[0][3:])["exact"] is False
+    assert proc.reply() == ([], ["=2"])
+    code, rest, err = proc.finish(timeout=30)
+    assert (code, rest, err) == (0, "", "")
+
+
 def test_subprocess_eof_exits_zero():
     e = Engine("--rules", "platform")
     e.send("1 rules\n2 " + pos_line(LEAD) + "\n3 solve time=5\n")
