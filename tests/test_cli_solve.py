@@ -132,9 +132,12 @@ def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
     from guandan_core.position import Position
     path = tmp_path / "deal.json"
     path.write_text(Position(7, deal(random.Random(3)), to_move=0).to_json_str())
+    # as a terminal would start it: a test run in the background (CI) ignores SIGINT, and
+    # a child inherits an ignored signal
     proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "solve", str(path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT, env=cli_env())
+                            cwd=ROOT, env=cli_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # searching for sure: more CPU time than starting up takes
         give_up = time.monotonic() + 60
