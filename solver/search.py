@@ -424,7 +424,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     _load(s, pos)
-    s.forget_position()     # so that the root's table move is this solve's (see _answer)
+    s.forget_position()     # the root's table move is then this solve's (see there)
     s.reset_counters()
     s.limits(node_limit, time_limit)
     with _working_for(stop, s):
