@@ -35,6 +35,14 @@ from libc.stdint cimport uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, 
 from libc.stdint cimport INT64_MAX
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
+from cpython.ref cimport PyObject
+
+
+cdef extern from "Python.h":
+    # declared without an exception clause: the search leaves a raised exception (Ctrl-C's
+    # KeyboardInterrupt) set and unwinds; search() raises it once the search has returned
+    int PyErr_CheckSignals()
+    PyObject* PyErr_Occurred()
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 import numbers
@@ -437,6 +445,11 @@ cdef inline uint32_t _check(uint64_t k2) noexcept nogil:
     return <uint32_t> (k2 >> 32) | 1
 
 
+cdef int _raise_pending() except -1:
+    # an exception a signal handler raised during the search (see _signalled) goes on up
+    return -1 if PyErr_Occurred() != NULL else 0
+
+
 cdef double _now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -483,6 +496,7 @@ cdef class Searcher:
     cdef public int64_t node_limit
     cdef public double deadline
     cdef int stop_flag             # stop(): set from any thread, read as the deadline is
+    cdef public bint check_signals # the main thread's searches: Ctrl-C ends them
     cdef public bint aborted
     cdef public bint use_tt
     cdef public bint use_merge
@@ -1938,9 +1952,15 @@ cdef class Searcher:
         return best
 
     cdef inline bint _time_is_up(self) noexcept nogil:
-        # checked every 1,024 nodes: the deadline passed, or stop() was called
+        # checked every 1,024 nodes: the deadline passed, or stop() was called, or (every
+        # 65,536 nodes, a few milliseconds) a signal handler raised, as Ctrl-C's does
         return gd_flag_load(&self.stop_flag) != 0 or \
-            (self.deadline > 0 and _now() > self.deadline)
+            (self.deadline > 0 and _now() > self.deadline) or \
+            (self.check_signals and (self.nodes & 0xffff) == 0 and self._signalled())
+
+    cdef bint _signalled(self) noexcept nogil:
+        with gil:
+            return PyErr_CheckSignals() != 0
 
     # ------------------------------------------------------------ Python entry points
 
@@ -1970,6 +1990,7 @@ cdef class Searcher:
             return _outcome(&self.st)
         with nogil:
             v = self._search(alpha, beta, 0)
+        _raise_pending()
         if v == ABORTED:
             return None
         return v

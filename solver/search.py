@@ -92,6 +92,13 @@ class Stop:
         return f"<Stop {'set' if self._set else 'not set'}>"
 
 
+def _on_main_thread() -> bool:
+    """Searches on the main thread check for signals (Ctrl-C raises KeyboardInterrupt
+    within milliseconds instead of after the running probe); only that thread runs
+    Python's signal handlers."""
+    return threading.current_thread() is threading.main_thread()
+
+
 def _checked_stop(stop) -> Stop | None:
     if stop is not None and not isinstance(stop, Stop):
         raise TypeError(f"stop must be a solver.Stop, not {stop!r}")
@@ -427,6 +434,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     s.forget_position()     # the root's table move is then this solve's (see there)
     s.reset_counters()
     s.limits(node_limit, time_limit)
+    s.check_signals = _on_main_thread()
     with _working_for(stop, s):
         return _answer(s, pos, all_moves, pv, on_info, at_least, start)
 
@@ -585,6 +593,7 @@ def probe(position, threshold: int, time_limit: float | None = None,
     _load(s, pos)
     s.reset_counters()
     s.limits(node_limit, time_limit)
+    s.check_signals = _on_main_thread()
     maximizing = pos.to_move % 2 == 0
     with _working_for(stop, s):
         return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)

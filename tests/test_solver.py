@@ -3,6 +3,7 @@
 import json
 import random
 import re
+import signal
 from collections import Counter
 
 import numpy as np
@@ -497,6 +498,39 @@ def test_stop_from_another_thread_ends_a_long_search():
     timer.join()
     assert not r.exact and r.best is not None and -3 <= r.lower <= r.upper <= 3
     assert elapsed < 10, elapsed
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="needs SIGUSR1")
+def test_a_signal_handler_that_raises_ends_a_search_on_the_main_thread():
+    """Ctrl-C in a Python session: the search, which holds the main thread without the
+    GIL, lets Python's signal handlers run every 65,536 nodes, so KeyboardInterrupt (here
+    a handler's own exception, on SIGUSR1) comes within milliseconds, not after the
+    running probe; the solver keeps working afterwards."""
+    import os
+    import threading
+    import time
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    try:
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGUSR1))
+        start = time.perf_counter()
+        timer.start()
+        with pytest.raises(Interrupted):
+            solve(_full_deal(4), time_limit=20)     # (the limit: a failure, not a hang)
+        elapsed = time.perf_counter() - start
+        timer.join()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert elapsed < 10, elapsed
+    obj = _endgames_4x6(1)[0]
+    from solver import Searcher
+    assert _answer(solve(obj)) == _answer(solve(obj, searcher=Searcher(16)))
 
 
 def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
