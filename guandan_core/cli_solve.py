@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import queue
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -123,9 +124,17 @@ def _solve_interruptibly(positions, args, show) -> bool:
         finally:
             done.put(None)
 
+    # Ctrl-C sets the Stop instead of raising KeyboardInterrupt: an exception raised
+    # between two bytecodes could drop a result just taken from the queue (pressing twice
+    # did). Where the handler cannot be set (not the main thread) or SIGINT is ignored
+    # (a background job), it stays as it is.
+    previous = None
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
     worker = threading.Thread(target=work, name="guandan-solve", daemon=True)
     worker.start()
-    finished = interrupted = False
+    finished = False
     try:
         while not finished:
             try:
@@ -137,15 +146,16 @@ def _solve_interruptibly(positions, args, show) -> bool:
             except queue.Empty:
                 pass
             except KeyboardInterrupt:
-                interrupted = True
                 stop.set()
     finally:
         if not finished:
             stop.set()      # leaving on an error (a closed pipe): end the searches too
         worker.join()
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     if failure:
         raise failure[0]
-    return interrupted
+    return stop.is_set()
 
 
 def cmd_solve(args) -> int:
