@@ -35,15 +35,8 @@ from libc.stdint cimport uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, 
 from libc.stdint cimport INT64_MAX
 from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
-from cpython.ref cimport PyObject
-
-
-cdef extern from "Python.h":
-    # declared without an exception clause: the search leaves a raised exception (Ctrl-C's
-    # KeyboardInterrupt) set and unwinds; search() raises it once the search has returned
-    int PyErr_CheckSignals()
-    PyObject* PyErr_Occurred()
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cpython.ref cimport PyObject
 
 import numbers
 
@@ -443,6 +436,13 @@ cdef inline uint16_t _psig16(const pmove_t* m) noexcept nogil:
 
 cdef inline uint32_t _check(uint64_t k2) noexcept nogil:
     return <uint32_t> (k2 >> 32) | 1
+
+
+cdef extern from "Python.h":
+    # declared without an exception clause: the search leaves a raised exception (Ctrl-C's
+    # KeyboardInterrupt) set and unwinds; search() raises it once the search has returned
+    int PyErr_CheckSignals()
+    PyObject* PyErr_Occurred()
 
 
 cdef int _raise_pending() except -1:
