@@ -92,11 +92,15 @@ class Stop:
         return f"<Stop {'set' if self._set else 'not set'}>"
 
 
-def _on_main_thread() -> bool:
-    """Searches on the main thread check for signals (Ctrl-C raises KeyboardInterrupt
-    within milliseconds instead of after the running probe); only that thread runs
-    Python's signal handlers."""
-    return threading.current_thread() is threading.main_thread()
+def _start(s: Searcher, pos: Position, node_limit, time_limit) -> None:
+    """solve()'s and probe()'s setup: the position loaded, the counters zeroed, the limits
+    set (which withdraws a stop request). A search on the main thread also lets Python's
+    signal handlers run (Ctrl-C raises KeyboardInterrupt within milliseconds instead of
+    after the running probe); only that thread runs them."""
+    _load(s, pos)
+    s.reset_counters()
+    s.limits(node_limit, time_limit)
+    s.check_signals = threading.current_thread() is threading.main_thread()
 
 
 def _checked_stop(stop) -> Stop | None:
@@ -430,11 +434,8 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     stop = _checked_stop(stop)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
-    _load(s, pos)
+    _start(s, pos, node_limit, time_limit)
     s.forget_position()     # the root's table move is then this solve's (see there)
-    s.reset_counters()
-    s.limits(node_limit, time_limit)
-    s.check_signals = _on_main_thread()
     with _working_for(stop, s):
         return _answer(s, pos, all_moves, pv, on_info, at_least, start)
 
@@ -590,10 +591,7 @@ def probe(position, threshold: int, time_limit: float | None = None,
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     stop = _checked_stop(stop)
     s = _searcher(table_bits, max_table_bits)
-    _load(s, pos)
-    s.reset_counters()
-    s.limits(node_limit, time_limit)
-    s.check_signals = _on_main_thread()
+    _start(s, pos, node_limit, time_limit)
     maximizing = pos.to_move % 2 == 0
     with _working_for(stop, s):
         return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)
