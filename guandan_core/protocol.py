@@ -54,14 +54,21 @@ class ProtocolError(ValueError):
     """A command that cannot be carried out; the message is the ``?`` reply's reason."""
 
 
-def _command_name(line: str) -> str:
-    """The command word of an input line as :meth:`EngineProtocol.handle` reads it ("" when
-    there is none)."""
-    text = line.replace("\t", " ").strip()
+def _split_command(text: str) -> tuple[str, str, str]:
+    """(id, command word, arguments) of a stripped input line; the word is "" after an id
+    alone. :meth:`EngineProtocol.handle` and serve()'s reader both read lines this way."""
+    ident = ""
     m = _ID_RE.match(text)
     if m:
+        ident = m.group(1)
         text = (m.group(2) or "").strip()
-    return text.partition(" ")[0]
+    name, _, args = text.partition(" ")
+    return ident, name, args.strip()
+
+
+def _command_name(line: str) -> str:
+    """The command word of an input line ("" when there is none)."""
+    return _split_command(line.replace("\t", " ").strip())[1]
 
 
 def _new_stop():
@@ -160,17 +167,13 @@ class EngineProtocol:
             text = line.replace("\t", " ").strip()
             if not text or text.startswith("#"):
                 return ""
-            m = _ID_RE.match(text)
-            if m:
-                ident = m.group(1)
-                text = (m.group(2) or "").strip()
-                if not text:
-                    raise ProtocolError("missing command after the id")
-            name, _, args = text.partition(" ")
+            ident, name, args = _split_command(text)
+            if not name:
+                raise ProtocolError("missing command after the id")
             command = self._commands.get(name)
             if command is None:
                 raise ProtocolError(f"unknown command {name!r} (see list_commands)")
-            payload = command(args.strip(), sink)
+            payload = command(args, sink)
             ok = True
         except ProtocolError as exc:
             ok, payload = False, _one_line(str(exc))
@@ -223,7 +226,7 @@ class EngineProtocol:
                             for pending in unanswered:
                                 if pending is not None:
                                     pending.set()
-                    lines.put((line, stop))
+                    lines.put((line, name, stop))
                     if name == "quit":
                         break           # lines after quit are not read
             except (OSError, ValueError):
@@ -237,11 +240,11 @@ class EngineProtocol:
                 item = lines.get()
                 if item is None:
                     break
-                line, self._stop = item
+                line, name, self._stop = item
                 try:
                     reply = self.handle(line, emit)
                 finally:
-                    if _command_name(line) == "solve":
+                    if name == "solve":
                         with lock:
                             unanswered.remove(self._stop)
                     self._stop = None
