@@ -2219,9 +2219,6 @@ cdef class Searcher:
     def pop(self, _Undo token):
         self.st = token.state[0]
 
-    def state_bytes(self):
-        return bytes((<uint8_t*> &self.st)[:sizeof(state_t)])
-
     def hands(self):
         return np.array([[self.st.hands[s][k] for k in range(54)] for s in range(4)],
                         dtype=np.uint8)
