@@ -138,15 +138,19 @@ class Move:
         except (TypeError, ValueError):
             raise MoveError(f"a move is [type, rank, cards], not {triple!r}") from None
         if mtype == "PASS":
-            if rank not in ("PASS", None) or (cards not in ("PASS", None) and list(cards)):
+            # the platform writes ["PASS", "PASS", "PASS"]; None and [] are read too
+            if rank not in ("PASS", None) or not (cards in ("PASS", None) or cards == []):
                 raise MoveError(f"malformed pass {triple!r}")
             return cls.PASS
-        if mtype not in _TYPE_IDS:
+        if not isinstance(mtype, str) or mtype not in _TYPE_IDS:
             raise MoveError(f"unknown move type {mtype!r} in {triple!r}")
-        if isinstance(cards, str):
-            raise MoveError(f"cards must be a list of cards, not {cards!r}")
+        if not isinstance(rank, str):
+            raise MoveError(f"a move's rank is a string such as \"9\" or \"T\", not {rank!r} "
+                            f"in {triple!r}")
+        if not isinstance(cards, (list, tuple)) or not all(isinstance(c, str) for c in cards):
+            raise MoveError(f"cards must be a list of card strings, not {cards!r} in {triple!r}")
         for reading in classify(cards, level, rules):
-            if reading.type == mtype and reading.rank == str(rank):
+            if reading.type == mtype and reading.rank == rank:
                 return reading
         raise MoveError(f"{' '.join(map(str, cards))} is not a {mtype} of rank {rank!r} "
                         f"at level {level!r}")

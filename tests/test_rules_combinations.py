@@ -183,6 +183,30 @@ def test_sec4_move_from_platform_bad_reading():
     assert "X5" in str(err.value)
 
 
+@pytest.mark.parametrize("triple, named", [
+    (["Single", 9, ["S9"]], "9"),                 # the platform's ranks are strings
+    (["Single", "A", {"SA": 1}], "{'SA': 1}"),    # not read as the dict's keys
+    (["Single", "A", [12]], "[12]"),              # not read as a card kind index
+    (["Single", "A", 5], "5"),
+    ([["Single"], "A", ["SA"]], "['Single']"),
+    (["PASS", "PASS", {}], "{}"),
+    (["PASS", "PASS", ""], "''"),
+    (["PASS", "PASS", 5], "5"),
+    (["PASS", "A", "PASS"], "'A'"),
+])
+def test_sec4_move_from_platform_wrong_types_are_named(triple, named):
+    """RULES 4 / 7: an action is [type, rank, cards] of strings and a list of card
+    strings; anything else is a MoveError quoting it, never read loosely or a TypeError."""
+    with pytest.raises(MoveError) as err:
+        Move.from_platform(triple, "7")
+    assert named in str(err.value)
+
+
+def test_sec4_move_from_platform_pass_spellings():
+    for cards in ("PASS", None, []):
+        assert Move.from_platform(["PASS", "PASS", cards], "7").is_pass
+
+
 def test_sec7_move_platform_round_trip():
     """RULES 7: Move.from_platform(m.to_platform(), level) == m for every enumerated move."""
     rng = random.Random(7)
