@@ -86,7 +86,7 @@ from typing import Iterable
 import numpy as np
 
 from .cards import NUM_KINDS, RANKS, CardError, format_card, parse_level, wild_kind
-from .hand import Hand, to_counts
+from .hand import MAX_HAND, Hand, to_counts
 from .moves import (SINGLE, STRAIGHT, STRAIGHT_FLUSH, Move, MoveError, classify,
                     moves_array)
 from .rules import Rules
@@ -94,7 +94,6 @@ from .rules import Rules
 __all__ = ["SplitResult", "Bomb", "ControlInfo", "best_split", "list_bombs", "control",
            "analyze", "split_score", "MAX_HAND"]
 
-MAX_HAND = 27            # a Guandan hand holds at most 27 cards
 DECK = np.full(NUM_KINDS, 2, dtype=np.uint8)   # 108 cards: every kind twice
 
 _NF = 16                 # fields: ranks 0..12, SB, HR, wilds

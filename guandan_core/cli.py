@@ -13,7 +13,7 @@ import sys
 
 from . import __version__
 from .cards import CardError, parse_cards, parse_level
-from .hand import Hand
+from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import Rules
 
@@ -53,7 +53,7 @@ def _print_table(moves: list[Move], out) -> None:
 def cmd_moves(args) -> int:
     level = parse_level(args.level)
     rules = _rules(args)
-    hand = Hand(EXAMPLE_HAND if args.example else args.hand)
+    hand = player_hand(EXAMPLE_HAND if args.example else args.hand)
     beat = _beat_move(args.beat, args.beat_type, level, rules) if args.beat is not None else None
     if beat is not None:
         try:
@@ -142,6 +142,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "command", None) == "moves" and args.example == bool(args.hand):
         parser.error("moves: give a HAND or --example, not both")
+    if sys.stdout is None:      # started with stdout closed (`guandan ... >&-`)
+        if sys.stderr is not None:
+            print(f"guandan {args.command}: error: standard output is closed", file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except BrokenPipeError:

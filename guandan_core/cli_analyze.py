@@ -14,9 +14,9 @@ import json
 import os
 import sys
 
-from .analysis import MAX_HAND, analyze
+from .analysis import analyze
 from .cards import parse_level
-from .hand import Hand
+from .hand import Hand, player_hand, to_counts
 from .rules import Rules
 
 __all__ = ["register", "cmd_analyze", "render", "use_colour"]
@@ -201,14 +201,10 @@ def render(result: dict, colour: bool = False) -> str:
 def cmd_analyze(args) -> int:
     level = parse_level(args.level)
     rules = Rules.by_name(args.rules)
-    hand = Hand(args.hand)
-    if len(hand) == 0:
-        raise ValueError("the hand is empty")
-    if len(hand) > MAX_HAND:
-        raise ValueError(f"a hand holds at most {MAX_HAND} cards, not {len(hand)}")
+    hand = player_hand(args.hand)
     if args.runners_up < 0:
         raise ValueError(f"--runners-up must be 0 or more, not {args.runners_up}")
-    played = Hand(args.played) if args.played is not None else None
+    played = Hand(to_counts(args.played, "--played")) if args.played is not None else None
     result = analyze(hand, level, played, rules, args.runners_up)
     if args.json:
         json.dump(result, sys.stdout)

@@ -19,7 +19,9 @@ import numpy as np
 
 from .cards import (NUM_KINDS, CardError, format_card, format_cards, parse_cards)
 
-__all__ = ["Hand", "to_counts"]
+__all__ = ["Hand", "to_counts", "player_hand", "MAX_HAND"]
+
+MAX_HAND = 27            # a Guandan hand holds at most 27 cards (RULES.md section 1)
 
 
 def to_counts(cards, what: str = "hand") -> np.ndarray:
@@ -141,3 +143,23 @@ class Hand:
             missing = [format_card(int(k)) for k in np.flatnonzero(take > self._counts)]
             raise CardError(f"cards not in the hand: {' '.join(missing)} (hand: {self})")
         return Hand.from_counts(self._counts - take)
+
+
+def player_hand(cards, what: str = "the hand") -> "Hand":
+    """The hand of one player, read like :class:`Hand`: 1 to 27 cards, or ValueError.
+
+    >>> len(player_hand("S3 S3 HR"))
+    3
+    >>> player_hand(" ")
+    Traceback (most recent call last):
+    ...
+    guandan_core.cards.CardError: the hand is empty (' ')
+    """
+    hand = Hand(cards)
+    if len(hand) == 0:
+        raise CardError(f"{what} is empty ({cards!r})" if isinstance(cards, str)
+                        else f"{what} is empty")
+    if len(hand) > MAX_HAND:
+        raise CardError(f"{what} holds {len(hand)} cards; a hand holds at most {MAX_HAND}")
+    return hand
+

@@ -25,6 +25,7 @@ reply. Bad input never raises: it gets a ``?`` reply and the engine keeps servin
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import queue
@@ -35,7 +36,7 @@ import time
 
 from . import __version__
 from .cards import format_rank
-from .hand import Hand
+from .hand import Hand, player_hand, to_counts
 from .jsontext import parse_json
 from .moves import Move
 from .position import Position, parse_outcome
@@ -46,7 +47,8 @@ __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME",
 PROTOCOL_VERSION = 1
 ENGINE_NAME = "guandan-core"
 
-_ID_RE = re.compile(r"(\d+)(?:\s+(.*))?\Z", re.S)
+_ID_RE = re.compile(r"([0-9]+)(?:\s+(.*))?\Z", re.S)
+_COUNT_RE = re.compile(r"[0-9]+\Z")     # str.isdigit() would take "²" and "٣"
 _DEFAULT_RUNNERS_UP = 5
 
 
@@ -66,9 +68,9 @@ def _split_command(text: str) -> tuple[str, str, str]:
     return ident, name, args.strip()
 
 
-def _command_name(line: str) -> str:
-    """The command word of an input line ("" when there is none)."""
-    return _split_command(line.replace("\t", " ").strip())[1]
+def _command_of(line: str) -> tuple[str, str]:
+    """The command word of an input line ("" when there is none) and its arguments."""
+    return _split_command(line.replace("\t", " ").strip())[1:]
 
 
 def _new_stop():
@@ -202,6 +204,9 @@ class EngineProtocol:
         before them at once; every command is still carried out, and answered, in order.
         Returns 0.
         """
+        if stdin is None:               # a process started with stdin closed: no input
+            stdin = io.StringIO("")
+
         def emit(info_line: str) -> None:
             stdout.write(info_line + "\n")
             stdout.flush()
@@ -216,18 +221,20 @@ class EngineProtocol:
                     line = stdin.readline()
                     if not line:
                         break
-                    name, stop = _command_name(line), None
+                    (name, args), stop = _command_of(line), None
+                    # `stop x` and `quit x` are refused when handled: they stop nothing
+                    ends = name in ("stop", "quit") and not args
                     if name == "solve":
                         stop = _new_stop()
                         with lock:
                             unanswered.append(stop)
-                    elif name in ("stop", "quit"):
+                    elif ends:
                         with lock:
                             for pending in unanswered:
                                 if pending is not None:
                                     pending.set()
                     lines.put((line, name, stop))
-                    if name == "quit":
+                    if ends and name == "quit":
                         break           # lines after quit are not read
             except (OSError, ValueError):
                 pass                    # stdin closed under us: the end of input
@@ -395,7 +402,7 @@ class EngineProtocol:
                     raise ProtocolError(f"solve: time must be a positive number of seconds, "
                                         f"not {value!r}")
             elif eq and key == "nodes":
-                if not value.isdigit() or int(value) <= 0:
+                if not _COUNT_RE.match(value) or int(value) <= 0:
                     raise ProtocolError(f"solve: nodes must be a positive integer, "
                                         f"not {value!r}")
                 node_limit = int(value)
@@ -468,7 +475,7 @@ class EngineProtocol:
             elif eq and key == "played":
                 played = value
             elif eq and key == "runners_up":
-                if not value.isdigit():
+                if not _COUNT_RE.match(value):
                     raise ProtocolError(f"analyze: runners_up must be 0 or more, "
                                         f"not {value!r}")
                 runners_up = int(value)
@@ -480,12 +487,10 @@ class EngineProtocol:
         if not hand_parts:
             raise ProtocolError('usage: analyze HAND [level=L] [played=CARDS] '
                                 '[runners_up=N]   e.g. analyze "S3 S3 H5" level=7')
-        hand = Hand(" ".join(hand_parts))
-        if len(hand) == 0:
-            raise ProtocolError("analyze: the hand is empty")
+        hand = player_hand(" ".join(hand_parts))
         if level is None:
             level = self.position.level if self.position is not None else "2"
-        played_hand = Hand(played) if played is not None else None
+        played_hand = Hand(to_counts(played, "played")) if played is not None else None
         try:
             from .analysis import analyze
         except ImportError as exc:

@@ -139,6 +139,7 @@ def test_bad_input_never_stops_the_engine(engine):
            "position " + "[" * 100_000,
            'position {"level": "2"}', "moves", "play", "showposition", "undo", "solve",
            "analyze", 'analyze "S3', "analyze SX level=2", "analyze S3 level=Z",
+           'position {"level": "X", "level": "2", "hands": [[], [], [], []]}', "analyze  ",
            "analyze S3 color=red", "\x00\x01", "\ufffd\ufffd"]
     for line in bad:
         fail(engine.handle(line))
@@ -150,7 +151,12 @@ def test_bad_input_never_stops_the_engine(engine):
            "solve nodes=99999999999999999999999", "play " + "[" * 100_000,
            "solve nodes=5 nodes=6", "solve all all", "solve at_least=0", "solve at_least=x",
            "solve at_least=1 at_least=2", "analyze S3 level=7 level=8",
-           "analyze S3 S3 S3", "analyze S3 runners_up=x", 'analyze S3 played="S3 S3"']
+           "analyze S3 S3 S3", "analyze S3 runners_up=x", 'analyze S3 played="S3 S3"',
+           # digits other than 0-9 pass str.isdigit() but are not counts
+           "solve nodes=\u0663", "solve nodes=\u00b2", "analyze S3 runners_up=\u00b2",
+           # wrong JSON types in an action are refused, not read loosely
+           'play ["PASS","PASS",{}]', 'play ["PASS","PASS",""]', 'play ["Single",3,["S3"]]',
+           'play ["Single","3",{"S3":1}]', 'play [["Single"],"3",["S3"]]']
     for line in bad:
         fail(engine.handle(line))
     assert engine.position.to_json() == LEAD          # nothing changed
@@ -378,6 +384,19 @@ def test_serve_loop():
     out = io.StringIO()
     assert EngineProtocol().serve(io.StringIO("name"), out) == 0
     assert out.getvalue() == "= guandan-core\n\n"
+    # no input stream at all (a process started with stdin closed): end of input
+    out = io.StringIO()
+    assert EngineProtocol().serve(None, out) == 0 and out.getvalue() == ""
+
+
+def test_a_refused_quit_does_not_end_the_session():
+    """`quit x` is answered with `?` and the engine goes on serving: the input reader acts
+    on `quit` (and `stop`) only when the command itself is valid."""
+    out = io.StringIO()
+    script = "1 quit x\n2 quit\tnow\n3 name\n4 quit\n5 name\n"
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    assert out.getvalue() == ("?1 quit takes no arguments\n\n?2 quit takes no arguments\n\n"
+                              "=3 guandan-core\n\n=4\n\n")
 
 
 def test_serve_streams_info_before_the_reply():
@@ -568,6 +587,19 @@ def test_subprocess_stop_ends_a_running_solve_and_replies_stay_in_order(proc):
     assert json.loads(proc.ask("5 solve")[1][0][3:])["exact"] is True
     assert proc.ask("6 stop") == ([], ["=6"])         # nothing running: nothing to stop
     assert proc.ask("stop now")[1][0].startswith("? stop takes no arguments")
+
+
+def test_subprocess_a_refused_stop_does_not_stop_the_solve(proc):
+    import time
+    assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")
+    proc.send("1 solve\n2 stop x\n")
+    time.sleep(1.5)
+    assert proc.lines.empty()           # the solve still runs: `stop x` stopped nothing
+    proc.send("3 stop\n")
+    infos, body = proc.reply(timeout=30)
+    assert body[0].startswith("=1 {") and json.loads(body[0][3:])["exact"] is False
+    assert proc.reply()[1] == ["?2 stop takes no arguments"]
+    assert proc.reply() == ([], ["=3"])
 
 
 def test_subprocess_quit_during_a_solve_ends_it_and_exits(proc):
