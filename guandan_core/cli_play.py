@@ -40,7 +40,7 @@ import numpy as np
 
 from .cards import (CardError, LevelError, format_card, format_rank, parse_card, parse_cards,
                     parse_level)
-from .jsontext import parse_json
+from .jsontext import parse_json, read_text
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
 from .moves import Move, MoveError
@@ -476,6 +476,7 @@ class _Checker:
             raise ValueError(str(exc)) from None
 
     def end(self, ev):
+        self._need_deal("end event")
         pos = self.pos
         if pos is None or not pos.is_over:
             raise ValueError(f"end event but hand {self.hand_number} is not over")
@@ -532,16 +533,12 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
 def cmd_replay(args) -> int:
     try:
         rules = MatchRules.by_name(args.rules)
-        if args.file == "-":
-            lines = sys.stdin.read().splitlines()
-        else:
-            with open(args.file, encoding="utf-8") as fh:
-                lines = fh.read().splitlines()
+        lines = read_text(args.file).splitlines()
         summary = check_log(lines, rules)
     except ReplayError as exc:
         print(f"invalid: {exc}")
         return 1
-    except (OSError, UnicodeDecodeError, ValueError, RulesError) as exc:
+    except (OSError, ValueError, RulesError) as exc:
         print(f"guandan replay: error: {exc}", file=sys.stderr)
         return 2
     print(summary)

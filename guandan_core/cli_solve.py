@@ -8,9 +8,8 @@ import queue
 import signal
 import sys
 import threading
-from pathlib import Path
 
-from .jsontext import parse_json
+from .jsontext import parse_json, read_text
 
 # A 4 x 6 endgame (from benchmarks/data/endgames_4x6.json, item 32) that solves in
 # a few hundredths of a second.
@@ -23,13 +22,7 @@ EXAMPLE_POSITION = {
 
 
 def _read_position(path: str):
-    if path == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = Path(path).read_text()
-        except OSError as exc:
-            raise ValueError(f"cannot read {path!r}: {exc.strerror}") from None
+    text = read_text(path)
     try:
         return parse_json(text)
     except ValueError as exc:

@@ -1,10 +1,34 @@
 """JSON text from users (files, the engine protocol, logs): every way it can be bad is a
 ValueError, including nesting too deep for the parser (which ``json`` reports as a
-RecursionError, and which would otherwise escape the error handling as a crash)."""
+RecursionError, and which would otherwise escape the error handling as a crash) and a key
+given twice in one object (which ``json`` would settle silently by keeping the last)."""
 
 import json
+import sys
+from pathlib import Path
 
-__all__ = ["parse_json"]
+__all__ = ["parse_json", "read_text"]
+
+
+def read_text(path: str) -> str:
+    """The UTF-8 text of a file named on the command line (``-``: standard input).
+
+    Every failure is a ValueError that names the file: missing, unreadable, not UTF-8.
+    """
+    try:
+        if path == "-":
+            if sys.stdin is None:
+                raise ValueError("'-': there is no standard input (it is closed)")
+            data = sys.stdin.buffer.read()
+        else:
+            data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    try:
+        return data.decode("utf-8-sig")     # a byte-order mark, as some editors write, is read
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path!r} is not UTF-8 text (byte {data[exc.start]:#04x} at "
+                         f"offset {exc.start})") from None
 
 
 def parse_json(text):
@@ -16,10 +40,32 @@ def parse_json(text):
     Traceback (most recent call last):
     ...
     ValueError: not valid JSON: nested too deeply
+    >>> parse_json('{"level": "X", "level": "7"}')
+    Traceback (most recent call last):
+    ...
+    ValueError: not valid JSON: key 'level' given twice in one object
     """
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_object_without_repeats)
     except RecursionError:
         raise ValueError("not valid JSON: nested too deeply") from None
+    except _RepeatedKey as exc:
+        raise ValueError(f"not valid JSON: key {exc.args[0]!r} given twice in one object") from None
     except ValueError as exc:       # JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"not valid JSON: {exc}") from None
+
+
+class _RepeatedKey(Exception):
+    # not a ValueError: json.loads would turn one into a JSONDecodeError of its own text
+    pass
+
+
+def _object_without_repeats(pairs):
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return obj

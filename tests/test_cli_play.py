@@ -248,15 +248,37 @@ def test_replay_bad_input(tmp_path, capsys):
                             '"winner": null}\n',
              "levels.jsonl": '{"event": "end", "order": [0, 1, 2, 3], "levels": [2, 2], '
                              '"winner": null}\n',
-             "deep.jsonl": "[" * 100_000 + "\n"}
+             "deep.jsonl": "[" * 100_000 + "\n",
+             "latin1.jsonl": '{"event": "dance\u00e9"}\n'.encode("latin-1"),
+             "twice.jsonl": '{"event": "play", "event": "deal"}\n'}
     for name, text in cases.items():
         path = tmp_path / name
-        if text is not None:
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        elif text is not None:
             path.write_text(text)
         code, out, err = run(["replay", str(path)], capsys)
         assert code == 2, name
         assert out == "" and len(err.strip().splitlines()) == 1, name
         assert "Traceback" not in err
+        if name in ("missing.jsonl", "latin1.jsonl"):      # the file is what is wrong
+            assert name in err, err
+
+
+def test_replay_actions_of_wrong_types_are_named(log_file, tmp_path, capsys):
+    """An action that is not [type, rank, cards] of strings is reported with the action
+    quoted, not with Python's own words about the wrong type."""
+    _, events = log_file
+    i = _first(events, lambda e: e["event"] == "play" and e["action"][0] == "Single")
+    for action, named in ((["Single", "A", 5], "5"), ([["x"], "A", ["SA"]], "['x']"),
+                          (["Single", 9, ["S9"]], "9"), (["PASS", "PASS", {}], "{}")):
+        bad = [dict(e) for e in events]
+        bad[i] = dict(bad[i], action=action)
+        code, out, err = run(["replay", write(tmp_path, bad)], capsys)
+        assert code == 1 and out.startswith(f"invalid: event {i + 1} ") and named in out, out
+        assert "object" not in out and "unhashable" not in out, out
+    code, out, err = run(["replay", write(tmp_path, [dict(events[-1])])], capsys)
+    assert code == 1 and out == "invalid: event 1 (line 1): end event before any deal\n"
 
 
 def test_cli_subprocess(tmp_path):

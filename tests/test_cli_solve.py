@@ -101,6 +101,50 @@ def test_solve_bad_input_one_line_no_traceback(args, stdin, message):
     assert_one_line_error(run_cli(args, stdin), message)
 
 
+_SMALL = {"level": "2", "hands": [["S5"], ["S3", "S4"], [], ["HR"]], "finished": [2],
+          "to_move": 0, "table": None}
+
+
+def test_position_files_are_utf8_text_named_when_not(tmp_path):
+    """A file that is not UTF-8 is named in the one-line error; a byte-order mark (some
+    editors write one) is read; a key given twice is refused rather than one value kept."""
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(json.dumps(_SMALL).replace('"S5"', '"S5\u00e9"').encode("latin-1"))
+    assert_one_line_error(run_cli(["solve", str(latin)]),
+                          f"{str(latin)!r} is not UTF-8 text (byte 0xe9 at offset")
+    utf16 = tmp_path / "utf16.json"
+    utf16.write_bytes(json.dumps(_SMALL).encode("utf-16"))
+    assert_one_line_error(run_cli(["solve", str(utf16)]), "utf16.json' is not UTF-8 text")
+    bom = tmp_path / "bom.json"
+    bom.write_bytes(b"\xef\xbb\xbf" + json.dumps(_SMALL).encode())
+    proc = run_cli(["solve", str(bom), "--json"])
+    assert proc.returncode == 0 and json.loads(proc.stdout)["value"] == 3
+    twice = json.dumps(_SMALL).replace('"level": "2"', '"level": "X", "level": "2"')
+    assert_one_line_error(run_cli(["solve", "-"], twice), "key 'level' given twice")
+
+
+@pytest.mark.parametrize("command", [["solve", "--example", "--json"], ["moves", "S3"],
+                                     ["engine"]])
+def test_closed_output_is_one_line_and_status_2(command):
+    proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *command],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                          env=cli_env(), timeout=120, input=b"",
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 2
+    assert proc.stderr.decode().splitlines() == [
+        f"guandan {command[0]}: error: standard output is closed"]
+
+
+def test_closed_input():
+    """`guandan solve - <&-`: an error naming '-'; `guandan engine <&-`: no commands, exit 0."""
+    for command, code, err in ((["solve", "-"], 2, "guandan solve: error: '-': there is no "
+                                "standard input (it is closed)\n"), (["engine"], 0, "")):
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *command],
+                              stdin=subprocess.DEVNULL, capture_output=True, cwd=ROOT,
+                              env=cli_env(), timeout=120, preexec_fn=lambda: os.close(0))
+        assert (proc.returncode, proc.stdout, proc.stderr.decode()) == (code, b"", err)
+
+
 def test_output_cut_short_by_the_reader_is_not_an_error():
     """`guandan solve --example | head -1`: no error when the reader has gone away. The
     child writes into a pipe whose read end is already closed, so its writes always fail."""
