@@ -9,8 +9,11 @@ as ``[solve(p) for p in ps]`` does.
 
 from __future__ import annotations
 
+import numbers
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from guandan_core.position import Position
 
 from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_limits,
                      _checked_question, _checked_stop, _solvable, solve)
@@ -53,8 +56,13 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     """
     if threads is None:
         threads = available_cores()
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
         raise ValueError(f"threads must be a whole number of at least 1, not {threads!r}")
+    threads = int(threads)
+    if isinstance(positions, (str, bytes, bytearray, dict, Position)):
+        # iterating one would read its characters or keys as positions
+        raise TypeError(f"positions must be a list of positions (Positions or their JSON), "
+                        f"not one {type(positions).__name__}")
     _checked_limits(time_limit, node_limit)     # a bad limit raises before any solve
     _checked_question(at_least)
     _checked_stop(stop)

@@ -42,11 +42,35 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
         cache = _local.searchers = {}
     _check_table_sizes(table_bits, max_table_bits)
     s = cache.get((table_bits, max_table_bits))
-    if s is None:
+    if s is None or id(s) in _busy:
+        # (busy: a solve called from inside another's on_info gets a searcher of its own;
+        # reloading the running one would corrupt the outer search)
         s = Searcher(int(table_bits),
                      max_tt_bits=None if max_table_bits is None else int(max_table_bits))
-        cache[table_bits, max_table_bits] = s
+        cache.setdefault((table_bits, max_table_bits), s)
     return s
+
+
+_busy_lock = threading.Lock()
+_busy: set = set()          # id() of the searchers in a solve or probe now
+
+
+@contextmanager
+def _in_use(s: Searcher):
+    """Marks ``s`` busy while the block runs; a Searcher already busy (one passed as
+    ``searcher=`` to two solves at once) is a RuntimeError, not a corrupted search."""
+    if not isinstance(s, Searcher):
+        raise TypeError(f"searcher must be a solver.Searcher, not {s!r}")
+    with _busy_lock:
+        if id(s) in _busy:
+            raise RuntimeError("this Searcher is already searching (a solve inside another's "
+                               "on_info, or in two threads at once); give each its own")
+        _busy.add(id(s))
+    try:
+        yield
+    finally:
+        with _busy_lock:
+            _busy.discard(id(s))
 
 
 class Stop:
@@ -241,11 +265,15 @@ def _checked_limits(time_limit, node_limit):
     negative or not-a-number time, a node count that is negative, not whole or too big).
     An infinite time limit is no limit."""
     if time_limit is not None:
-        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real) \
-                or math.isnan(time_limit) or time_limit < 0:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
             raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
-        if math.isinf(time_limit):
-            time_limit = None
+        try:
+            seconds = float(time_limit)
+        except OverflowError:       # an integer beyond any float: as good as infinite
+            seconds = math.inf if time_limit > 0 else -math.inf
+        if math.isnan(seconds) or seconds < 0:
+            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
+        time_limit = None if math.isinf(seconds) else seconds
     if node_limit is not None:
         if isinstance(node_limit, bool) or not isinstance(node_limit, numbers.Integral) \
                 or not 0 <= node_limit <= _NODE_LIMIT_MAX:
@@ -434,10 +462,11 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     stop = _checked_stop(stop)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
-    _start(s, pos, node_limit, time_limit)
-    s.forget_position()     # the root's table move is then this solve's (see there)
-    with _working_for(stop, s):
-        return _answer(s, pos, all_moves, pv, on_info, at_least, start)
+    with _in_use(s):
+        _start(s, pos, node_limit, time_limit)
+        s.forget_position()     # the root's table move is then this solve's (see there)
+        with _working_for(stop, s):
+            return _answer(s, pos, all_moves, pv, on_info, at_least, start)
 
 
 def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_least,
@@ -591,7 +620,8 @@ def probe(position, threshold: int, time_limit: float | None = None,
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     stop = _checked_stop(stop)
     s = _searcher(table_bits, max_table_bits)
-    _start(s, pos, node_limit, time_limit)
-    maximizing = pos.to_move % 2 == 0
-    with _working_for(stop, s):
-        return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)
+    with _in_use(s):
+        _start(s, pos, node_limit, time_limit)
+        maximizing = pos.to_move % 2 == 0
+        with _working_for(stop, s):
+            return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)

@@ -12,7 +12,7 @@ import pytest
 from guandan_core import Move
 from guandan_core.position import Position
 from reference_minimax import Budget, minimax, random_position, value_for_mover
-from solver import probe, solve
+from solver import Searcher, probe, solve
 
 
 def _positions(seed, count, max_cards=5, budget=20_000, max_total=13):
@@ -626,6 +626,7 @@ def test_solve_many_answers_as_one_solve_after_another():
     ({"time_limit": -1}, "-1"), ({"time_limit": float("nan")}, "nan"),
     ({"time_limit": "1"}, "'1'"), ({"node_limit": -5}, "-5"), ({"node_limit": 1.5}, "1.5"),
     ({"node_limit": True}, "True"), ({"node_limit": 2 ** 63}, str(2 ** 63)),
+    ({"time_limit": -10 ** 400}, str(-10 ** 400)),     # beyond any float: not an OverflowError
 ])
 def test_bad_limits_are_rejected_naming_them(limits, named):
     """A limit that is not one is an error naming it (a node count too big for the search's
@@ -649,6 +650,7 @@ def test_limits_at_their_ends_are_limits():
         assert (r.value, r.lower, r.upper) == (None, -3, 3)
     exact = solve(obj).value
     assert solve(obj, time_limit=float("inf")).value == exact
+    assert solve(obj, time_limit=10 ** 400).value == exact            # beyond any float
     assert solve(obj, time_limit=np.float64(60), node_limit=np.int64(10 ** 9)).value == exact
 
 
@@ -669,6 +671,11 @@ def test_solve_many_rejects_bad_input_naming_it():
     for threads in (0, -1, 1.5, "2", True):
         with pytest.raises(ValueError, match=re.escape(repr(threads))):
             solve_many([good], threads=threads)
+    assert [r.value for r in solve_many([good], threads=np.int64(2))] == [solve(good).value]
+    # one position (or its JSON text) instead of a list: not read key by key or char by char
+    for one in (good, json.dumps(good), Position.from_json(good)):
+        with pytest.raises(TypeError, match="a list of positions"):
+            solve_many(one)
 
 
 def test_json_input_and_output():
@@ -1075,3 +1082,26 @@ def test_orders_holding_reads_every_count_field():
             assert orders_holding(word, least) == expected, (counts, least)
     with pytest.raises(ValueError, match="least must be 1, 2 or 3, not 4"):
         orders_holding(0, 4)
+
+
+def test_a_solve_inside_another_solves_callback_gets_a_searcher_of_its_own():
+    """on_info runs while the outer search holds this thread's searcher: a solve there
+    must not reload it (it did, and the outer answer came out wrong); a Searcher passed
+    to both is refused."""
+    inner = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+             "to_move": 0, "table": None}
+    outer = {"level": "7", "hands": [["S3", "S4"], ["C5", "HR"], [], ["D9", "D9", "SB"]],
+             "finished": [2], "to_move": 3, "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
+    alone = solve(outer, all_moves=True)
+    inner_values = []
+    nested = solve(outer, all_moves=True,
+                   on_info=lambda info: inner_values.append(solve(inner).value))
+    assert inner_values and set(inner_values) == {3}
+    assert (nested.value, nested.best, nested.pv) == (alone.value, alone.best, alone.pv)
+    assert [(m.move, m.value) for m in nested.moves] == [(m.move, m.value) for m in alone.moves]
+    own = Searcher(16)
+    with pytest.raises(RuntimeError, match="already searching"):
+        solve(outer, searcher=own, on_info=lambda info: solve(inner, searcher=own))
+    assert solve(outer, searcher=own).value == alone.value      # usable again afterwards
+    with pytest.raises(TypeError, match="searcher must be a solver.Searcher, not 5"):
+        solve(outer, searcher=5)
