@@ -106,18 +106,8 @@ _NO_SINGLE = -1000       # "lowest single" term of a score with no single
 _EMPTY_SCORE = (0, (), 0, _NO_SINGLE)
 _SF_ID0 = 1 << 20        # ids of straight flush parts, above every rank-level id
 
-_DEFAULT_RULES = Rules.standard()
-
 
 # --------------------------------------------------------------------------- helpers
-
-def _rules(rules) -> Rules:
-    if rules is None:
-        return _DEFAULT_RULES
-    if isinstance(rules, str):
-        return Rules.by_name(rules)
-    return rules
-
 
 def _level(level) -> int:
     return level if type(level) is int and 0 <= level <= 12 else parse_level(level)
@@ -582,7 +572,7 @@ def best_split(hand, level, rules=None, runners_up: int = 5) -> SplitResult:
     """
     hand = _hand(hand)
     lvl = _level(level)
-    rules = _rules(rules)
+    rules = Rules.of(rules)
     if len(hand) > MAX_HAND:
         raise CardError(f"a hand holds at most {MAX_HAND} cards, not {len(hand)}")
     runners_up = max(0, int(runners_up))
@@ -624,7 +614,7 @@ def list_bombs(hand, level, rules=None) -> list:
     """
     hand = _hand(hand)
     lvl = _level(level)
-    rules = _rules(rules)
+    rules = Rules.of(rules)
     arr = moves_array(hand, lvl, rules=rules)
     arr = arr[arr["type"] >= STRAIGHT_FLUSH]
     wild = wild_kind(lvl)
@@ -677,7 +667,7 @@ def control(split, hand, level, played=None, rules=None) -> list:
     if isinstance(split, SplitResult):
         split = split.split
     lvl = _level(level)
-    rules = _rules(rules)
+    rules = Rules.of(rules)
     pool = unseen_pool(hand, played)
     out = []
     for play in split:
@@ -704,7 +694,7 @@ def analyze(hand, level, played=None, rules=None, runners_up: int = 5) -> dict:
     """
     hand = _hand(hand)
     lvl = _level(level)
-    rules_obj = _rules(rules)
+    rules_obj = Rules.of(rules)
     played_counts = None if played is None else to_counts(played, "played cards")
     pool = unseen_pool(hand, played_counts)
     res = best_split(hand, lvl, rules_obj, runners_up)

@@ -35,6 +35,9 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     if kinds_attr is not None:  # a Move
         cards = kinds_attr
     if isinstance(cards, np.ndarray) and cards.shape == (NUM_KINDS,):
+        if cards.dtype.kind not in "iuf" or (cards.dtype.kind == "f"
+                                             and not np.all(np.isfinite(cards) & (cards % 1 == 0))):
+            raise CardError(f"{what}: card counts must be whole numbers, not {cards!r}")
         counts = cards.astype(np.int64)
         if counts.min() < 0 or counts.max() > 2:
             bad = int(np.flatnonzero((counts < 0) | (counts > 2))[0])
@@ -44,7 +47,13 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     if isinstance(cards, str):
         kinds = parse_cards(cards)
     else:
+        if isinstance(cards, (bytes, bytearray, dict)) or not isinstance(cards, Iterable):
+            # bytes would be read as kind indices, a dict as its keys
+            raise TypeError(f"{what}: cards are text, card strings, card kinds, a Hand or a "
+                            f"Move, not {cards!r}")
         items = list(cards)
+        if any(isinstance(x, (bool, np.bool_)) for x in items):
+            raise CardError(f"{what}: True/False is not a card: {items!r}")
         if items and all(isinstance(x, (int, np.integer)) for x in items):
             kinds = [int(x) for x in items]
             for k in kinds:
@@ -77,7 +86,12 @@ class Hand:
 
     @classmethod
     def from_counts(cls, counts) -> "Hand":
-        return cls(np.asarray(counts))
+        """A Hand from 54 counts (0, 1 or 2 each, in card kind order)."""
+        array = np.asarray(counts)
+        if array.shape != (NUM_KINDS,):
+            raise CardError(f"counts must be {NUM_KINDS} numbers (one per card kind), not "
+                            f"{counts!r}")
+        return cls(array)
 
     @property
     def counts(self) -> np.ndarray:

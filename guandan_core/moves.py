@@ -50,8 +50,6 @@ _TYPE_IDS = {name: i for i, name in enumerate(TYPE_NAMES) if i != JOKER_BOMB}
 LABELS = tuple(RANKS) + ("B", "R", "JOKER", "PASS")
 _WILD_ANY_SUIT = 64
 
-_DEFAULT_RULES = Rules.standard()
-
 
 class MoveError(ValueError):
     """A move that is not a combination, not in the hand, or does not follow the rules."""
@@ -158,6 +156,8 @@ class Move:
     @classmethod
     def parse(cls, text: str, level, rules: Rules | None = None) -> "Move":
         """Parse ``str(move)``: ``"Pair 4: H2 C4"`` or ``"PASS"``."""
+        if not isinstance(text, str):
+            raise TypeError(f"Move.parse reads text such as 'Pair 4: H2 C4', not {text!r}")
         text = text.strip()
         if text.upper() == "PASS":
             return cls.PASS
@@ -283,7 +283,7 @@ def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = Non
     """
     counts = _hand_counts(hand)
     lvl = level if type(level) is int and 0 <= level <= 12 else parse_level(level)
-    flags = (rules or _DEFAULT_RULES).flags()
+    flags = Rules.of(rules).flags()
     beat_rec = None
     if beat is not None:
         if not isinstance(beat, Move):
@@ -324,7 +324,7 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
     levels = np.broadcast_to(np.asarray(levels, dtype=np.int32), (hands.shape[0],)).copy()
     if levels.size and (levels.min() < 0 or levels.max() > 12):
         raise ValueError(f"levels must be rank indices 0..12, got {levels.min()}..{levels.max()}")
-    flags = (rules or _DEFAULT_RULES).flags()
+    flags = Rules.of(rules).flags()
     count = hands.shape[0]
     offsets = np.zeros(count + 1, dtype=np.int64)
     if out is not None:
@@ -359,8 +359,11 @@ class LegalMoves:
     def __init__(self, hand, level, beat: Move | None = None, rules: Rules | None = None):
         self.hand = hand if isinstance(hand, Hand) else Hand(hand)
         self.level = parse_level(level)
-        self.beat = beat
-        self.rules = rules or _DEFAULT_RULES
+        self.rules = Rules.of(rules)
+        # a Move read at another level or under other rules would be beaten by its record,
+        # which says what it was there (moves_array, the raw API, trusts its caller)
+        self.beat = None if beat is None else checked_reading(beat, self.level, self.rules,
+                                                              "beat")
         self._array = None
         self._set = None
 
@@ -393,6 +396,37 @@ class LegalMoves:
         return f"<LegalMoves {len(self)} moves of {self.hand} at level {RANKS[self.level]}>"
 
 
+def checked_reading(move, level, rules: Rules | None = None, what: str = "move") -> "Move":
+    """``move`` when it is one of the readings of its cards at ``level`` under ``rules``
+    (or the pass), else :class:`MoveError`: a Move built for another level, other rules,
+    or by hand with fields that are no combination.
+
+    >>> pair = Move.from_platform(["Pair", "4", ["H2", "C4"]], "2")   # H2 wild at level 2
+    >>> checked_reading(pair, "2") is pair
+    True
+    >>> checked_reading(pair, "7")
+    Traceback (most recent call last):
+    ...
+    guandan_core.moves.MoveError: move Pair 4: H2 C4 is not a reading of its cards at level 7
+    """
+    if not isinstance(move, Move):
+        raise MoveError(f"{what} must be a Move, not {move!r}")
+    if move.is_pass and not move.kinds:
+        return move
+    lvl = parse_level(level)
+    try:
+        readings = classify(move.kinds, lvl, rules)
+        shown = str(move)
+    except (ValueError, IndexError, KeyError):      # fields out of every table
+        readings, shown = [], (f"Move(type_id={move.type_id}, label={move.label}, "
+                               f"kinds={list(move.kinds)})")
+    if move not in readings:
+        raise MoveError(f"{what} {shown} is not a reading of its cards at level {RANKS[lvl]}"
+                        + ("" if rules is None or Rules.of(rules) == Rules.standard()
+                           else f" under {Rules.of(rules)}"))
+    return move
+
+
 def legal_moves(hand, level, beat: Move | None = None, rules: Rules | None = None) -> LegalMoves:
     """Every distinct (cards, reading) move of ``hand`` (leading), or every move beating ``beat``."""
     return LegalMoves(hand, level, beat, rules)
@@ -402,7 +436,7 @@ def classify(cards, level, rules: Rules | None = None) -> list[Move]:
     """Every reading of exactly these cards (RULES sec. 4); empty if they are no combination."""
     counts = to_counts(cards, "play")
     lvl = parse_level(level)
-    flags = (rules or _DEFAULT_RULES).flags()
+    flags = Rules.of(rules).flags()
     if counts.sum() == 0:
         return []
     cap = 4096

@@ -41,7 +41,7 @@ from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank,
                     parse_card, parse_level)
 from .hand import Hand
 from .jsontext import parse_json
-from .moves import MOVE_DTYPE, Move, beats, classify
+from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, classify
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
 
@@ -210,15 +210,29 @@ class Position:
                 raise PositionError(f"hand of seat {seat}: {exc}") from None
             counts.append(bytearray(hand.counts.tobytes()))
         self._set_counts(counts)
+        if isinstance(finished, (str, bytes)):
+            raise PositionError(f"finished: a list of seats, not {finished!r}")
+        for s in finished:
+            # int() would read 2.7 and "2" as seat 2
+            if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= 3:
+                raise PositionError(f"finished: {s!r} is not a seat 0..3")
         self._finished = [int(s) for s in finished]
         self._to_move = to_move
         self._tmove = None
         self._trec = None
-        self._owner = -1 if owner is None else owner
+        # None with a table play stays None, for _validate to name what was given
+        self._owner = -1 if owner is None and table is None else owner
         self._stack = []
         self._over = False
         if table is not None:
-            move = table if isinstance(table, Move) else self._parse_play(table, "table play")
+            if isinstance(table, Move):
+                try:
+                    move = checked_reading(table, self._level, self._rules, "table play") \
+                        if validate else table
+                except MoveError as exc:
+                    raise PositionError(str(exc)) from None
+            else:
+                move = self._parse_play(table, "table play")
             if move.is_pass:
                 raise PositionError("the table play cannot be a pass "
                                     "(use table null when the seat to move is on lead)")
@@ -229,7 +243,7 @@ class Position:
         self._over = self._team_out()
 
     def _set_rules(self, rules):
-        self._rules = rules if rules is not None else Rules.standard()
+        self._rules = Rules.of(rules)
         self._flags = self._rules.flags()
 
     def _set_counts(self, counts):
@@ -290,7 +304,8 @@ class Position:
             return
         if isinstance(owner, bool) or not isinstance(owner, (int, np.integer)) \
                 or not 0 <= owner <= 3:
-            raise PositionError(f"table owner: {owner!r} is not a seat 0..3")
+            raise PositionError(f"table owner: {owner!r} is not a seat 0..3 (a table play "
+                                "needs the seat that played it)")
         self._owner = owner = int(owner)
         if owner == to_move:
             raise PositionError(

@@ -34,6 +34,25 @@ class Rules:
     long_sequences: bool = False
 
     @classmethod
+    def of(cls, rules) -> "Rules":
+        """What every ``rules=`` argument takes: None (standard), a Rules or a preset name.
+
+        >>> Rules.of("platform") == Rules.platform(), Rules.of(None) == Rules.standard()
+        (True, True)
+        >>> Rules.of(3)
+        Traceback (most recent call last):
+        ...
+        TypeError: rules must be a Rules, a preset name or None, not 3
+        """
+        if rules is None:
+            return _STANDARD
+        if isinstance(rules, cls):
+            return rules
+        if isinstance(rules, str):
+            return cls.by_name(rules)
+        raise TypeError(f"rules must be a Rules, a preset name or None, not {rules!r}")
+
+    @classmethod
     def standard(cls) -> "Rules":
         """Tournament rules (Jiangsu 2023 / national trial rules 2022)."""
         return cls()
@@ -64,3 +83,6 @@ class Rules:
     def flags(self) -> tuple[int, int, int]:
         """The options as the kernel takes them."""
         return int(self.sf_is_bomb), int(self.sf_wild_any_suit), int(self.long_sequences)
+
+
+_STANDARD = Rules.standard()      # what rules=None means

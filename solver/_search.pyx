@@ -515,12 +515,16 @@ cdef class Searcher:
     cdef uint64_t key_salt       # the level and rule options, part of every table key
     cdef bint generated_merged   # the last _generate gave one move per suit-free group
 
-    def __cinit__(self, int tt_bits=20, bint use_tt=True, bint use_merge=True,
+    def __cinit__(self, tt_bits=20, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
                   bint use_compress=True, bint use_history=True, bint use_etc=False,
                   bint use_dominance=True, bint use_plain=True, max_tt_bits=None):
-        if not MIN_TT_BITS <= tt_bits <= MAX_TT_BITS:
-            raise ValueError(f"tt_bits must be {MIN_TT_BITS}..{MAX_TT_BITS}, not {tt_bits}")
+        # (a C int argument would take 20.5 as 20)
+        if isinstance(tt_bits, bool) or not isinstance(tt_bits, numbers.Integral) \
+                or not MIN_TT_BITS <= tt_bits <= MAX_TT_BITS:
+            raise ValueError(f"tt_bits must be a whole number {MIN_TT_BITS}..{MAX_TT_BITS}, "
+                             f"not {tt_bits!r}")
+        tt_bits = int(tt_bits)
         if max_tt_bits is None:
             max_tt_bits = max(tt_bits, DEFAULT_MAX_TT_BITS)
         if isinstance(max_tt_bits, bool) or not isinstance(max_tt_bits, numbers.Integral) \
@@ -530,16 +534,17 @@ cdef class Searcher:
         self.tt_bits = tt_bits
         self.initial_tt_bits = tt_bits
         self.max_tt_bits = max_tt_bits
-        near_bits = min(tt_bits, NEAR_BITS)
+        cdef int bits = self.tt_bits
+        near_bits = min(bits, NEAR_BITS)
         self.tt = <tt_entry_t*> gd_table_alloc(
-            (((<size_t> 1) << tt_bits) + ((<size_t> 1) << near_bits)) * sizeof(tt_entry_t))
+            (((<size_t> 1) << bits) + ((<size_t> 1) << near_bits)) * sizeof(tt_entry_t))
         self.arena = <gd_move_t*> malloc(ARENA_MOVES * sizeof(gd_move_t))
         self.parena = <pmove_t*> malloc(PLAIN_ARENA * sizeof(pmove_t))
         self.pscores = <int*> malloc(PLAIN_ARENA * sizeof(int))
         if self.tt == NULL or self.arena == NULL or self.parena == NULL or self.pscores == NULL:
             raise MemoryError("cannot allocate the transposition table")
-        self.tt_mask = ((<uint64_t> 1) << tt_bits) - 1
-        self.near = self.tt + ((<size_t> 1) << tt_bits)
+        self.tt_mask = ((<uint64_t> 1) << bits) - 1
+        self.near = self.tt + ((<size_t> 1) << bits)
         self.near_mask = ((<uint64_t> 1) << near_bits) - 1
         self._set_grow_at()
         self.use_tt = use_tt
@@ -2209,6 +2214,9 @@ cdef class Searcher:
 
     def push(self, const uint8_t[::1] record):
         """Play a move record (the caller checked it is legal); returns an undo token."""
+        if record.shape[0] != sizeof(gd_move_t):
+            raise ValueError(f"a move record is {sizeof(gd_move_t)} bytes, not "
+                             f"{record.shape[0]}")
         cdef state_t* saved = <state_t*> malloc(sizeof(state_t))
         if saved == NULL:
             raise MemoryError()

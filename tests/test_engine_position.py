@@ -143,6 +143,28 @@ def test_sec7_json_structure_errors():
         Position.from_json(dict(good, table={"play": ["Single", "3", ["S3"]]}))
 
 
+def test_sec7_constructor_checks_what_from_json_checks():
+    """RULES 7: the constructor refuses what from_json refuses: a table Move that is no
+    reading at the position's level (H2 is wild at level 2, not at 7), seats in finished
+    that are not whole numbers (int() would read 2.7 and "2" as 2), a table play without
+    its owner (named as given, None)."""
+    hands = [["SA", "SK"], ["S3"], [], ["S4"]]
+    pair = Move.from_platform(["Pair", "4", ["H2", "C4"]], "2")
+    with pytest.raises(PositionError, match="table play Pair 4: H2 C4 is not a reading"):
+        Position("7", hands, finished=[2], to_move=0, table=pair, owner=1)
+    for bogus in (Move(5, 3, 0, [12]), Move(1, 12, 0, [60]), Move(77, 3, 0, [12])):
+        with pytest.raises(PositionError, match="is not a reading"):
+            Position("7", hands, finished=[2], to_move=0, table=bogus, owner=1)
+    single = Move.from_platform(["Single", "Q", ["SQ"]], "7")
+    pos = Position("7", hands, finished=[2], to_move=0, table=single, owner=1)
+    assert Position.from_json(pos.to_json()) == pos
+    for finished in ([2.7], ["2"], "2", [True]):
+        with pytest.raises(PositionError, match="finished: .* seat"):
+            Position("7", hands, finished=finished, to_move=0)
+    with pytest.raises(PositionError, match="table owner: None is not a seat"):
+        Position("7", hands, finished=[2], to_move=0, table=single)
+
+
 def test_sec7_rules_change_table_validity():
     """RULES 9 via 7: a wild straight flush in spades is a table play only when the rules
     let a wild complete a straight flush of any suit."""

@@ -135,6 +135,56 @@ def test_sec1_card_three_times_rejected(card):
     assert "S5" in str(err.value)
 
 
+@pytest.mark.parametrize("cards, error, named", [
+    ({"S5": 1}, TypeError, "{'S5': 1}"),          # not read as its keys
+    (b"S5 S6", TypeError, "b'S5 S6'"),            # not read as kind indices 83, 53, ...
+    (5, TypeError, "not 5"),
+    ([True, False], CardError, "True/False"),     # not read as kinds 1 and 0
+    (np.full(54, 0.5), CardError, "whole numbers"),   # not truncated to no cards
+    (np.full(54, 1.7), CardError, "whole numbers"),
+    (np.zeros(54, dtype=bool), CardError, "whole numbers"),
+])
+def test_sec1_cards_of_the_wrong_kind_are_refused(cards, error, named):
+    """RULES 1: a hand is cards; other Python values are refused naming them rather than
+    read in some loose way."""
+    with pytest.raises(error) as err:
+        Hand(cards)
+    assert named in str(err.value)
+    with pytest.raises(error):
+        classify(cards, "7")
+    assert Hand(np.ones(54)) == Hand(np.ones(54, dtype=np.uint8))   # whole floats are counts
+    for bad in (None, [0] * 53):
+        with pytest.raises(CardError, match="54 numbers"):
+            Hand.from_counts(bad)
+
+
+def test_sec9_rules_arguments_take_a_rules_a_name_or_none():
+    assert len(classify("S5 S6 S7 S8 S9", "2", "platform")) == \
+        len(classify("S5 S6 S7 S8 S9", "2", Rules.platform()))
+    for call in (lambda: classify("S5", "2", rules=3), lambda: legal_moves("S5", "2", rules=3),
+                 lambda: Move.from_platform(["Single", "5", ["S5"]], "2", rules=3)):
+        with pytest.raises(TypeError, match="rules must be a Rules, a preset name or None, not 3"):
+            call()
+    with pytest.raises(ValueError, match="unknown rules 'bogus'"):
+        classify("S5", "2", "bogus")
+
+
+def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
+    """RULES 2 / 4: H2 is wild at level 2, so [H2 C4] is a pair of 4s there and no pair at
+    level 7; a Move is its reading at its own level, and legal_moves refuses one that is
+    not a reading at the level asked (its record would be beaten as if it were)."""
+    pair = Move.from_platform(["Pair", "4", ["H2", "C4"]], "2")
+    assert legal_moves("S5 S5", "2", beat=pair).count() == 1
+    with pytest.raises(MoveError, match="beat Pair 4: H2 C4 is not a reading .* at level 7"):
+        legal_moves("S5 S5", "7", beat=pair)
+    for bogus in (Move(5, 0, 0, [0, 1, 2]), Move(1, 3, 0, [12, 13]), Move(77, 3, 0, [12]),
+                  Move(1, 12, 0, [60])):
+        with pytest.raises(MoveError, match="is not a reading"):
+            legal_moves("S5 S5", "2", beat=bogus)
+    with pytest.raises(TypeError, match="Move.parse reads text"):
+        Move.parse(None, "2")
+
+
 @pytest.mark.parametrize("bad", ["1", "Z", "11", "B", 13, -1, "SB"])
 def test_sec2_bad_level_rejected(bad):
     """RULES 2: a level is a rank from 2 to A."""

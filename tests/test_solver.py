@@ -178,6 +178,12 @@ def test_bad_table_sizes_are_named(kwargs, message):
         solve(pos, **kwargs)
 
 
+@pytest.mark.parametrize("bits", [20.5, True, 30.0, 3, "20"])
+def test_a_searchers_table_size_is_a_whole_number_in_range(bits):
+    with pytest.raises((ValueError, TypeError), match=re.escape(repr(bits))):
+        Searcher(bits)
+
+
 def test_table_reused_at_another_level_or_rule_set_gives_that_positions_value():
     """RULES sec. 2, 9: the same cards mean other things at another level or under other
     rule options, so a table kept from an earlier solve must not answer for them. Found by
