@@ -127,6 +127,12 @@ def _start(s: Searcher, pos: Position, node_limit, time_limit) -> None:
     s.check_signals = threading.current_thread() is threading.main_thread()
 
 
+def _checked_callback(name: str, callback) -> None:
+    # before the search, not when it first reports (possibly minutes later)
+    if callback is not None and not callable(callback):
+        raise TypeError(f"{name} must be a function or None, not {callback!r}")
+
+
 def _checked_stop(stop) -> Stop | None:
     if stop is not None and not isinstance(stop, Stop):
         raise TypeError(f"stop must be a solver.Stop, not {stop!r}")
@@ -171,7 +177,7 @@ def as_position(position) -> Position:
     """A :class:`Position` from a Position, a JSON dict or a JSON string (RULES sec. 7)."""
     if isinstance(position, Position):
         return position
-    if isinstance(position, (dict, str, bytes)):
+    if isinstance(position, (dict, str, bytes, bytearray)):
         return Position.from_json(position)     # (which reads JSON text too)
     raise TypeError(f"solve() takes a Position or its JSON, not {type(position).__name__}")
 
@@ -460,6 +466,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     at_least = _checked_question(at_least)
     stop = _checked_stop(stop)
+    _checked_callback("on_info", on_info)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     with _in_use(s):

@@ -678,6 +678,11 @@ def test_solve_many_rejects_bad_input_naming_it():
         with pytest.raises(ValueError, match=re.escape(repr(threads))):
             solve_many([good], threads=threads)
     assert [r.value for r in solve_many([good], threads=np.int64(2))] == [solve(good).value]
+    with pytest.raises(TypeError, match="on_result must be a function or None, not 5"):
+        solve_many([good], on_result=5)
+    with pytest.raises(TypeError, match="on_info must be a function or None, not 'x'"):
+        solve(good, on_info="x")
+    assert solve(json.dumps(good).encode()).value == solve(bytearray(json.dumps(good).encode())).value
     # one position (or its JSON text) instead of a list: not read key by key or char by char
     for one in (good, json.dumps(good), Position.from_json(good)):
         with pytest.raises(TypeError, match="a list of positions"):
