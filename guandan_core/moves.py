@@ -32,7 +32,7 @@ from .rules import Rules
 
 __all__ = [
     "Move", "MoveError", "LegalMoves", "MOVE_DTYPE", "TYPE_NAMES",
-    "classify", "beats", "legal_moves", "moves_array", "moves_array_batch",
+    "classify", "beats", "legal_moves", "moves_array", "moves_array_batch", "checked_reading",
 ]
 
 # One move record, laid out exactly as the kernel's gd_move_t (18 bytes).
