@@ -176,4 +176,3 @@ def player_hand(cards, what: str = "the hand") -> "Hand":
     if len(hand) > MAX_HAND:
         raise CardError(f"{what} holds {len(hand)} cards; a hand holds at most {MAX_HAND}")
     return hand
-

@@ -137,7 +137,8 @@ class Move:
             raise MoveError(f"a move is [type, rank, cards], not {triple!r}") from None
         if mtype == "PASS":
             # the platform writes ["PASS", "PASS", "PASS"]; None and [] are read too
-            if rank not in ("PASS", None) or not (cards in ("PASS", None) or cards == []):
+            no_cards = cards in ("PASS", None) or (isinstance(cards, (list, tuple)) and not cards)
+            if rank not in ("PASS", None) or not no_cards:
                 raise MoveError(f"malformed pass {triple!r}")
             return cls.PASS
         if not isinstance(mtype, str) or mtype not in _TYPE_IDS:

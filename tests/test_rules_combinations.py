@@ -253,7 +253,7 @@ def test_sec4_move_from_platform_wrong_types_are_named(triple, named):
 
 
 def test_sec4_move_from_platform_pass_spellings():
-    for cards in ("PASS", None, []):
+    for cards in ("PASS", None, [], ()):
         assert Move.from_platform(["PASS", "PASS", cards], "7").is_pass
 
 

@@ -682,7 +682,8 @@ def test_solve_many_rejects_bad_input_naming_it():
         solve_many([good], on_result=5)
     with pytest.raises(TypeError, match="on_info must be a function or None, not 'x'"):
         solve(good, on_info="x")
-    assert solve(json.dumps(good).encode()).value == solve(bytearray(json.dumps(good).encode())).value
+    text = json.dumps(good).encode()
+    assert solve(text).value == solve(bytearray(text)).value
     # one position (or its JSON text) instead of a list: not read key by key or char by char
     for one in (good, json.dumps(good), Position.from_json(good)):
         with pytest.raises(TypeError, match="a list of positions"):
