@@ -47,14 +47,16 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     if isinstance(cards, str):
         kinds = parse_cards(cards)
     else:
-        if isinstance(cards, (bytes, bytearray, dict)) or not isinstance(cards, Iterable):
-            # bytes would be read as kind indices, a dict as its keys
+        try:
+            if isinstance(cards, (bytes, bytearray, dict)):
+                raise TypeError     # bytes would be read as kind indices, a dict as its keys
+            items = list(cards)
+        except TypeError:
             raise TypeError(f"{what}: cards are text, card strings, card kinds, a Hand or a "
-                            f"Move, not {cards!r}")
-        items = list(cards)
-        if any(isinstance(x, (bool, np.bool_)) for x in items):
-            raise CardError(f"{what}: True/False is not a card: {items!r}")
+                            f"Move, not {cards!r}") from None
         if items and all(isinstance(x, (int, np.integer)) for x in items):
+            if any(isinstance(x, bool) for x in items):
+                raise CardError(f"{what}: True/False is not a card: {items!r}")
             kinds = [int(x) for x in items]
             for k in kinds:
                 if not 0 <= k < NUM_KINDS:
