@@ -415,6 +415,7 @@ def checked_reading(move, level, rules: Rules | None = None, what: str = "move")
     if move.is_pass and not move.kinds:
         return move
     lvl = parse_level(level)
+    rules = Rules.of(rules)
     try:
         readings = classify(move.kinds, lvl, rules)
         shown = str(move)
@@ -423,8 +424,7 @@ def checked_reading(move, level, rules: Rules | None = None, what: str = "move")
                                f"kinds={list(move.kinds)})")
     if move not in readings:
         raise MoveError(f"{what} {shown} is not a reading of its cards at level {RANKS[lvl]}"
-                        + ("" if rules is None or Rules.of(rules) == Rules.standard()
-                           else f" under {Rules.of(rules)}"))
+                        + ("" if rules == Rules.standard() else f" under {rules}"))
     return move
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank,
                     parse_card, parse_level)
-from .hand import Hand
+from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
 from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, classify
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
@@ -257,16 +257,13 @@ class Position:
         return (n[0] == 0 and n[2] == 0) or (n[1] == 0 and n[3] == 0)
 
     def _validate(self) -> None:
-        finished = self._finished
-        for s in finished:
-            if not 0 <= s <= 3:
-                raise PositionError(f"finished: {s!r} is not a seat 0..3")
+        finished = self._finished      # (seats 0..3, checked as they were given)
         if len(set(finished)) != len(finished):
             raise PositionError(f"finished: a seat appears twice in {finished}")
         for seat in range(4):
-            if self._ncards[seat] > 27:
+            if self._ncards[seat] > MAX_HAND:
                 raise PositionError(f"seat {seat} holds {self._ncards[seat]} cards "
-                                    "(a hand has at most 27)")
+                                    f"(a hand has at most {MAX_HAND})")
             if seat in finished and self._ncards[seat]:
                 raise PositionError(f"seat {seat} is in finished but still holds "
                                     f"{self._ncards[seat]} cards")

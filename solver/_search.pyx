@@ -2035,11 +2035,10 @@ cdef class Searcher:
         if not self.use_tt or _over(&self.st):
             return -1
         plain = self._plain_search_here()
-        e = self._entry_here(&k1, &k2)
+        e = self._entry_here(&k1, &k2, &ps)
         if e.check != _check(k2) or e.key1 != k1 or e.best_sig == 0:
             return -1
         if plain:
-            self._to_plain(&ps)
             # the plain search's moves carry signatures of their own: the stored one's
             # move, suits left out, is the root move to find
             for i in range(self._pgenerate(&ps, pm)):
@@ -2073,18 +2072,20 @@ cdef class Searcher:
         table_move() unable to name the move that proved it."""
         cdef uint64_t k1, k2
         cdef tt_entry_t* e
+        cdef pstate_t ps
         if not self.use_tt or _over(&self.st):
             return
-        e = self._entry_here(&k1, &k2)
+        e = self._entry_here(&k1, &k2, &ps)
         if e.check == _check(k2) and e.key1 == k1:
             memset(e, 0, sizeof(tt_entry_t))
 
-    cdef tt_entry_t* _entry_here(self, uint64_t* k1, uint64_t* k2) noexcept nogil:
-        # the current position's slot, as the search that starts here keys it
-        cdef pstate_t ps
+    cdef tt_entry_t* _entry_here(self, uint64_t* k1, uint64_t* k2,
+                                 pstate_t* ps) noexcept nogil:
+        # the current position's slot, as the search that starts here keys it (``ps``: the
+        # position in the plain search's form, filled when that search starts here)
         if self._plain_search_here():
-            self._to_plain(&ps)
-            self._pkey(&ps, k1, k2)
+            self._to_plain(ps)
+            self._pkey(ps, k1, k2)
             return self._entry(k1[0], ps.ncards)
         self._key(k1, k2)
         return self._entry(k1[0], self.st.ncards)
