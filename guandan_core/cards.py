@@ -20,6 +20,7 @@ Sorting by kind gives the platform's own card order: by rank, then ``S H C D``, 
 
 from __future__ import annotations
 
+import numbers
 from typing import Iterable
 
 __all__ = [
@@ -120,9 +121,9 @@ def parse_level(level: str | int) -> int:
     """
     if isinstance(level, bool):
         raise LevelError(f"level must be a rank from 2 to A, not {level!r}")
-    if isinstance(level, int):
+    if isinstance(level, int) or isinstance(level, numbers.Integral):   # numpy ints too
         if 0 <= level <= 12:
-            return level
+            return int(level)
         raise LevelError(f"level index must be 0..12, not {level!r}")
     if isinstance(level, str):
         rank = _parse_rank(level.strip())

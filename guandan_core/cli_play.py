@@ -8,6 +8,9 @@ first in seat order 0..3 when two seats hold it; RULES.md sec. 8, 9); the defaul
 random seat. By default it prints a readable log; ``--json`` prints one JSON
 object per line per event::
 
+    {"event": "rules", "win_at_a": "2nd-or-3rd", "fail_at_a": 0, "tribute": true,
+     "tribute_first_last": true, "lead_after_tribute": "payer", "first_leader": "random",
+     "core": {"sf_is_bomb": true, "sf_wild_any_suit": true, "long_sequences": false}}
     {"event": "deal", "hand": 1, "level": "2", "hands": [[27 cards] x 4]}   (before tribute)
     {"event": "resist", "seats": [1, 3]}
     {"event": "tribute", "from": 3, "to": 0, "card": "HR"}
@@ -15,11 +18,14 @@ object per line per event::
     {"event": "play", "seat": 0, "action": ["Single", "3", ["S3"]]}   (pass: ["PASS", "PASS", "PASS"])
     {"event": "end", "order": [0, 2, 1, 3], "levels": ["5", "2"], "winner": null}
 
+The first line names every rule option the log was played under (``MatchRules.to_json``).
 Hands are numbered from 1 over the whole run. ``winner`` is the team (0 for seats 0 and 2,
 1 for seats 1 and 3) that won the match with this hand, else null.
 
 ``guandan replay FILE [--rules standard|platform]`` (``-`` for stdin) checks such a log
-event by event: exit 0 and "valid ..." when every event follows the rules, exit 1 and one
+event by event, under the rules its first line names (a log without that line: under
+``--rules``, by default standard; a log whose rules differ from a ``--rules`` given is
+refused): exit 0 and "valid ..." when every event follows the rules, exit 1 and one
 line "event N (line L): reason" at the first event that breaks one. A log holding only
 deal and play events is checked hand by hand (the deal is a full deck, every play is the
 seat to move's legal move); when it also holds tribute, return, resist or end events the
@@ -216,8 +222,9 @@ def add_replay_parser(subparsers) -> argparse.ArgumentParser:
         "replay", help="check a JSON-lines game log (from guandan play --json)",
         description="Check a JSON-lines game log event by event against the rules.")
     p.add_argument("file", help="the log file, or - for standard input")
-    p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
-                   help="rules the log was played under (default standard)")
+    p.add_argument("--rules", choices=_RULE_CHOICES, default=None,
+                   help="rules the log was played under, for a log that does not name "
+                        "them in its first line (default standard)")
     p.set_defaults(func=cmd_replay)
     return p
 
@@ -235,6 +242,7 @@ _FIELDS = {
     "resist": {"seats": list},
     "play": {"seat": int, "action": list},
     "end": {"order": list, "levels": list, "winner": (int, type(None))},
+    "rules": {},        # read whole by MatchRules.from_json
 }
 # the type of every item of the list fields that are lists of plain values
 _ITEMS = {("resist", "seats"): int, ("end", "order"): int, ("end", "levels"): str}
@@ -259,6 +267,14 @@ def _read_events(lines):
         fields = _FIELDS.get(ev["event"]) if isinstance(ev["event"], str) else None
         if fields is None:
             raise LogFormatError(f"{where}: unknown event {ev['event']!r}")
+        if ev["event"] == "rules":
+            if number != 1:
+                raise LogFormatError(f"{where}: a rules event comes first in a log, or not "
+                                     "at all")
+            try:
+                MatchRules.from_json(ev)
+            except RulesError as exc:
+                raise LogFormatError(f"{where}: {exc}") from None
         for name, typ in fields.items():
             if name not in ev:
                 raise LogFormatError(f"{where}: {ev['event']} event without {name!r}")
@@ -510,11 +526,17 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
     events = _read_events(lines)
     if not events:
         raise LogFormatError("the log holds no events")
+    if events[0][2]["event"] == "rules":
+        logged = MatchRules.from_json(events[0][2])
+        if rules is not None and MatchRules.of(rules) != logged:
+            raise LogFormatError(f"the log was played under {_rules_name(logged)}, not the "
+                                 f"rules asked for ({_rules_name(MatchRules.of(rules))})")
+        rules = logged
     full = any(ev["event"] in _MATCH_EVENTS for _, _, ev in events)
-    checker = _Checker(rules or MatchRules.standard(), full)
+    checker = _Checker(MatchRules.of(rules), full)
     handlers = {"deal": checker.deal, "tribute": checker.tribute,
                 "return": checker.return_, "resist": checker.resist,
-                "play": checker.play, "end": checker.end}
+                "play": checker.play, "end": checker.end, "rules": lambda ev: None}
     plays = 0
     for number, line, ev in events:
         try:
@@ -525,14 +547,23 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
     note = ""
     if checker.pos is None or not checker.pos.is_over:
         note = f"; hand {checker.hand_number} is unfinished"
+    elif full and not checker.ended:
+        note = f"; hand {checker.hand_number} has no end event"
     what = "plays and match rules" if full else "plays"
     return (f"valid: {len(events)} events, {checker.hands_seen} hands, {plays} plays "
             f"checked ({what}){note}")
 
 
+def _rules_name(rules: MatchRules) -> str:
+    for name in _RULE_CHOICES:
+        if MatchRules.by_name(name) == rules:
+            return f"the {name} rules"
+    return f"the rules {json.dumps(rules.to_json())}"
+
+
 def cmd_replay(args) -> int:
     try:
-        rules = MatchRules.by_name(args.rules)
+        rules = None if args.rules is None else MatchRules.by_name(args.rules)
         lines = read_text(args.file).splitlines()
         summary = check_log(lines, rules)
     except ReplayError as exc:

@@ -35,15 +35,17 @@ deterministic, so a seed fixes a whole match):
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Optional
 
 import numpy as np
 
-from .cards import BIG_JOKER, CardError, format_card, format_cards, format_rank, parse_card
-from .hand import Hand
+from .cards import (BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, format_rank,
+                    parse_card, parse_level)
+from .hand import Hand, to_counts
 from .moves import Move, MoveError
-from .position import IllegalMoveError, MoveList, Position, finishing_outcome
+from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
+                       finishing_outcome)
 from .rules import Rules, RulesError
 
 __all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
@@ -87,6 +89,9 @@ class MatchRules:
                              f"not {self.win_at_a!r}")
         if self.fail_at_a not in (0, 2, 3) or isinstance(self.fail_at_a, bool):
             raise RulesError(f"fail_at_a must be 0, 2 or 3, not {self.fail_at_a!r}")
+        for name in ("tribute", "tribute_first_last"):
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"{name} must be True or False, not {getattr(self, name)!r}")
         if self.lead_after_tribute not in LEAD_AFTER_TRIBUTE:
             raise RulesError(f"lead_after_tribute must be payer or first, "
                              f"not {self.lead_after_tribute!r}")
@@ -119,9 +124,70 @@ class MatchRules:
         presets = {"standard": cls.standard, "platform": cls.platform}
         try:
             return presets[name]()
-        except KeyError:
+        except (KeyError, TypeError):
             raise RulesError(f"unknown match rules {name!r} "
                              f"(known: {', '.join(sorted(presets))})") from None
+
+    @classmethod
+    def of(cls, rules) -> "MatchRules":
+        """What every match ``rules=`` argument takes: None (standard), a MatchRules or a
+        preset name. A combination :class:`Rules` alone is refused, since it does not say
+        which match options go with it.
+
+        >>> MatchRules.of("platform") == MatchRules.platform()
+        True
+        >>> MatchRules.of(Rules.platform())
+        Traceback (most recent call last):
+        ...
+        TypeError: match rules must be a MatchRules, a preset name (standard, platform) or None, not Rules(sf_is_bomb=True, sf_wild_any_suit=False, long_sequences=False) (for other combination rules: MatchRules(core=...))
+        """
+        if rules is None:
+            return cls.standard()
+        if isinstance(rules, cls):
+            return rules
+        if isinstance(rules, str):
+            return cls.by_name(rules)
+        hint = " (for other combination rules: MatchRules(core=...))" \
+            if isinstance(rules, Rules) else ""
+        raise TypeError(f"match rules must be a MatchRules, a preset name (standard, "
+                        f"platform) or None, not {rules!r}{hint}")
+
+    def to_json(self) -> dict:
+        """Every option as a JSON object (the ``rules`` event of a game log); read back
+        with :meth:`from_json`.
+
+        >>> MatchRules.from_json(MatchRules.platform().to_json()) == MatchRules.platform()
+        True
+        """
+        obj = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "core"}
+        obj["core"] = {f.name: getattr(self.core, f.name) for f in fields(self.core)}
+        return obj
+
+    @classmethod
+    def from_json(cls, obj) -> "MatchRules":
+        """The options written by :meth:`to_json`; a :class:`RulesError` naming an option
+        that is missing, unknown or of the wrong value. Extra keys ``event`` (a log's) are
+        ignored."""
+        if not isinstance(obj, dict):
+            raise RulesError(f"match rules must be a JSON object, not {obj!r}")
+        names = {f.name for f in fields(cls)}
+        given = set(obj) - {"event"}
+        if given != names:
+            missing, unknown = sorted(names - given), sorted(given - names)
+            raise RulesError("match rules: " + "; ".join(
+                part for part in (f"missing {', '.join(missing)}" if missing else "",
+                                  f"unknown {', '.join(unknown)}" if unknown else "")
+                if part))
+        core = obj["core"]
+        core_names = {f.name for f in fields(Rules)}
+        if not isinstance(core, dict) or set(core) != core_names:
+            raise RulesError(f"match rules: core must hold {', '.join(sorted(core_names))}, "
+                             f"not {core!r}")
+        for name, value in core.items():
+            if not isinstance(value, bool):
+                raise RulesError(f"match rules: core {name} must be true or false, "
+                                 f"not {value!r}")
+        return cls(core=Rules(**core), **{n: obj[n] for n in names - {"core"}})
 
     def replace(self, **changes) -> "MatchRules":
         return replace(self, **changes)
@@ -144,8 +210,63 @@ def _kinds(counts) -> list:
     return [k for k in range(54) for _ in range(int(counts[k]))]
 
 
-def tribute_card(counts, level: int) -> int:
-    """The card a payer gives: its highest non-wild card (sec. 8); ties by suit S H C D."""
+def _checked_counts(counts, what: str) -> np.ndarray:
+    """A hand given to this module as 54 card counts (0, 1 or 2 each), as uint8; a
+    CardError naming anything else."""
+    if isinstance(counts, Hand):
+        return counts.counts
+    try:
+        array = np.asarray(counts)
+    except ValueError:                   # a ragged list
+        array = None
+    if array is None or array.shape != (NUM_KINDS,):
+        raise CardError(f"{what}: expected {NUM_KINDS} card counts (one per card kind), "
+                        f"not {counts!r}")
+    return to_counts(array, what)
+
+
+def _checked_hands(hands) -> list:
+    """Four hands as int64 count arrays, checked: 54 counts each and no card more than
+    twice among them (sec. 1)."""
+    if isinstance(hands, (str, bytes, dict)) or not hasattr(hands, "__len__") \
+            or len(hands) != 4:
+        raise ValueError(f"expected the four hands (54 card counts each), not {hands!r}")
+    counts = [_checked_counts(h, f"hand of seat {seat}").astype(np.int64)
+              for seat, h in enumerate(hands)]
+    total = sum(counts)
+    if total.max() > 2:
+        bad = int(np.argmax(total))
+        raise CardError(f"card {format_card(bad)} appears {int(total[bad])} times across the "
+                        "four hands (each card exists twice)")
+    return counts
+
+
+def _checked_kind(kind, what: str = "card") -> int:
+    """A card kind 0..53 (a card string such as ``HR`` is read too)."""
+    if isinstance(kind, str):
+        return parse_card(kind)
+    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)) \
+            or not 0 <= kind < NUM_KINDS:
+        raise CardError(f"{what}: {kind!r} is not a card kind 0..53 or a card")
+    return int(kind)
+
+
+def _checked_seat(seat, what: str) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3:
+        raise ValueError(f"{what}: {seat!r} is not a seat 0..3")
+    return int(seat)
+
+
+def tribute_card(counts, level) -> int:
+    """The card a payer gives: its highest non-wild card (sec. 8); ties by suit S H C D.
+
+    >>> format_card(tribute_card(Hand("S3 H7 S7 SA").counts, "7"))   # H7 is wild
+    'S7'
+    """
+    return _tribute_card(_checked_counts(counts, "payer's hand"), parse_level(level))
+
+
+def _tribute_card(counts, level: int) -> int:
     wild = level * 4 + 1
     best = None
     for k in range(54):
@@ -153,13 +274,18 @@ def tribute_card(counts, level: int) -> int:
             if best is None or card_order(k, level) > card_order(best, level):
                 best = k
     if best is None:
-        raise ValueError("the payer holds no card that can be given as tribute")
+        raise ValueError("the payer holds no card that can be given as tribute "
+                         f"({format_cards(_kinds(counts)) or 'no cards'})")
     return best
 
 
-def return_card(counts, level: int) -> int:
+def return_card(counts, level) -> int:
     """The card a receiver returns: its lowest card of rank 10 or lower that is not a level
     card; if it has none, its lowest card (sec. 8)."""
+    return _return_card(_checked_counts(counts, "receiver's hand"), parse_level(level))
+
+
+def _return_card(counts, level: int) -> int:
     best = None
     for k in range(52):
         if counts[k] and (k >> 2) <= 8 and (k >> 2) != level:
@@ -175,15 +301,25 @@ def return_card(counts, level: int) -> int:
     return best
 
 
-def allowed_returns(counts, level: int) -> list:
+def allowed_returns(counts, level) -> list:
     """The distinct card kinds a receiver holding ``counts`` may return (sec. 8), lowest
     first (card order, then suit order); the first is :func:`return_card`."""
-    kinds = [k for k in range(54) if counts[k] and is_valid_return(counts, k, level)]
+    return _allowed_returns(_checked_counts(counts, "receiver's hand"), parse_level(level))
+
+
+def _allowed_returns(counts, level: int) -> list:
+    kinds = [k for k in range(54) if counts[k] and _is_valid_return(counts, k, level)]
     return sorted(kinds, key=lambda k: (card_order(k, level), k))
 
 
-def is_valid_return(counts, kind: int, level: int) -> bool:
-    """Whether ``kind`` may be returned by a receiver holding ``counts`` (sec. 8)."""
+def is_valid_return(counts, kind, level) -> bool:
+    """Whether ``kind`` (a card kind or a card string) may be returned by a receiver
+    holding ``counts`` (sec. 8)."""
+    return _is_valid_return(_checked_counts(counts, "receiver's hand"),
+                            _checked_kind(kind, "returned card"), parse_level(level))
+
+
+def _is_valid_return(counts, kind: int, level: int) -> bool:
     if not counts[kind]:
         return False
     eligible = [k for k in range(52) if counts[k] and (k >> 2) <= 8 and (k >> 2) != level]
@@ -193,12 +329,15 @@ def is_valid_return(counts, kind: int, level: int) -> bool:
     return card_order(kind, level) == lowest
 
 
-def is_valid_tribute(counts, kind: int, level: int) -> bool:
-    """Whether ``kind`` may be paid as tribute by a payer holding ``counts``: one of its
-    highest non-wild cards (any suit)."""
+def is_valid_tribute(counts, kind, level) -> bool:
+    """Whether ``kind`` (a card kind or a card string) may be paid as tribute by a payer
+    holding ``counts``: one of its highest non-wild cards (any suit)."""
+    counts = _checked_counts(counts, "payer's hand")
+    kind = _checked_kind(kind, "tribute card")
+    level = parse_level(level)
     if not counts[kind] or kind == level * 4 + 1:
         return False
-    return card_order(kind, level) == card_order(tribute_card(counts, level), level)
+    return card_order(kind, level) == card_order(_tribute_card(counts, level), level)
 
 
 # ---------------------------------------------------------------------- tribute
@@ -232,11 +371,16 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
 
     Applies nothing; :func:`apply_tribute` moves the cards.
     """
+    prev_order = check_finishing_order(prev_order)
+    counts = _checked_hands(hands)
+    level = parse_level(level)
+    rules = MatchRules.of(rules)
+    if choose_return is not None and not callable(choose_return):
+        raise TypeError(f"choose_return must be callable or None, not {choose_return!r}")
     first = prev_order[0]
-    partner_place = list(prev_order).index(first ^ 2)
+    partner_place = prev_order.index(first ^ 2)
     if not rules.tribute or (partner_place == 3 and not rules.tribute_first_last):
         return TributePlan("none", leader=first)
-    counts = [np.array(h, dtype=np.int64) for h in hands]
     if partner_place == 1:
         payers = [prev_order[2], prev_order[3]]
     else:
@@ -244,13 +388,17 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
     if sum(int(counts[p][BIG_JOKER]) for p in payers) >= 2:
         return TributePlan("single" if len(payers) == 1 else "double", resisted=payers,
                            leader=first)
+    cards = {}
+    for payer in payers:
+        try:
+            cards[payer] = _tribute_card(counts[payer], level)
+        except ValueError as exc:
+            raise ValueError(f"seat {payer}: {exc}") from None
     if len(payers) == 1:
         payer = payers[0]
-        card = tribute_card(counts[payer], level)
-        plan = TributePlan("single", payments=[(payer, first, card)])
+        plan = TributePlan("single", payments=[(payer, first, cards[payer])])
     else:
         second = prev_order[1]
-        cards = {p: tribute_card(counts[p], level) for p in payers}
         a, b = payers
         oa, ob = card_order(cards[a], level), card_order(cards[b], level)
         if oa == ob:
@@ -267,11 +415,17 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
         after[payer][card] -= 1
         after[receiver][card] += 1
     for payer, receiver, _ in plan.payments:
+        allowed = _allowed_returns(after[receiver], level)
         if choose_return is None:
-            card = return_card(after[receiver], level)
+            card = allowed[0]
         else:
-            card = choose_return(receiver, payer, [c.copy() for c in after],
-                                 allowed_returns(after[receiver], level))
+            card = choose_return(receiver, payer, [c.copy() for c in after], allowed)
+            if isinstance(card, bool) or card not in allowed:
+                raise IllegalMoveError(
+                    f"choose_return gave {card!r} for seat {receiver}'s return to seat "
+                    f"{payer}, not one of the card kinds it may return {allowed} (RULES "
+                    "sec. 8)")
+            card = int(card)
         after[receiver][card] -= 1
         after[payer][card] += 1
         plan.returns.append((receiver, payer, card))
@@ -280,14 +434,26 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
 
 
 def apply_tribute(plan: TributePlan, hands) -> list:
-    """The four hands (uint8 count arrays) after the tribute and returns of ``plan``."""
-    after = [np.array(h, dtype=np.int64) for h in hands]
-    for payer, receiver, card in plan.payments:
-        after[payer][card] -= 1
-        after[receiver][card] += 1
-    for receiver, payer, card in plan.returns:
-        after[receiver][card] -= 1
-        after[payer][card] += 1
+    """The four hands (uint8 count arrays) after the tribute and returns of ``plan``; a
+    ValueError when a card moved is not in the giver's hand at that moment."""
+    if not isinstance(plan, TributePlan):
+        raise TypeError(f"plan must be a TributePlan, not {plan!r}")
+    after = _checked_hands(hands)
+    moves = [(entry, "tribute") for entry in plan.payments] + \
+        [(entry, "return") for entry in plan.returns]
+    for entry, what in moves:
+        if isinstance(entry, (str, bytes)) or not hasattr(entry, "__len__") or len(entry) != 3:
+            raise ValueError(f"a {what} is (giver, receiver, card kind), not {entry!r}")
+        giver = _checked_seat(entry[0], f"{what} {entry!r}: giver")
+        taker = _checked_seat(entry[1], f"{what} {entry!r}: receiver")
+        card = _checked_kind(entry[2], f"{what} {entry!r}")
+        if giver == taker:
+            raise ValueError(f"{what} {entry!r}: seat {giver} cannot give to itself")
+        if not after[giver][card]:
+            raise ValueError(f"{what} {entry!r}: seat {giver} does not hold "
+                             f"{format_card(card)}")
+        after[giver][card] -= 1
+        after[taker][card] += 1
     return [a.astype(np.uint8) for a in after]
 
 
@@ -300,10 +466,17 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
     at A per team, the levels the winning team of the hand went up, and the team that won
     the game with this hand (or None).
     """
-    levels = list(levels)
-    failures = list(failures)
+    levels = _checked_pair(levels, "levels", lambda x: parse_level(x))
+    failures = _checked_pair(failures, "failures", _failure_count)
+    hand_level = parse_level(hand_level)
+    if hand_level not in levels:
+        raise ValueError(f"hand_level {format_rank(hand_level)} is neither team's level "
+                         f"({format_rank(levels[0])}, {format_rank(levels[1])}): a hand is "
+                         "played at the level of the team that won the last one (sec. 8)")
+    order = check_finishing_order(order)
+    rules = MatchRules.of(rules)
     team = order[0] & 1
-    place = list(order).index(order[0] ^ 2)
+    place = order.index(order[0] ^ 2)
     gain = {1: 3, 2: 2, 3: 1}[place]
     winner = None
     if hand_level == ACE and levels[team] == ACE:
@@ -319,6 +492,23 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
             levels[t] = 0
             failures[t] = 0
     return levels, failures, gain, winner
+
+
+def _checked_pair(values, what: str, check) -> list:
+    """One value per team, each passed through ``check`` (which raises naming it)."""
+    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__") \
+            or len(values) != 2:
+        raise ValueError(f"{what}: one value per team (two), not {values!r}")
+    try:
+        return [check(v) for v in values]
+    except ValueError as exc:
+        raise type(exc)(f"{what} {values!r}: {exc}") from None
+
+
+def _failure_count(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"a count of failed hands is a whole number 0 or more, not {n!r}")
+    return int(n)
 
 
 def deal(rng: random.Random) -> list:
@@ -409,12 +599,8 @@ class Match:
         for i, p in enumerate(players):
             if not callable(p):
                 raise TypeError(f"player {i} is not callable: {p!r}")
-        if rules is None:
-            rules = MatchRules.standard()
-        elif isinstance(rules, str):
-            rules = MatchRules.by_name(rules)
         self.players = players
-        self.rules = rules
+        self.rules = MatchRules.of(rules)
         self.rng = random.Random(seed)
         self.on_event = on_event
         self.levels = [0, 0]
@@ -441,12 +627,17 @@ class Match:
 
     def play(self, hands: int) -> list:
         """Play ``hands`` hands (a won match is followed by a new one); their results."""
+        if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 0:
+            raise ValueError(f"hands: a number of hands 0 or more, not {hands!r}")
         return [self.play_hand() for _ in range(hands)]
 
     def play_hand(self) -> HandResult:
         """Deal, pay tribute and play one hand; returns its :class:`HandResult`."""
         if self.winner is not None:
             self._new_match()
+        if self.hands_played == 0:
+            # the log says which rules it was played under, for replay
+            self._emit({"event": "rules", **self.rules.to_json()})
         self.hands_played += 1
         number = self.hands_played
         level = self.hand_level

@@ -46,7 +46,7 @@ from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
 
 __all__ = ["Position", "PositionError", "IllegalMoveError", "GameOverError", "MoveList",
-           "finishing_outcome", "parse_outcome", "OUTCOMES"]
+           "finishing_outcome", "check_finishing_order", "parse_outcome", "OUTCOMES"]
 
 _GAINS = {1: 3, 2: 2, 3: 1}
 _JSON_KEYS = ("level", "hands", "finished", "to_move", "table")
@@ -80,9 +80,36 @@ def finishing_outcome(order) -> int:
     >>> finishing_outcome([0, 2, 1, 3]), finishing_outcome([3, 0, 2, 1])
     (3, -1)
     """
+    return _order_outcome(check_finishing_order(order))
+
+
+def _order_outcome(order: list) -> int:
     first = order[0]
-    gain = _GAINS[list(order).index(first ^ 2)]
+    gain = _GAINS[order.index(first ^ 2)]
     return gain if first % 2 == 0 else -gain
+
+
+def check_finishing_order(order) -> list:
+    """A finished hand's finishing order as a list: the seats 0..3, each once, first out
+    first; a ValueError naming anything else.
+
+    >>> check_finishing_order((2, 0, 1, 3))
+    [2, 0, 1, 3]
+    >>> check_finishing_order([0, 0, 1, 3])
+    Traceback (most recent call last):
+    ...
+    ValueError: a finishing order lists the seats 0..3 once each, not [0, 0, 1, 3]
+    """
+    if not isinstance(order, (str, bytes, dict)):
+        try:
+            seats = list(order)
+        except TypeError:
+            seats = None
+        if seats is not None and len(seats) == 4 and all(
+                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seats) \
+                and sorted(seats) == [0, 1, 2, 3]:
+            return [int(s) for s in seats]
+    raise ValueError(f"a finishing order lists the seats 0..3 once each, not {order!r}")
 
 
 OUTCOMES = (3, 2, 1, -1, -2, -3)    # a hand's values for a team, best first (sec. 6)
@@ -479,10 +506,13 @@ class Position:
         """+3/+2/+1/-1/-2/-3 for the team of seats 0 and 2 (sec. 6); hand must be over."""
         if not self._over:
             raise ValueError("the hand is not over: no outcome yet")
-        return finishing_outcome(self.finishing_order())
+        return _order_outcome(list(self.finishing_order()))
 
     def team_value(self, seat: int) -> int:
         """The outcome from the point of view of the team of ``seat`` (hand must be over)."""
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
+                or not 0 <= seat <= 3:
+            raise ValueError(f"team_value: {seat!r} is not a seat 0..3")
         value = self.outcome
         return value if seat % 2 == 0 else -value
 
@@ -686,7 +716,10 @@ class Position:
         self._push_play(rec[_CARDS_OFFSET:_CARDS_OFFSET + rec[_NCARDS_OFFSET]], rec, None)
 
     def pop(self):
-        """Undo the last :meth:`push`; returns the move undone."""
+        """Undo the last :meth:`push`; returns the move undone (IndexError when no move
+        is left to undo, like ``list.pop``)."""
+        if not self._stack:
+            raise IndexError("pop: no pushed move to undo")
         seat, kinds, trec, tmove, owner = self._stack.pop()
         self._to_move = seat
         if kinds is None:

@@ -14,7 +14,7 @@ __all__ = ["Rules", "RulesError"]
 
 
 class RulesError(ValueError):
-    """An unknown rule set name."""
+    """A rule set that does not exist: an unknown preset name, or an option of a wrong value."""
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,11 @@ class Rules:
     sf_is_bomb: bool = True
     sf_wild_any_suit: bool = True
     long_sequences: bool = False
+
+    def __post_init__(self):
+        for name in ("sf_is_bomb", "sf_wild_any_suit", "long_sequences"):
+            if not isinstance(getattr(self, name), bool):
+                raise RulesError(f"{name} must be True or False, not {getattr(self, name)!r}")
 
     @classmethod
     def of(cls, rules) -> "Rules":

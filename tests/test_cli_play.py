@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from guandan_core import cli_play
+from guandan_core.match import Match, MatchRules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -48,12 +49,13 @@ def test_play_json_event_formats(capsys):
             "resist": {"event", "seats"},
             "play": {"event", "seat", "action"},
             "end": {"event", "order", "levels", "winner"}}
+    assert events[0] == {"event": "rules", **MatchRules.standard().to_json()}
     seen = set()
-    for e in events:
+    for e in events[1:]:
         assert set(e) == keys[e["event"]]
         seen.add(e["event"])
     assert {"deal", "play", "end", "tribute", "return"} <= seen
-    first = events[0]
+    first = events[1]
     assert first["event"] == "deal" and first["hand"] == 1 and first["level"] == "2"
     assert [len(h) for h in first["hands"]] == [27] * 4
     passes = [e for e in events if e["event"] == "play" and e["action"][0] == "PASS"]
@@ -108,7 +110,7 @@ def test_play_first_leader_card(capsys):
     starts = 0
     for i, e in enumerate(events):
         first_of_match = e["event"] == "deal" and (
-            i == 0 or events[i - 1]["winner"] is not None)
+            events[i - 1]["event"] == "rules" or events[i - 1]["winner"] is not None)
         if first_of_match:
             holder = next(s for s, cards in enumerate(e["hands"]) if "H2" in cards)
             assert events[i + 1] == {"event": "play", "seat": holder,
@@ -175,6 +177,54 @@ def test_replay_plays_only_log(tmp_path, capsys):
     assert code == 0 and "4 hands" in out
 
 
+def test_replay_reads_the_rules_from_the_log(tmp_path, capsys):
+    """RULES 9: a log names its rules in its first line, so replay checks a platform log
+    (win at A with the partner 2nd only, drop after 2 failures) without being told, and
+    a log of any other options too; a --rules that contradicts the log is refused."""
+    events = play_json(capsys, "--rules", "platform", hands=60, seed=5)
+    assert events[0] == {"event": "rules", **MatchRules.platform().to_json()}
+    path = write(tmp_path, events)
+    code, out, err = run(["replay", path], capsys)
+    assert code == 0 and out.startswith("valid") and err == "", out + err
+    code, out, err = run(["replay", path, "--rules", "platform"], capsys)
+    assert code == 0 and out.startswith("valid")
+    code, out, err = run(["replay", path, "--rules", "standard"], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "played under the platform rules" in err and "standard" in err
+    # without its first line the log is read under --rules, as before
+    code, out, err = run(["replay", write(tmp_path, events[1:]), "--rules", "platform"], capsys)
+    assert code == 0 and out.startswith("valid")
+
+    from guandan_core.players import RandomPlayer
+    custom = MatchRules.standard().replace(tribute_first_last=False, fail_at_a=3,
+                                           lead_after_tribute="first", first_leader="SA")
+    events = []
+    Match([RandomPlayer(i) for i in range(4)], custom, seed=2,
+          on_event=events.append).play(30)
+    assert cli_play.check_log([json.dumps(e) for e in events]).startswith("valid")
+    with pytest.raises(cli_play.ReplayError):    # the same log read under the standard rules
+        cli_play.check_log([json.dumps(e) for e in events[1:]])
+
+
+def test_replay_rules_event_must_be_first_and_well_formed(log_file, tmp_path, capsys):
+    _, events = log_file
+    for bad, words in ((events[1:2] + events[0:1] + events[2:], "comes first"),
+                       ([dict(events[0], tribute="yes")] + events[1:], "tribute"),
+                       ([dict(events[0], speed=3)] + events[1:], "unknown speed")):
+        code, out, err = run(["replay", write(tmp_path, bad)], capsys)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert words in err, err
+
+
+def test_replay_notes_a_missing_end_event(log_file, tmp_path, capsys):
+    """A log cut after the last play of a hand but before its end event is consistent so
+    far; the summary says the end event is missing."""
+    _, events = log_file
+    assert events[-1]["event"] == "end"
+    code, out, _ = run(["replay", write(tmp_path, events[:-1])], capsys)
+    assert code == 0 and out.startswith("valid") and "hand 15 has no end event" in out
+
+
 def _first(events, pred):
     return next(i for i, e in enumerate(events) if pred(e))
 
@@ -213,10 +263,10 @@ def _mutations(events):
     bad[i] = dict(bad[i], level="9")
     out.append(("wrong hand level", bad, i + 1, "level"))
     bad = [dict(e) for e in events]
-    hands = [list(h) for h in bad[0]["hands"]]
+    hands = [list(h) for h in bad[1]["hands"]]
     hands[0][0] = hands[1][0]
-    bad[0] = dict(bad[0], hands=hands)
-    out.append(("not a full deck", bad, 1, "full decks"))
+    bad[1] = dict(bad[1], hands=hands)
+    out.append(("not a full deck", bad, 2, "full decks"))
     i = _first(events, lambda e: e["event"] == "tribute")
     bad = [dict(e) for e in events]
     j = _first(events[i:], lambda e: e["event"] == "play") + i

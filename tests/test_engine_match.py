@@ -2,21 +2,27 @@
 (RULES.md sections 8 and 9), and the players of guandan_core.players. Each test names the
 section it checks."""
 
+import json
+
 import pytest
 
 from guandan_core import Hand, Move, Rules
-from guandan_core.cards import parse_card, parse_level
+from guandan_core.cards import CardError, LevelError, parse_card, parse_level
 from guandan_core.cards import format_card
-from guandan_core.match import (ACE, Match, MatchRules, Observation, allowed_returns,
-                                card_order, deal, is_valid_return, plan_tribute,
+from guandan_core.match import (ACE, Match, MatchRules, Observation, TributePlan,
+                                allowed_returns, apply_tribute, card_order, deal,
+                                is_valid_return, is_valid_tribute, plan_tribute,
                                 return_card, settle_hand, tribute_card)
 from guandan_core.players import GreedyPlayer, RandomPlayer, make_player
-from guandan_core.position import IllegalMoveError
+from guandan_core.position import IllegalMoveError, Position, finishing_outcome
 from guandan_core.rules import RulesError
 
 STD = MatchRules.standard()
 PLATFORM = MatchRules.platform()
-FILLER = "S3 S4 S5 D6 C7 D8"   # low cards so that test hands are never empty
+# low cards so that test hands are never empty: the token F in a text given to hands()
+# stands for its seat's filler (partners hold the same cards, so no card is dealt more
+# than twice)
+FILLERS = ("S3 S4 S5 D6 C7 D8", "H3 H4 H5 S6 S7 C8") * 2
 
 
 def H(text):
@@ -24,7 +30,7 @@ def H(text):
 
 
 def hands(*texts):
-    return [H(t) for t in texts]
+    return [H(t.replace("F", FILLERS[seat])) for seat, t in enumerate(texts)]
 
 
 def L(rank):
@@ -130,7 +136,7 @@ def test_sec2_card_order():
 def test_sec8_single_loss_last_pays_first():
     """RULES 8: winners 1st and 3rd: the last player gives the highest card to the first
     player, gets a card back, and leads."""
-    dealt = hands(FILLER + " SA", FILLER + " HK", "S9 DT", FILLER + " SB HA")
+    dealt = hands("F SA", "F HK", "S9 DT", "F SB HA")
     plan = plan_tribute((0, 3, 2, 1), dealt, 0, STD)
     assert plan.kind == "single" and plan.resisted is None
     assert plan.payments == [(1, 0, parse_card("HK"))]
@@ -141,7 +147,7 @@ def test_sec8_single_loss_last_pays_first():
 def test_sec8_first_and_fourth_partner_pays():
     """RULES 8, 9: winners 1st and 4th: the winner's own partner (last) pays the first;
     with the anti-tribute option nobody pays and the first player leads."""
-    dealt = hands(FILLER, FILLER + " SK", FILLER + " SB", FILLER + " HA")
+    dealt = hands("F", "F SK", "F SB", "F HA")
     plan = plan_tribute((0, 1, 3, 2), dealt, 0, STD)
     assert plan.payments == [(2, 0, parse_card("SB"))] and plan.leader == 2
     plan = plan_tribute((0, 1, 3, 2), dealt, 0, STD.replace(tribute_first_last=False))
@@ -151,7 +157,7 @@ def test_sec8_first_and_fourth_partner_pays():
 def test_sec8_double_loss_higher_card_to_first():
     """RULES 8: after a double loss both losers pay; the higher card goes to the first
     player, the lower to the second; the one who paid the first player leads."""
-    dealt = hands(FILLER, FILLER + " SB", FILLER, FILLER + " HR")
+    dealt = hands("F", "F SB", "F", "F HR")
     plan = plan_tribute((2, 0, 1, 3), dealt, 0, STD)
     assert plan.kind == "double"
     assert plan.payments == [(3, 2, parse_card("HR")), (1, 0, parse_card("SB"))]
@@ -164,7 +170,7 @@ def test_sec8_double_loss_higher_card_to_first():
 def test_sec8_double_loss_tie_rule(first, second, payer_of_first):
     """RULES 8: with equal tribute cards the player seated right after the first player
     pays the first player."""
-    dealt = [H(FILLER + " SA") for _ in range(4)]
+    dealt = hands("F SA", "F DA", "F SA", "F DA")
     losers = [s for s in range(4) if s % 2 != first % 2]
     order = (first, second, losers[1], losers[0])
     plan = plan_tribute(order, dealt, 0, STD)
@@ -179,14 +185,14 @@ def test_sec8_tribute_never_wild_big_joker_allowed():
     assert tribute_card(H("S3 H7 SA"), lv) == parse_card("SA")
     assert tribute_card(H("S3 H7 S7 SA"), lv) == parse_card("S7")
     assert tribute_card(H("S3 H7 HR"), lv) == parse_card("HR")
-    dealt = hands(FILLER, FILLER + " H9 H9 SK", FILLER, FILLER)
+    dealt = hands("F", "F H9 H9 SK", "F", "F")
     plan = plan_tribute((0, 2, 3, 1), dealt, L("9"), STD)
-    assert plan.payments == [(1, 0, parse_card("SK")), (3, 2, parse_card("D8"))]
+    assert plan.payments == [(1, 0, parse_card("SK")), (3, 2, parse_card("C8"))]
 
 
 def test_sec8_resistance_single_payer():
     """RULES 8: a single payer holding both big jokers pays no tribute."""
-    dealt = hands(FILLER, FILLER + " HR HR", FILLER, FILLER)
+    dealt = hands("F", "F HR HR", "F", "F")
     plan = plan_tribute((0, 3, 2, 1), dealt, 0, STD)
     assert plan.resisted == [1] and plan.payments == [] and plan.leader == 0
 
@@ -194,10 +200,10 @@ def test_sec8_resistance_single_payer():
 def test_sec8_resistance_double_loss_split_jokers():
     """RULES 8: after a double loss the payers resist if they hold both big jokers
     between them."""
-    dealt = hands(FILLER, FILLER + " HR", FILLER, FILLER + " HR")
+    dealt = hands("F", "F HR", "F", "F HR")
     plan = plan_tribute((0, 2, 1, 3), dealt, 0, STD)
     assert sorted(plan.resisted) == [1, 3] and plan.payments == [] and plan.leader == 0
-    dealt = hands(FILLER + " HR", FILLER, FILLER, FILLER + " HR")
+    dealt = hands("F HR", "F", "F", "F HR")
     plan = plan_tribute((0, 2, 1, 3), dealt, 0, STD)
     assert plan.resisted is None and len(plan.payments) == 2
 
@@ -212,14 +218,14 @@ def test_sec8_return_card_rule():
     assert return_card(H("SJ SQ SA HR"), jack) == parse_card("SQ")   # none: lowest
     assert return_card(H("SJ SB"), jack) == parse_card("SJ")
     # in a plan, the return is chosen from the hand holding the tribute
-    dealt = hands("SQ SK SA", FILLER + " HR", "S9", FILLER)
+    dealt = hands("SQ SK SA", "F HR", "S9", "F")
     plan = plan_tribute((0, 3, 2, 1), dealt, two, STD)
     assert plan.returns == [(0, 1, parse_card("SQ"))]
 
 
 def test_sec8_sec9_who_leads():
     """RULES 8, 9: the payer leads, or the first player with the option "first"."""
-    dealt = hands(FILLER, FILLER + " SK", FILLER, FILLER)
+    dealt = hands("F", "F SK", "F", "F")
     assert plan_tribute((0, 3, 2, 1), dealt, 0, STD).leader == 1
     rules = STD.replace(lead_after_tribute="first")
     assert plan_tribute((0, 3, 2, 1), dealt, 0, rules).leader == 0
@@ -227,7 +233,7 @@ def test_sec8_sec9_who_leads():
 
 def test_sec9_tribute_off():
     """RULES 9: with tribute off nobody pays and the first player leads."""
-    dealt = hands(FILLER, FILLER + " SK", FILLER, FILLER)
+    dealt = hands("F", "F SK", "F", "F")
     plan = plan_tribute((2, 0, 1, 3), dealt, 0, STD.replace(tribute=False))
     assert plan.kind == "none" and plan.leader == 2
 
@@ -267,8 +273,9 @@ def test_sec8_first_hand_level_2_and_next_hand_at_winners_level():
     _, results, events = _run([RandomPlayer(i) for i in range(4)], 30)
     deals = [e for e in events if e["event"] == "deal"]
     ends = [e for e in events if e["event"] == "end"]
-    assert deals[0]["level"] == "2"
-    assert events[1]["event"] == "play"           # no tribute before the first hand
+    assert events[0] == {"event": "rules", **STD.to_json()}     # the log names its rules
+    assert events[1] is deals[0] and deals[0]["level"] == "2"
+    assert events[2]["event"] == "play"           # no tribute before the first hand
     for i in range(1, len(deals)):
         prev = ends[i - 1]
         if prev["winner"] is not None:
@@ -495,12 +502,13 @@ def test_sec8_first_leader_holder_of_card_leads(card):
     split = 0
     for seed in range(8):
         _, results, events = _run([GreedyPlayer() for _ in range(4)], 1, rules, seed)
-        expected = _holder(events[0], card)
-        holders = [s for s, cards in enumerate(events[0]["hands"]) if card in cards]
+        assert events[0]["event"] == "rules" and events[1]["event"] == "deal"
+        expected = _holder(events[1], card)
+        holders = [s for s, cards in enumerate(events[1]["hands"]) if card in cards]
         split += len(holders) == 2
         assert expected == holders[0]
         assert results[0].leader == expected
-        assert events[1]["event"] == "play" and events[1]["seat"] == expected
+        assert events[2]["event"] == "play" and events[2]["seat"] == expected
     assert split, "some deal should split the two copies between two seats"
 
 
@@ -626,3 +634,127 @@ def test_sec8_return_default_is_lowest_allowed():
         lowest_seen.append(card == format_card(return_card(counts, level)))
     assert _check_returns(ev1, valid) > 0 and not all(lowest_seen)
     assert RandomPlayer(3).choose_return(None, ["S3", "D4", "H9"]) in ("S3", "D4", "H9")
+
+
+# --- bad input to the match functions ------------------------------------------------
+
+def _dealt():
+    import random
+    return deal(random.Random(1))
+
+
+def _missing_card(counts):
+    return next(k for k in range(54) if not counts[k])
+
+
+BAD_MATCH_CALLS = [
+    # (name, call, exception, words of the message)
+    ("tribute of a card the payer lacks",
+     lambda d: apply_tribute(TributePlan("single", payments=[(3, 0, _missing_card(d[3]))]), d),
+     ValueError, "seat 3 does not hold"),
+    ("return of a card the receiver lacks",
+     lambda d: apply_tribute(TributePlan("single", returns=[(0, 3, _missing_card(d[0]))]), d),
+     ValueError, "seat 0 does not hold"),
+    ("tribute to a seat 7", lambda d: apply_tribute(TributePlan("single", [(3, 7, 0)]), d),
+     ValueError, "7 is not a seat"),
+    ("not a plan", lambda d: apply_tribute("single", d), TypeError, "'single'"),
+    ("order too short", lambda d: settle_hand([0, 0], [0, 0], 0, [0, 2, 1], STD),
+     ValueError, "[0, 2, 1]"),
+    ("order with seat 4", lambda d: settle_hand([0, 0], [0, 0], 0, [0, 2, 1, 4], STD),
+     ValueError, "[0, 2, 1, 4]"),
+    ("order with True", lambda d: settle_hand([0, 0], [0, 0], 0, [True, 3, 0, 2], STD),
+     ValueError, "[True, 3, 0, 2]"),
+    ("order with a seat twice", lambda d: finishing_outcome([0, 0, 1, 3]),
+     ValueError, "[0, 0, 1, 3]"),
+    ("level 13", lambda d: settle_hand([13, 0], [0, 0], 0, [0, 2, 1, 3], STD),
+     LevelError, "13"),
+    ("three team levels", lambda d: settle_hand([0, 0, 0], [0, 0], 0, [0, 2, 1, 3], STD),
+     ValueError, "[0, 0, 0]"),
+    ("hand level of neither team", lambda d: settle_hand([0, 3], [0, 0], 5, [0, 2, 1, 3], STD),
+     ValueError, "hand_level 7"),
+    ("hand level 13", lambda d: settle_hand([0, 0], [0, 0], 13, [0, 2, 1, 3], STD),
+     LevelError, "13"),
+    ("negative failures", lambda d: settle_hand([0, 0], [-1, 0], 0, [0, 2, 1, 3], STD),
+     ValueError, "-1"),
+    ("combination rules for match rules",
+     lambda d: settle_hand([0, 0], [0, 0], 0, [0, 2, 1, 3], Rules.standard()),
+     TypeError, "MatchRules(core=...)"),
+    ("a card three times among the hands",
+     lambda d: plan_tribute((0, 2, 1, 3), hands("F HR", "F HR", "F", "F HR"), 0, STD),
+     CardError, "HR appears 3 times"),
+    ("plan at level 13", lambda d: plan_tribute((0, 2, 1, 3), d, 13, STD), LevelError, "13"),
+    ("three hands", lambda d: plan_tribute((0, 2, 1, 3), d[:3], 0, STD),
+     ValueError, "four hands"),
+    ("a return that is not allowed",
+     lambda d: plan_tribute((0, 3, 2, 1), d, 0, STD, lambda *a: 53), IllegalMoveError,
+     "gave 53"),
+    ("no return chosen",
+     lambda d: plan_tribute((0, 3, 2, 1), d, 0, STD, lambda *a: None), IllegalMoveError,
+     "gave None"),
+    ("tribute card of 10 counts", lambda d: tribute_card(d[0][:10], 0), CardError, "54"),
+    ("tribute card at level -1", lambda d: tribute_card(d[0], -1), LevelError, "-1"),
+    ("return card at level 20", lambda d: return_card(d[0], 20), LevelError, "20"),
+    ("allowed returns at level 13", lambda d: allowed_returns(d[0], 13), LevelError, "13"),
+    ("return of kind -1", lambda d: is_valid_return(d[0], -1, 0), CardError, "-1"),
+    ("return of kind 99", lambda d: is_valid_return(d[0], 99, 0), CardError, "99"),
+    ("tribute of kind 54", lambda d: is_valid_tribute(d[0], 54, 0), CardError, "54"),
+    ("tribute option 'no'", lambda d: MatchRules(tribute="no"), RulesError, "'no'"),
+    ("anti-tribute option 2", lambda d: MatchRules(tribute_first_last=2), RulesError, "2"),
+    ("combination option 'no'", lambda d: Rules(sf_is_bomb="no"), RulesError, "'no'"),
+    ("a match under combination rules",
+     lambda d: Match([GreedyPlayer() for _ in range(4)], Rules.standard()), TypeError,
+     "MatchRules(core=...)"),
+    ("-1 hands", lambda d: Match([GreedyPlayer() for _ in range(4)]).play(-1),
+     ValueError, "-1"),
+]
+
+
+@pytest.mark.parametrize("name,call,exc,words", BAD_MATCH_CALLS,
+                         ids=[c[0] for c in BAD_MATCH_CALLS])
+def test_match_functions_refuse_bad_input_naming_it(name, call, exc, words):
+    """Bad input to the public functions of sec. 8 raises a ValueError/TypeError subclass
+    that names the bad value, instead of being accepted or failing elsewhere."""
+    with pytest.raises(exc) as info:
+        call(_dealt())
+    assert words in str(info.value)
+
+
+def test_match_functions_read_levels_and_cards_in_any_notation():
+    """A level as text or a numpy int, a card as a string, a preset name for the rules."""
+    import numpy as np
+    d = _dealt()
+    assert tribute_card(d[1], "7") == tribute_card(d[1], np.int64(5)) == tribute_card(d[1], 5)
+    card = format_card(tribute_card(d[1], 5))
+    assert is_valid_tribute(d[1], card, "7") and is_valid_tribute(d[1], parse_card(card), 5)
+    assert settle_hand([0, 0], [0, 0], "2", (0, 2, 1, 3), "standard") == \
+        settle_hand([0, 0], [0, 0], 0, [0, 2, 1, 3], STD)
+    assert plan_tribute([0, 3, 2, 1], d, "2", "platform") == \
+        plan_tribute((0, 3, 2, 1), d, 0, PLATFORM)
+
+
+def test_match_rules_json_round_trip_and_errors():
+    """RULES 9: every option survives to_json/from_json; missing, unknown and wrong values
+    are named."""
+    for rules in (STD, PLATFORM, STD.replace(tribute=False, first_leader="H2", fail_at_a=3,
+                                             core=Rules(long_sequences=True))):
+        assert MatchRules.from_json(json.loads(json.dumps(rules.to_json()))) == rules
+    obj = STD.to_json()
+    with pytest.raises(RulesError, match="missing tribute"):
+        MatchRules.from_json({k: v for k, v in obj.items() if k != "tribute"})
+    with pytest.raises(RulesError, match="unknown speed"):
+        MatchRules.from_json(dict(obj, speed=1))
+    with pytest.raises(RulesError, match="core sf_is_bomb must be true or false, not 1"):
+        MatchRules.from_json(dict(obj, core=dict(obj["core"], sf_is_bomb=1)))
+    with pytest.raises(RulesError, match="win_at_a"):
+        MatchRules.from_json(dict(obj, win_at_a="3rd"))
+
+
+def test_position_team_value_and_pop_name_the_problem():
+    """team_value of a seat that does not exist, and pop() with nothing pushed."""
+    pos = Position("2", ["S3", "", "S4", "S5"], finished=[1], to_move=3)
+    with pytest.raises(IndexError, match="no pushed move"):
+        pos.pop()
+    pos.push(pos.legal_moves()[0])          # seat 3 goes out after its partner: -3
+    with pytest.raises(ValueError, match="7 is not a seat"):
+        pos.team_value(7)
+    assert pos.team_value(0) == -pos.team_value(1) == -3
