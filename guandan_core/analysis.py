@@ -619,21 +619,25 @@ def list_bombs(hand, level, rules=None) -> list:
     arr = arr[arr["type"] >= STRAIGHT_FLUSH]
     wild = wild_kind(lvl)
     chosen = {}
+    readings = {}           # group -> the card counts of every way the hand can play it
     for rec in arr:
         move = Move.from_record(rec)
         group = _bomb_group(move, wild)
         rank = (move.kinds.count(wild), move.kinds)
         if group not in chosen or rank < chosen[group][0]:
             chosen[group] = (rank, move)
-    moves = [m for _, m in chosen.values()]
-    moves.sort(key=lambda m: (-m.key, m.kinds.count(wild), m.kinds))
+        readings.setdefault(group, []).append(move.counts().astype(np.int64))
+    groups = sorted(chosen, key=lambda g: (-chosen[g][1].key, chosen[g][0]))
+    ways = [np.unique(np.array(readings[g]), axis=0) for g in groups]
     counts = hand.counts.astype(np.int64)
-    need = [m.counts().astype(np.int64) for m in moves]
     bombs = []
-    for i, m in enumerate(moves):
-        shares = [j for j in range(len(moves))
-                  if j != i and bool(np.any(need[i] + need[j] > counts))]
-        bombs.append(Bomb(m, shares))
+    for i, g in enumerate(groups):
+        # two bombs share cards when no way of playing one leaves a way of playing the
+        # other (the listed cards alone would say too much: 5 nines and a straight
+        # flush through S9 can both be played when the 4-bomb leaves S9 out)
+        shares = [j for j in range(len(groups)) if j != i and not bool(np.any(
+            (ways[i][:, None, :] + ways[j][None, :, :] <= counts).all(axis=2)))]
+        bombs.append(Bomb(chosen[g][1], shares))
     return bombs
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from guandan_core import Hand, Move, Rules, classify
+from guandan_core import Hand, Move, Rules, classify, legal_moves
 from guandan_core.analysis import (analyze, best_split, control, list_bombs, split_score,
                                    unseen_pool)
 from guandan_core.cards import format_card, parse_level
@@ -287,6 +287,70 @@ def test_bombs_straight_flush_and_sharing():
         ("Bomb 8: H7 S8 C8 D8", [0, 1]),
     ]
     assert list_bombs("S3 H4 C5", "2") == []
+
+
+def test_bombs_share_only_when_the_hand_cannot_play_both():
+    """Two bombs share cards exactly when no way of playing one leaves the hand a way of
+    playing the other; the cards listed for a bomb are only one way. Here the 5-bomb of
+    nines needs both S9, the 4-bomb leaves one for the straight flush; at level K, seven
+    jacks and two wild kings make a 5-bomb and a 4-bomb at once."""
+    assert bomb_strs(list_bombs("S5 S6 S7 S8 S9 S9 H9 C9 D9", "2")) == [
+        ("StraightFlush 5: S5 S6 S7 S8 S9", [1]),
+        ("Bomb 9: S9 S9 H9 C9 D9", [0, 2]),
+        ("Bomb 9: S9 S9 H9 C9", [1]),
+    ]
+    bombs = list_bombs("SJ SJ HJ CJ CJ DJ DJ HK HK", "K")
+    assert [len(b.move) for b in bombs] == [9, 8, 7, 6, 5, 4]
+    assert bombs[4].shares == bombs[5].shares == [0, 1, 2, 3]
+
+
+def _bomb_ways(hand, level, rules, bomb):
+    """Every card set the hand can play as the same bomb as ``bomb`` (same type, rank and
+    size, and suit for a straight flush), from the move enumeration."""
+    wild = level * 4 + 1
+    def same(m):
+        if m.type != bomb.type or m.rank != bomb.rank or len(m) != len(bomb):
+            return False
+        if m.type == "StraightFlush":
+            suit = lambda mv: next(k & 3 for k in mv.kinds if k != wild)
+            return suit(m) == suit(bomb)
+        return True
+    return {m.kinds for m in legal_moves(hand, level, rules=rules) if same(m)}
+
+
+def test_bomb_sharing_against_playing_one_then_the_other():
+    """Random bomb-rich hands, every preset: bomb j is in bomb i's shares exactly when,
+    for every way of playing i, the rest of the hand cannot play j (moves enumerated
+    afresh on what is left)."""
+    rng = random.Random(2024)
+    checked = pairs = 0
+    presets = ["standard", "platform", "no-sf-bomb", "long-sequences"]
+    while checked < 150:
+        level = rng.randrange(13)
+        rank = rng.sample(range(13), 3)
+        kinds = [r * 4 + s for r in rank for s in range(4) for _ in range(2)]
+        kinds += [level * 4 + 1] * 2 + [52, 52, 53, 53]
+        suit = rng.randrange(4)
+        low = rng.randrange(9)
+        kinds += [(low + i) * 4 + suit for i in range(5)]
+        counts = Counter(rng.sample(kinds, rng.randrange(8, 15)))
+        cards = [format_card(k) for k, n in counts.items() for _ in range(min(n, 2))]
+        hand = Hand(cards)
+        rules = Rules.by_name(rng.choice(presets))
+        bombs = list_bombs(hand, level, rules)
+        if len(bombs) < 2:
+            continue
+        checked += 1
+        ways = [_bomb_ways(hand, level, rules, b.move) for b in bombs]
+        for i, b in enumerate(bombs):
+            for j in range(len(bombs)):
+                if i == j:
+                    continue
+                both = any(_bomb_ways(hand - list(way), level, rules, bombs[j].move)
+                           for way in ways[i])
+                assert (j in b.shares) == (not both), (str(hand), level, i, j)
+                pairs += 1
+    assert pairs > 300
 
 
 def test_bombs_are_sorted_biggest_first():
