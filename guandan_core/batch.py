@@ -18,8 +18,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .cards import NUM_KINDS
-from .moves import MOVE_DTYPE
+from .cards import NUM_KINDS, format_cards
+from .hand import hand_batch, level_batch
+from .moves import MOVE_DTYPE, MoveError
+
+MAX_MOVE_CARDS = 10       # a move's cards field (the largest bomb)
 
 __all__ = ["deal", "rank_counts", "wild_counts", "bomb_features", "apply_moves", "contains_moves"]
 
@@ -41,10 +44,24 @@ def _deal_kernel(seed, games):
     return out
 
 
+MAX_SEED = 2**32 - 1      # numba's generator is seeded with 32 bits
+
+
+def _whole(value, what: str, low: int, high: int | None = None) -> int:
+    """A whole number (a Python or numpy int, not True/False) in low..high, else a
+    ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
+            or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f"{low} or more"
+        raise ValueError(f"{what} must be a whole number {bound}, not {value!r}")
+    return int(value)
+
+
 def deal(seed: int, games: int = 1) -> np.ndarray:
-    """Deal ``games`` random games: ``uint8[games, 4, 54]``, 27 cards a seat, same for a seed."""
-    if games < 0:
-        raise ValueError(f"games must be >= 0, not {games!r}")
+    """Deal ``games`` random games: ``uint8[games, 4, 54]``, 27 cards a seat, same for a
+    seed (0 to 2**32 - 1: every seed its own deal)."""
+    seed = _whole(seed, "seed", 0, MAX_SEED)
+    games = _whole(games, "games", 0)
     return _deal_kernel(np.int64(seed), np.int64(games))
 
 
@@ -60,29 +77,15 @@ def _rank_counts_kernel(hands):
     return out
 
 
-def _check_hands(hands) -> np.ndarray:
-    hands = np.ascontiguousarray(hands, dtype=np.uint8)
-    if hands.ndim != 2 or hands.shape[1] != NUM_KINDS:
-        raise ValueError(f"hands must have shape (N, 54), not {hands.shape}")
-    return hands
-
-
-def _check_levels(levels, n: int) -> np.ndarray:
-    levels = np.broadcast_to(np.asarray(levels, dtype=np.int64), (n,))
-    if n and (levels.min() < 0 or levels.max() > 12):
-        raise ValueError(f"levels must be rank indices 0..12, got {levels.min()}..{levels.max()}")
-    return np.ascontiguousarray(levels)
-
-
 def rank_counts(hands) -> np.ndarray:
     """Cards per rank for each hand: ``int64[N, 15]`` (ranks 2..A, then SB, HR)."""
-    return _rank_counts_kernel(_check_hands(hands))
+    return _rank_counts_kernel(hand_batch(hands))
 
 
 def wild_counts(hands, levels) -> np.ndarray:
     """Wild cards (hearts of the level rank) in each hand: ``int64[N]``."""
-    hands = _check_hands(hands)
-    levels = _check_levels(levels, hands.shape[0])
+    hands = hand_batch(hands)
+    levels = level_batch(levels, hands.shape[0])
     return hands[np.arange(hands.shape[0]), levels * 4 + 1].astype(np.int64)
 
 
@@ -117,8 +120,8 @@ def _bomb_features_kernel(hands, levels):
 def bomb_features(hands, levels) -> np.ndarray:
     """``int64[N, 3]``: ranks able to form a bomb (with the wilds), largest same-rank bomb
     size (0 if none), 1 if the hand holds the joker bomb."""
-    hands = _check_hands(hands)
-    return _bomb_features_kernel(hands, _check_levels(levels, hands.shape[0]))
+    hands = hand_batch(hands)
+    return _bomb_features_kernel(hands, level_batch(levels, hands.shape[0]))
 
 
 @_jit
@@ -141,17 +144,29 @@ def _apply_kernel(hands, ncards, cards, out):
 
 
 def _move_fields(moves, n: int):
+    """The card counts and cards of ``n`` move records, checked: the kernel trusts them as
+    indices (at most 10 cards a move, kinds 0..53)."""
     moves = np.asarray(moves)
     if moves.dtype != MOVE_DTYPE or moves.shape != (n,):
         raise ValueError(f"moves must be a MOVE_DTYPE array of {n} records, "
                          f"not {moves.dtype} {moves.shape}")
-    return (np.ascontiguousarray(moves["ncards"]).astype(np.int64),
-            np.ascontiguousarray(moves["cards"]).astype(np.int64))
+    ncards = moves["ncards"].astype(np.int64)
+    cards = moves["cards"].astype(np.int64)
+    if n and ncards.max() > MAX_MOVE_CARDS:
+        row = int(np.flatnonzero(ncards > MAX_MOVE_CARDS)[0])
+        raise MoveError(f"move of row {row} has {ncards[row]} cards (at most "
+                        f"{MAX_MOVE_CARDS})")
+    used = np.arange(MAX_MOVE_CARDS) < ncards[:, None]
+    if n and (cards[used] >= NUM_KINDS).any():
+        row, slot = np.argwhere(used & (cards >= NUM_KINDS))[0]
+        raise MoveError(f"move of row {row} holds card kind {cards[row, slot]} "
+                        f"(kinds are 0..{NUM_KINDS - 1})")
+    return ncards, np.ascontiguousarray(cards)
 
 
 def contains_moves(hands, moves) -> np.ndarray:
     """``bool[N]``: whether hand ``i`` holds the cards of move ``i``."""
-    hands = _check_hands(hands)
+    hands = hand_batch(hands)
     ncards, cards = _move_fields(moves, hands.shape[0])
     scratch = np.empty_like(hands)
     return _apply_kernel(hands, ncards, cards, scratch)
@@ -162,11 +177,12 @@ def apply_moves(hands, moves) -> np.ndarray:
 
     Raises ``ValueError`` naming the first row whose hand does not hold its move.
     """
-    hands = _check_hands(hands)
+    hands = hand_batch(hands)
     ncards, cards = _move_fields(moves, hands.shape[0])
     out = np.empty_like(hands)
     ok = _apply_kernel(hands, ncards, cards, out)
     if not ok.all():
         row = int(np.flatnonzero(~ok)[0])
-        raise ValueError(f"move of row {row} is not in its hand")
+        cards_text = " ".join(format_cards(cards[row, :ncards[row]].tolist()))
+        raise MoveError(f"move of row {row} ({cards_text}) is not in its hand")
     return out

@@ -17,11 +17,62 @@ from typing import Iterable
 
 import numpy as np
 
-from .cards import (NUM_KINDS, CardError, format_card, format_cards, parse_cards)
+from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_cards, parse_cards,
+                    parse_level)
 
-__all__ = ["Hand", "to_counts", "player_hand", "MAX_HAND"]
+__all__ = ["Hand", "to_counts", "player_hand", "MAX_HAND", "hand_batch", "level_batch"]
 
 MAX_HAND = 27            # a Guandan hand holds at most 27 cards (RULES.md section 1)
+
+
+def hand_batch(hands) -> np.ndarray:
+    """Many hands as one C-contiguous ``uint8[N, 54]`` count array (the batch entry
+    points' input), each count 0, 1 or 2 (RULES sec. 1); a CardError naming the first
+    row and card that are not, rather than a silent wrap to uint8."""
+    array = np.asarray(hands)
+    if array.ndim != 2 or array.shape[1] != NUM_KINDS:
+        raise CardError(f"hands must have shape (N, {NUM_KINDS}), not {array.shape}")
+    if array.dtype != np.uint8:
+        if array.dtype.kind not in "iuf":
+            raise CardError(f"hands must hold whole card counts, not {array.dtype} values")
+        if array.dtype.kind == "f":
+            whole = np.isfinite(array) & (array % 1 == 0)
+            if not whole.all():
+                row, kind = np.argwhere(~whole)[0]
+                raise CardError(f"hand at row {row} holds {format_card(int(kind))} "
+                                f"{array[row, kind].item()!r} times (counts are whole numbers)")
+    if array.size and (array.max() > 2 or array.min() < 0):
+        row, kind = np.argwhere((array > 2) | (array < 0))[0]
+        raise CardError(f"hand at row {row} holds {format_card(int(kind))} "
+                        f"{array[row, kind].item()} times (each card exists twice)")
+    return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def level_batch(levels, n: int) -> np.ndarray:
+    """One level per hand (or one for all ``n``) as ``int32[n]`` rank indices: ints 0..12
+    or level text (``"7"``, ``"A"``) as :func:`~guandan_core.cards.parse_level` reads
+    them; a LevelError naming anything else."""
+    if isinstance(levels, (list, tuple)):      # items read one by one: ["7", 0] is mixed
+        array = np.empty(len(levels), dtype=object)
+        array[:] = levels
+    else:
+        array = np.asarray(levels)
+    if array.ndim > 1 or (array.ndim == 1 and array.shape[0] != n):
+        raise LevelError(f"levels: one level or {n} (one per hand), not an array of shape "
+                         f"{array.shape}")
+    if array.dtype.kind in "iu":
+        if array.size and (array.min() < 0 or array.max() > 12):
+            bad = array.flat[int(np.flatnonzero((array < 0) | (array > 12))[0])].item()
+            raise LevelError(f"levels: {bad!r} is not a level (rank index 0..12)")
+        parsed = array.astype(np.int32)
+    else:       # level text, or anything else for parse_level to name
+        try:
+            parsed = np.array([parse_level(x.item() if isinstance(x, np.generic) else x)
+                               for x in array.reshape(-1)], dtype=np.int32)
+        except LevelError as exc:
+            raise LevelError(f"levels: {exc}") from None
+        parsed = parsed.reshape(array.shape)
+    return np.array(np.broadcast_to(parsed, (n,)), dtype=np.int32)     # a writable copy
 
 
 def to_counts(cards, what: str = "hand") -> np.ndarray:

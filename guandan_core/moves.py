@@ -27,7 +27,7 @@ import numpy as np
 
 from . import _kernels
 from .cards import (NUM_KINDS, RANKS, CardError, format_card, parse_level)
-from .hand import Hand, to_counts
+from .hand import Hand, hand_batch, level_batch, to_counts
 from .rules import Rules
 
 __all__ = [
@@ -316,15 +316,8 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
     would), the moves are written there and ``moves`` is a view of it; when ``out`` is too
     small, a new array is returned instead. Without ``out`` the result is a new array.
     """
-    hands = np.ascontiguousarray(hands, dtype=np.uint8)
-    if hands.ndim != 2 or hands.shape[1] != NUM_KINDS:
-        raise CardError(f"hands must have shape (N, 54), not {hands.shape}")
-    if hands.size and hands.max() > 2:
-        bad = int(np.argwhere(hands > 2)[0][0])
-        raise CardError(f"impossible hand at row {bad}: a card kind more than twice")
-    levels = np.broadcast_to(np.asarray(levels, dtype=np.int32), (hands.shape[0],)).copy()
-    if levels.size and (levels.min() < 0 or levels.max() > 12):
-        raise ValueError(f"levels must be rank indices 0..12, got {levels.min()}..{levels.max()}")
+    hands = hand_batch(hands)
+    levels = level_batch(levels, hands.shape[0])
     flags = Rules.of(rules).flags()
     count = hands.shape[0]
     offsets = np.zeros(count + 1, dtype=np.int64)

@@ -1,9 +1,13 @@
 """The batch entry points: moves_array_batch (Cython) and the numba layer (guandan_core.batch)."""
 
+import re
+
 import numpy as np
 import pytest
 
 from guandan_core import MOVE_DTYPE, CardError, Hand, moves_array, moves_array_batch
+from guandan_core.cards import LevelError
+from guandan_core.moves import MoveError
 from guandan_core.batch import (apply_moves, bomb_features, contains_moves, deal, rank_counts,
                                 wild_counts)
 
@@ -48,6 +52,75 @@ def test_batch_rejects_bad_input():
         moves_array_batch(np.zeros((1, 54), np.uint8), 13)
     with pytest.raises(CardError, match=r"\(3, 5\)"):
         moves_array_batch(np.zeros((3, 5), np.uint8), 0)
+
+
+def _one_hand_and_move():
+    hand = Hand("S5 S6 H7 S8 S9 D9")
+    return hand.counts[None].copy(), moves_array(hand, 5)[:1].copy()
+
+
+def _with(record, field, value):
+    bad = record.copy()
+    if field == "cards":
+        bad["cards"][0, 0] = value
+    else:
+        bad[field][0] = value
+    return bad
+
+
+@pytest.mark.parametrize("field,value,words", [("cards", 200, "card kind 200"),
+                                               ("ncards", 255, "255 cards"),
+                                               ("ncards", 11, "11 cards")])
+def test_numba_kernels_refuse_move_records_they_would_index_out_of_bounds(field, value,
+                                                                          words):
+    """RULES sec. 1: kinds are 0..53 and a move holds at most 10 cards; a record that says
+    otherwise is refused before the kernel (which has no bounds checks) reads or writes
+    outside its arrays."""
+    hands, move = _one_hand_and_move()
+    for kernel in (apply_moves, contains_moves):
+        with pytest.raises(MoveError, match=f"row 0 .*{words}|row 0 has {words}"):
+            kernel(hands, _with(move, field, value))
+
+
+@pytest.mark.parametrize("values,words", [([256], "S2 256 times"), ([3], "S2 3 times"),
+                                          ([-1], "S2 -1 times"), ([0.5], "S2 0.5 times"),
+                                          ([np.nan], "S2 nan times"), (None, "bool")])
+def test_numba_layer_refuses_impossible_counts(values, words):
+    """RULES sec. 1: a count is 0, 1 or 2; 256 used to wrap to 0, 3 was used as given."""
+    hands = np.ones((1, 54), bool) if values is None else np.array([values + [0] * 53])
+    for call in (rank_counts, lambda h: wild_counts(h, 5), lambda h: bomb_features(h, 5),
+                 lambda h: moves_array_batch(h, 5)):
+        with pytest.raises(CardError, match=words):
+            call(hands)
+
+
+def test_batch_levels_read_like_parse_level():
+    """A level as text means that rank ("7" is the rank 7, index 5), as everywhere else;
+    other values are named."""
+    hands = deal(seed=8, games=2).reshape(-1, 54)
+    assert wild_counts(hands, "7").tolist() == wild_counts(hands, 5).tolist()
+    assert wild_counts(hands, ["7", "A", 0, np.int64(3)] * 2).tolist() == \
+        wild_counts(hands, [5, 12, 0, 3] * 2).tolist()
+    moves, _ = moves_array_batch(hands, "7")
+    assert moves.tobytes() == moves_array_batch(hands, 5)[0].tobytes()
+    for bad, words in ((13, "13"), (-1, "-1"), (5.9, "5.9"), (np.uint64(2**64 - 1), "2**64")
+                       , ([1, 2], "shape (2,)"), ("Z", "'Z'"), (None, "None")):
+        words = str(2**64 - 1) if words == "2**64" else words
+        for call in (wild_counts, bomb_features, moves_array_batch):
+            with pytest.raises(LevelError, match=re.escape(words)):
+                call(hands, bad)
+
+
+def test_deal_seeds_and_game_counts_are_checked():
+    """Every seed 0..2**32-1 deals its own games (numba seeds with 32 bits: 2**32 used to
+    deal what 0 deals); seeds and counts that are not whole numbers are named."""
+    assert deal(2**32 - 1).shape == (1, 4, 54)
+    assert deal(0, games=0).shape == (0, 4, 54)
+    for seed, games, words in ((2**32, 1, "4294967296"), (-1, 1, "-1"), (1.7, 1, "1.7"),
+                               ("1", 1, "'1'"), (1, 2.5, "2.5"), (1, True, "True"),
+                               (1, "2", "'2'"), (1, -1, "-1")):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            deal(seed, games)
 
 
 def test_rank_counts_and_wilds_match_plain_numpy():
