@@ -514,6 +514,15 @@ cdef class Searcher:
     cdef readonly int max_tt_bits
     cdef uint64_t key_salt       # the level and rule options, part of every table key
     cdef bint generated_merged   # the last _generate gave one move per suit-free group
+    # the root move that proved the strongest bound on the mover's side found so far in
+    # the position keyed proof_k1/proof_k2: a move record, whatever its suits (the
+    # table's 16-bit hint names a move only up to suits, which can matter at the root)
+    cdef gd_move_t proof_rec
+    cdef int proof_value           # team-0 terms: at least it (team 0 moves), else at most
+    cdef uint64_t proof_k1, proof_k2
+    cdef bint has_proof
+    cdef int cover_first           # _cover: the first play of the split it found
+    cdef int etc_cut               # _dedupe: the move whose child's entry cut off
 
     def __cinit__(self, tt_bits=20, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
@@ -708,6 +717,7 @@ cdef class Searcher:
         self.key_salt = _mix(<uint64_t> (level | (sf_is_bomb << 4) | (sf_wild_any_suit << 5)
                                          | (long_sequences << 6)) + 0x6a09e667f3bcc909ULL)
         memset(&self.st, 0, sizeof(state_t))
+        self.has_proof = False
         for seat in range(4):
             n = 0
             for k in range(54):
@@ -1056,9 +1066,11 @@ cdef class Searcher:
             if e.check == _check(b) and e.key1 == a:
                 if maximizing and e.lower >= beta:
                     cutoff[0] = e.lower
-                    return n
+                    self.etc_cut = i        # (moves[i] is still in place: only earlier
+                    return n                # slots are written)
                 if not maximizing and e.upper <= alpha:
                     cutoff[0] = e.upper
+                    self.etc_cut = i
                     return n
             dup = False
             for j in range(kept):
@@ -1337,6 +1349,7 @@ cdef class Searcher:
             if fits and self._cover(left, nleft - moves[i].ncards, moves, ok, n):
                 for j in range(moves[i].ncards):
                     left[moves[i].cards[j]] += 1
+                self.cover_first = i        # the outermost call writes last
                 return True
             for j in range(moves[i].ncards):
                 left[moves[i].cards[j]] += 1
@@ -1399,12 +1412,13 @@ cdef class Searcher:
         if self._plain_search_here():
             self._to_plain(&plain)
             return self._psearch(&plain, alpha, beta, ply)
+        if self.node_limit >= 0 and self.nodes >= self.node_limit:
+            self.aborted = True         # (the node budget: at most node_limit nodes)
+            return ABORTED
         self.nodes += 1
         if self.nodes >= self.grow_at:
             self._grow()
-        if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
-                ((self.nodes & 1023) == 0 and self._time_is_up()) or \
-                ply >= MAX_PLY - 1:
+        if ((self.nodes & 1023) == 0 and self._time_is_up()) or ply >= MAX_PLY - 1:
             self.aborted = True
             return ABORTED
         if self.use_bounds:
@@ -1442,6 +1456,8 @@ cdef class Searcher:
             # are few, and the keys cost more than they save there)
             n = self._dedupe(moves, n, alpha, beta, &v)
             if v != NO_VALUE:
+                if ply == 0:
+                    self._note_proof(&moves[self.etc_cut], v)
                 return v
         if self.use_ordering:
             self._order(moves, n, best_sig)
@@ -1458,6 +1474,8 @@ cdef class Searcher:
                 self.arena_top = base
                 return ABORTED
             best = v
+            if ply == 0 and ((maximizing and v > alpha) or (not maximizing and v < beta)):
+                self._note_proof(&moves[self.cover_first], v)   # its first play proves v
             if maximizing and v > alpha:
                 alpha = v
             elif not maximizing and v < beta:
@@ -1489,12 +1507,35 @@ cdef class Searcher:
                     self.history[self.st.to_move][moves[i].type][moves[i].key & 63] += 1 + self.st.ncards[self.st.to_move]
                 break
         self.arena_top = base
+        if ply == 0 and best_i >= 0 and ((maximizing and best > a0) or
+                                         (not maximizing and best < b0)):
+            self._note_proof(&moves[best_i], best)      # not a fail-low: a proven bound
         if self.use_tt and e != NULL:
             if self.tt_gen != gen:
                 e = self._entry(k1, self.st.ncards)     # the table grew meanwhile
             self._tt_store(e, k1, check, best, a0, b0,
                            _sig16(&moves[best_i], self.level) if best_i >= 0 else 0)
         return best
+
+    cdef void _note_proof(self, const gd_move_t* m, int v) noexcept nogil:
+        # at the root (self.st): playing `m` gets the mover's team at least v (team-0
+        # terms: >= v when team 0 moves, <= v otherwise); keep the strongest such proof
+        cdef uint64_t k1, k2
+        cdef pstate_t ps
+        cdef bint maximizing = _team(self.st.to_move) == 0
+        if self._plain_search_here():
+            self._to_plain(&ps)
+            self._pkey(&ps, &k1, &k2)
+        else:
+            self._key(&k1, &k2)
+        if self.has_proof and self.proof_k1 == k1 and self.proof_k2 == k2 and \
+                (v <= self.proof_value if maximizing else v >= self.proof_value):
+            return
+        self.proof_rec = m[0]
+        self.proof_value = v
+        self.proof_k1 = k1
+        self.proof_k2 = k2
+        self.has_proof = True
 
     # ------------------------------------------------------------ plain positions
     #
@@ -1808,6 +1849,9 @@ cdef class Searcher:
             return _outcome_of(p.order, p.nfinished)
         if not self.use_bounds or _bound_cut(p.order, p.nfinished, alpha, beta) == NO_VALUE:
             while p.owner >= 0 and not self._pcan_answer(p):
+                if self.node_limit >= 0 and self.nodes >= self.node_limit:
+                    self.aborted = True
+                    return ABORTED
                 self.nodes += 1
                 _pass_on(p.ncards, p.to_move, &p.to_move, &p.owner)
         return self._psearch(p, alpha, beta, ply + 1)
@@ -1858,6 +1902,7 @@ cdef class Searcher:
         # _search for plain positions
         cdef pstate_t saved
         cdef int base = self.parena_top, n, i, v, best, a0, b0, best_i = -1, mover, owner
+        cdef gd_move_t proof
         cdef bint maximizing
         cdef uint64_t k1 = 0, k2 = 0
         cdef uint32_t check = 0
@@ -1868,12 +1913,14 @@ cdef class Searcher:
         cdef int* scores = self.pscores + base
         if self.aborted:
             return ABORTED
+        if self.node_limit >= 0 and self.nodes >= self.node_limit:
+            self.aborted = True
+            return ABORTED
         self.nodes += 1
         if self.nodes >= self.grow_at:
             self._grow()
-        if (self.node_limit >= 0 and self.nodes > self.node_limit) or \
-                ((self.nodes & 1023) == 0 and self._time_is_up()) or \
-                ply >= MAX_PLY - 1 or base + 1024 > PLAIN_ARENA:
+        if ((self.nodes & 1023) == 0 and self._time_is_up()) or ply >= MAX_PLY - 1 or \
+                base + 1024 > PLAIN_ARENA:
             self.aborted = True
             return ABORTED
         if self.use_bounds:
@@ -1950,6 +1997,11 @@ cdef class Searcher:
                     self.history[p.to_move][moves[i].type][moves[i].order] += 1 + p.ncards[p.to_move]
                 break
         self.parena_top = base
+        if ply == 0 and best_i >= 0 and ((maximizing and best > a0) or
+                                         (not maximizing and best < b0)):
+            # (at the root self.st is this position; suits cannot matter in it)
+            self._from_plain(&moves[best_i], &proof)
+            self._note_proof(&proof, best)
         if self.use_tt:
             if self.tt_gen != gen:
                 e = self._entry(k1, p.ncards)           # the table grew meanwhile
@@ -2018,58 +2070,66 @@ cdef class Searcher:
     def outcome(self):
         return _outcome(&self.st)
 
-    def table_move(self):
-        """The move the table holds as best for the current position, as an index into
-        root_moves(); -1 if it holds none, or if its 16-bit signature fits more than one
-        move (suits apart). Right after a search whose root proved a bound on the side of
-        the seat to move, it is the move that proved it."""
+    def proof_move(self, int value):
+        """The root move that proved the mover's team gets ``value`` or better in the
+        current position (team-0 terms: at least ``value`` when team 0 moves, at most it
+        otherwise), as an index into root_moves(); -1 when no search from this position
+        proved it with a move (a forced move, or a bound that holds whatever is played)."""
         cdef uint64_t k1, k2
-        cdef tt_entry_t* e
         cdef pstate_t ps
-        cdef pmove_t pm[1024]
-        cdef gd_move_t rec
         cdef gd_move_t* moves
         cdef sig_t want, si
-        cdef int n = 0, i, base, found = -1, matches = 0
-        cdef bint plain
-        if not self.use_tt or _over(&self.st):
+        cdef int n = 0, i, j, base, found = -1
+        cdef bint same
+        if not self.has_proof or _over(&self.st):
             return -1
-        plain = self._plain_search_here()
-        e = self._entry_here(&k1, &k2, &ps)
-        if e.check != _check(k2) or e.key1 != k1 or e.best_sig == 0:
+        if self._plain_search_here():
+            self._to_plain(&ps)
+            self._pkey(&ps, &k1, &k2)
+        else:
+            self._key(&k1, &k2)
+        if k1 != self.proof_k1 or k2 != self.proof_k2:
             return -1
-        if plain:
-            # the plain search's moves carry signatures of their own: the stored one's
-            # move, suits left out, is the root move to find
-            for i in range(self._pgenerate(&ps, pm)):
-                if _psig16(&pm[i]) == e.best_sig:
-                    matches += 1
-                    self._from_plain(&pm[i], &rec)
-            if matches != 1:
-                return -1
-            want = _signature(&rec, self.level)
+        if (self.proof_value < value) if _team(self.st.to_move) == 0 else \
+                (self.proof_value > value):
+            return -1
         base = self._generate(&n, True)
         if base < 0:
             raise MemoryError("move arena overflow")
         moves = self.arena + base
+        for i in range(n):          # the very cards first
+            same = moves[i].type == self.proof_rec.type and \
+                moves[i].key == self.proof_rec.key and \
+                moves[i].ncards == self.proof_rec.ncards
+            for j in range(moves[i].ncards if same else 0):
+                if moves[i].cards[j] != self.proof_rec.cards[j]:
+                    same = False
+                    break
+            if same:
+                return i
+        # a plain move's suits are the lowest ones (suits cannot matter in a plain
+        # position): the same play up to suits
+        want = _signature(&self.proof_rec, self.level)
         for i in range(n):
-            if not plain and _sig16(&moves[i], self.level) != e.best_sig:
-                continue
             si = _signature(&moves[i], self.level)
-            if not plain and found < 0:
-                want = si           # the first move that fits; any other must be it
             if si.ranks == want.ranks and si.shape == want.shape:
-                if found < 0:
-                    found = i
-            elif not plain:
-                return -1           # two moves, not only suits apart, fit the signature
-        return found
+                return i
+        return -1
+
+    def holds_position(self):
+        """Whether the table holds an entry for the current position (for tests)."""
+        cdef uint64_t k1, k2
+        cdef pstate_t ps
+        cdef tt_entry_t* e
+        if not self.use_tt or _over(&self.st):
+            return False
+        e = self._entry_here(&k1, &k2, &ps)
+        return e.check == _check(k2) and e.key1 == k1
 
     def forget_position(self):
         """Drop the table's entry of the current position, if it holds one. solve() does
-        this for its root: the move an entry holds is the last search's, which may have
-        proved another bound than the entry's, so a root decided by the table would leave
-        table_move() unable to name the move that proved it."""
+        this for its root, so that its first question is searched there and proof_move()
+        can name the move that answered it (a root decided by the table alone would not)."""
         cdef uint64_t k1, k2
         cdef tt_entry_t* e
         cdef pstate_t ps

@@ -471,7 +471,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     with _in_use(s):
         _start(s, pos, node_limit, time_limit)
-        s.forget_position()     # the root's table move is then this solve's (see there)
+        s.forget_position()     # so that the root is searched and its proof move known
         with _working_for(stop, s):
             return _answer(s, pos, all_moves, pv, on_info, at_least, start)
 
@@ -492,8 +492,9 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     def after_probe(lo, hi):
         lower, upper = (lo, hi) if sign > 0 else (-hi, -lo)
         if lower > proven["lower"]:
-            # the root just proved this bound: the table's move there is what proved it
-            proven["lower"], proven["move"] = lower, s.table_move()
+            # the root just proved this bound: the move that proved it (our side's bound
+            # in team-0 terms: at least lo when team 0 moves, at most hi otherwise)
+            proven["lower"], proven["move"] = lower, s.proof_move(lo if sign > 0 else hi)
         report(stage="bound", lower=lower, upper=upper)
 
     reached = None          # threshold mode's answer

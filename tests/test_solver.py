@@ -429,6 +429,65 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     assert first_would_fail >= 3, first_would_fail
 
 
+def _flush_positions(seed, count):
+    """Positions where suits matter at the root: the seat to move holds a straight flush
+    and another card of one of its ranks (playing that card keeps the flush, playing the
+    flush's card breaks it); 1 to 3 other players with 1 to 3 cards."""
+    rng = random.Random(seed)
+    made = 0
+    while made < count:
+        level = rng.randrange(13)
+        suit = rng.randrange(4)
+        length = rng.choice([5, 5, 6])
+        low = rng.randrange(13 - length + 1)
+        run = [(low + i) * 4 + suit for i in range(length)]
+        twin = (low + rng.randrange(length)) * 4 + (suit + rng.randrange(1, 4)) % 4
+        rest = [k for k in range(54) for _ in range(2)]
+        for k in run + [twin]:
+            rest.remove(k)
+        rng.shuffle(rest)
+        mover = rng.randrange(4)
+        others = rng.sample([s for s in range(4) if s != mover], rng.randint(1, 3))
+        hands = [[] for _ in range(4)]
+        hands[mover] = run + [twin]
+        for seat in others:
+            hands[seat] = [rest.pop() for _ in range(rng.randint(1, 3))]
+        out = [s for s in range(4) if not hands[s]]
+        try:
+            pos = Position(level, hands, out, mover)
+        except ValueError:          # both players of a team out
+            continue
+        made += 1
+        yield pos
+
+
+def test_limits_name_the_suits_of_the_move_that_proved_the_bound():
+    """Issue 4 (limits), where suits matter at the root: a search stopped by a node limit
+    names as best the very move that proved its bound (the table's hint names a move only
+    up to suits: S6 for D6 broke the flush S3-S7 and reached +1, not the +3 proven).
+    Checked by solving the position after the move named, without a limit."""
+    checked = 0
+    for pos in _flush_positions(5, 120):
+        sign = 1 if pos.to_move % 2 == 0 else -1
+
+        def reached(move):          # in the mover's terms
+            child = pos.play(move)
+            if child.is_over:
+                return sign * child.outcome
+            same_team = child.to_move % 2 == pos.to_move % 2
+            return solve(child, pv=False).value * (1 if same_team else -1)
+        for limit in (7, 15, 30, 60, 150):
+            for kwargs in ({}, {"all_moves": True}, {"at_least": 2}, {"at_least": 3}):
+                result = solve(pos, node_limit=limit, pv=False, **kwargs)
+                if result.best is None or (result.lower == -3 and not result.reached):
+                    continue
+                need = result.threshold if result.reached else result.lower
+                assert reached(result.best) >= need, (pos.to_json(), limit, kwargs,
+                                                      str(result.best), need)
+                checked += 1
+    assert checked > 500, checked
+
+
 def test_a_limit_met_after_the_value_still_names_a_move_that_reaches_it():
     """Issue 4 (limits): a budget that runs out while the best move is being chosen (the
     value already proven) keeps the value exact and gives the move that proved it, checked
@@ -456,15 +515,15 @@ def test_a_limit_met_after_the_value_still_names_a_move_that_reaches_it():
 
 
 def test_solve_forgets_the_roots_table_entry_so_its_move_is_this_solves():
-    """The move a table entry holds is its last search's, which may have proved another
-    bound than the entry's; solve() drops its root's entry before searching."""
+    """solve() drops its root's table entry before searching, so that the root is searched
+    and the move that proves its first bound is known (a reused searcher answers alike)."""
     from solver._search import Searcher
     obj = _endgames_4x6(1)[0]
     searcher = Searcher(16)
     solve(obj, searcher=searcher)
-    assert searcher.table_move() >= 0          # the root's entry and its move
+    assert searcher.holds_position()           # the root's entry
     searcher.forget_position()
-    assert searcher.table_move() == -1
+    assert not searcher.holds_position()
     assert _answer(solve(obj, searcher=searcher)) == _answer(solve(obj))
 
 
@@ -658,6 +717,18 @@ def test_limits_at_their_ends_are_limits():
     assert solve(obj, time_limit=float("inf")).value == exact
     assert solve(obj, time_limit=10 ** 400).value == exact            # beyond any float
     assert solve(obj, time_limit=np.float64(60), node_limit=np.int64(10 ** 9)).value == exact
+
+
+def test_a_node_limit_bounds_the_nodes_searched():
+    """A node budget of n searches at most n nodes (passes the plain search makes for
+    followers who cannot answer count too), whatever is asked."""
+    from solver import clear_tables
+    for obj in _endgames_4x6(6):
+        for limit in (0, 1, 7, 100, 2500):
+            for kwargs in ({}, {"all_moves": True}, {"at_least": 1}):
+                clear_tables()
+                r = solve(obj, node_limit=limit, **kwargs)
+                assert r.nodes <= limit, (limit, kwargs, r.nodes)
 
 
 def test_solve_many_rejects_bad_input_naming_it():
