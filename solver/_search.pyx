@@ -2079,7 +2079,7 @@ cdef class Searcher:
         cdef pstate_t ps
         cdef gd_move_t* moves
         cdef sig_t want, si
-        cdef int n = 0, i, j, base, found = -1
+        cdef int n = 0, i, j, base
         cdef bint same
         if not self.has_proof or _over(&self.st):
             return -1
