@@ -18,7 +18,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from .cards import NUM_KINDS, format_cards
+from .cards import NUM_KINDS, format_cards, is_whole
 from .hand import hand_batch, level_batch
 from .moves import MOVE_DTYPE, MoveError
 
@@ -50,8 +50,7 @@ MAX_SEED = 2**32 - 1      # numba's generator is seeded with 32 bits
 def _whole(value, what: str, low: int, high: int | None = None) -> int:
     """A whole number (a Python or numpy int, not True/False) in low..high, else a
     ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low \
-            or (high is not None and value > high):
+    if not is_whole(value, low, high):
         bound = f"{low}..{high}" if high is not None else f"{low} or more"
         raise ValueError(f"{what} must be a whole number {bound}, not {value!r}")
     return int(value)

@@ -27,7 +27,7 @@ __all__ = [
     "RANKS", "SUITS", "NUM_KINDS", "SMALL_JOKER", "BIG_JOKER",
     "CardError", "LevelError",
     "parse_card", "format_card", "parse_cards", "format_cards",
-    "parse_level", "format_rank", "wild_kind", "card_rank", "card_suit",
+    "parse_level", "format_rank", "wild_kind", "card_rank", "card_suit", "is_whole",
 ]
 
 RANKS = "23456789TJQKA"
@@ -109,6 +109,20 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
 def format_cards(kinds: Iterable[int]) -> list[str]:
     """Platform notation of card kinds, sorted in the platform's card order."""
     return [format_card(kind) for kind in sorted(kinds)]
+
+
+def is_whole(value, low: int, high: int | None = None) -> bool:
+    """Whether ``value`` is a whole number (a Python or numpy int, not True/False) from
+    ``low`` to ``high`` (no upper bound when None): the check of every seat, count and
+    index the engine is given (``int()`` would read 2.7 and ``"2"`` as 2).
+
+    >>> is_whole(3, 0, 3), is_whole(True, 0, 3), is_whole(2.0, 0, 3), is_whole(9, 0)
+    (True, False, False, True)
+    """
+    if type(value) is not int and (isinstance(value, bool)
+                                   or not isinstance(value, numbers.Integral)):
+        return False            # (a plain int skips the slower abstract-class test)
+    return low <= value and (high is None or value <= high)
 
 
 def parse_level(level: str | int) -> int:

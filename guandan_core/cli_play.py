@@ -44,8 +44,8 @@ import sys
 
 import numpy as np
 
-from .cards import (CardError, LevelError, format_card, format_rank, parse_card, parse_cards,
-                    parse_level)
+from .cards import (CardError, LevelError, format_card, format_rank, is_whole, parse_card,
+                    parse_cards, parse_level)
 from .jsontext import parse_json, read_text
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
@@ -250,8 +250,10 @@ _MATCH_EVENTS = {"tribute", "return", "resist", "end"}
 
 
 def _read_events(lines):
-    """Parse JSON lines into (event number, line number, dict); LogFormatError if bad."""
+    """Parse JSON lines into (event number, line number, dict), and the rules its first
+    event names (None without one); LogFormatError if bad."""
     events = []
+    logged = None
     for line_no, line in enumerate(lines, 1):
         text = line.strip()
         if not text:
@@ -272,7 +274,7 @@ def _read_events(lines):
                 raise LogFormatError(f"{where}: a rules event comes first in a log, or not "
                                      "at all")
             try:
-                MatchRules.from_json(ev)
+                logged = MatchRules.from_json(ev)
             except RulesError as exc:
                 raise LogFormatError(f"{where}: {exc}") from None
         for name, typ in fields.items():
@@ -288,11 +290,11 @@ def _read_events(lines):
                 raise LogFormatError(f"{where}: {ev['event']} field {name!r} holds a value of "
                                      f"a wrong type: {value!r}")
         events.append((number, line_no, ev))
-    return events
+    return events, logged
 
 
 def _seat(value, what):
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= 3:
+    if not is_whole(value, 0, 3):
         raise ValueError(f"{what} {value!r} is not a seat 0..3")
     return value
 
@@ -523,11 +525,10 @@ class _Checker:
 def check_log(lines, rules: MatchRules | None = None) -> str:
     """Check a JSON-lines log; returns a summary, raises :class:`ReplayError` at the first
     event that breaks a rule, :class:`LogFormatError` for unreadable input."""
-    events = _read_events(lines)
+    events, logged = _read_events(lines)
     if not events:
         raise LogFormatError("the log holds no events")
-    if events[0][2]["event"] == "rules":
-        logged = MatchRules.from_json(events[0][2])
+    if logged is not None:
         if rules is not None and MatchRules.of(rules) != logged:
             raise LogFormatError(f"the log was played under {_rules_name(logged)}, not the "
                                  f"rules asked for ({_rules_name(MatchRules.of(rules))})")

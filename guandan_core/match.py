@@ -41,7 +41,7 @@ from typing import Callable, Optional
 import numpy as np
 
 from .cards import (BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, format_rank,
-                    parse_card, parse_level)
+                    is_whole, parse_card, parse_level)
 from .hand import Hand, to_counts
 from .moves import Move, MoveError
 from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
@@ -245,14 +245,13 @@ def _checked_kind(kind, what: str = "card") -> int:
     """A card kind 0..53 (a card string such as ``HR`` is read too)."""
     if isinstance(kind, str):
         return parse_card(kind)
-    if isinstance(kind, bool) or not isinstance(kind, (int, np.integer)) \
-            or not 0 <= kind < NUM_KINDS:
+    if not is_whole(kind, 0, NUM_KINDS - 1):
         raise CardError(f"{what}: {kind!r} is not a card kind 0..53 or a card")
     return int(kind)
 
 
 def _checked_seat(seat, what: str) -> int:
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat <= 3:
+    if not is_whole(seat, 0, 3):
         raise ValueError(f"{what}: {seat!r} is not a seat 0..3")
     return int(seat)
 
@@ -466,7 +465,7 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
     at A per team, the levels the winning team of the hand went up, and the team that won
     the game with this hand (or None).
     """
-    levels = _checked_pair(levels, "levels", lambda x: parse_level(x))
+    levels = _checked_pair(levels, "levels", parse_level)
     failures = _checked_pair(failures, "failures", _failure_count)
     hand_level = parse_level(hand_level)
     if hand_level not in levels:
@@ -506,7 +505,7 @@ def _checked_pair(values, what: str, check) -> list:
 
 
 def _failure_count(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+    if not is_whole(n, 0):
         raise ValueError(f"a count of failed hands is a whole number 0 or more, not {n!r}")
     return int(n)
 
@@ -627,7 +626,7 @@ class Match:
 
     def play(self, hands: int) -> list:
         """Play ``hands`` hands (a won match is followed by a new one); their results."""
-        if isinstance(hands, bool) or not isinstance(hands, (int, np.integer)) or hands < 0:
+        if not is_whole(hands, 0):
             raise ValueError(f"hands: a number of hands 0 or more, not {hands!r}")
         return [self.play_hand() for _ in range(hands)]
 

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank,
+from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, is_whole,
                     parse_card, parse_level)
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
@@ -105,8 +105,7 @@ def check_finishing_order(order) -> list:
             seats = list(order)
         except TypeError:
             seats = None
-        if seats is not None and len(seats) == 4 and all(
-                isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in seats) \
+        if seats is not None and len(seats) == 4 and all(is_whole(s, 0, 3) for s in seats) \
                 and sorted(seats) == [0, 1, 2, 3]:
             return [int(s) for s in seats]
     raise ValueError(f"a finishing order lists the seats 0..3 once each, not {order!r}")
@@ -240,8 +239,7 @@ class Position:
         if isinstance(finished, (str, bytes)):
             raise PositionError(f"finished: a list of seats, not {finished!r}")
         for s in finished:
-            # int() would read 2.7 and "2" as seat 2
-            if isinstance(s, bool) or not isinstance(s, (int, np.integer)) or not 0 <= s <= 3:
+            if not is_whole(s, 0, 3):
                 raise PositionError(f"finished: {s!r} is not a seat 0..3")
         self._finished = [int(s) for s in finished]
         self._to_move = to_move
@@ -315,8 +313,7 @@ class Position:
                 raise PositionError(f"card {format_card(k)} appears {total[k]} times {where} "
                                     "(each card exists twice)")
         to_move = self._to_move
-        if isinstance(to_move, bool) or not isinstance(to_move, (int, np.integer)) \
-                or not 0 <= to_move <= 3:
+        if not is_whole(to_move, 0, 3):
             raise PositionError(f"to_move: {to_move!r} is not a seat 0..3")
         self._to_move = to_move = int(to_move)
         if self._ncards[to_move] == 0:
@@ -326,8 +323,7 @@ class Position:
             if owner != -1:
                 raise PositionError(f"a table owner ({owner!r}) is given but no table play")
             return
-        if isinstance(owner, bool) or not isinstance(owner, (int, np.integer)) \
-                or not 0 <= owner <= 3:
+        if not is_whole(owner, 0, 3):
             raise PositionError(f"table owner: {owner!r} is not a seat 0..3 (a table play "
                                 "needs the seat that played it)")
         self._owner = owner = int(owner)
@@ -510,8 +506,7 @@ class Position:
 
     def team_value(self, seat: int) -> int:
         """The outcome from the point of view of the team of ``seat`` (hand must be over)."""
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) \
-                or not 0 <= seat <= 3:
+        if not is_whole(seat, 0, 3):
             raise ValueError(f"team_value: {seat!r} is not a seat 0..3")
         value = self.outcome
         return value if seat % 2 == 0 else -value

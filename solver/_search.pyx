@@ -1523,11 +1523,7 @@ cdef class Searcher:
         cdef uint64_t k1, k2
         cdef pstate_t ps
         cdef bint maximizing = _team(self.st.to_move) == 0
-        if self._plain_search_here():
-            self._to_plain(&ps)
-            self._pkey(&ps, &k1, &k2)
-        else:
-            self._key(&k1, &k2)
+        self._key_here(&k1, &k2, &ps)
         if self.has_proof and self.proof_k1 == k1 and self.proof_k2 == k2 and \
                 (v <= self.proof_value if maximizing else v >= self.proof_value):
             return
@@ -2083,11 +2079,7 @@ cdef class Searcher:
         cdef bint same
         if not self.has_proof or _over(&self.st):
             return -1
-        if self._plain_search_here():
-            self._to_plain(&ps)
-            self._pkey(&ps, &k1, &k2)
-        else:
-            self._key(&k1, &k2)
+        self._key_here(&k1, &k2, &ps)
         if k1 != self.proof_k1 or k2 != self.proof_k2:
             return -1
         if (self.proof_value < value) if _team(self.st.to_move) == 0 else \
@@ -2143,12 +2135,19 @@ cdef class Searcher:
                                  pstate_t* ps) noexcept nogil:
         # the current position's slot, as the search that starts here keys it (``ps``: the
         # position in the plain search's form, filled when that search starts here)
+        if self._key_here(k1, k2, ps):
+            return self._entry(k1[0], ps.ncards)
+        return self._entry(k1[0], self.st.ncards)
+
+    cdef bint _key_here(self, uint64_t* k1, uint64_t* k2, pstate_t* ps) noexcept nogil:
+        # the current position's table key, as the search that starts here makes it;
+        # True when that is the plain search (``ps`` then holds the position in its form)
         if self._plain_search_here():
             self._to_plain(ps)
             self._pkey(ps, k1, k2)
-            return self._entry(k1[0], ps.ncards)
+            return True
         self._key(k1, k2)
-        return self._entry(k1[0], self.st.ncards)
+        return False
 
     def to_move(self):
         return self.st.to_move
