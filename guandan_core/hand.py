@@ -32,20 +32,31 @@ def hand_batch(hands) -> np.ndarray:
     array = np.asarray(hands)
     if array.ndim != 2 or array.shape[1] != NUM_KINDS:
         raise CardError(f"hands must have shape (N, {NUM_KINDS}), not {array.shape}")
-    if array.dtype != np.uint8:
-        if array.dtype.kind not in "iuf":
-            raise CardError(f"hands must hold whole card counts, not {array.dtype} values")
-        if array.dtype.kind == "f":
-            whole = np.isfinite(array) & (array % 1 == 0)
-            if not whole.all():
-                row, kind = np.argwhere(~whole)[0]
-                raise CardError(f"hand at row {row} holds {format_card(int(kind))} "
-                                f"{array[row, kind].item()!r} times (counts are whole numbers)")
-    if array.size and (array.max() > 2 or array.min() < 0):
-        row, kind = np.argwhere((array > 2) | (array < 0))[0]
-        raise CardError(f"hand at row {row} holds {format_card(int(kind))} "
-                        f"{array[row, kind].item()} times (each card exists twice)")
+    _check_counts(array, "hands", lambda at: f"hand at row {at[0]}")
     return np.ascontiguousarray(array, dtype=np.uint8)
+
+
+def _check_counts(array: np.ndarray, name: str, holder) -> None:
+    """A CardError unless every entry of ``array`` (last axis: card kinds) is a whole count
+    of 0, 1 or 2 (RULES sec. 1). ``holder(index)`` names the hand at an index of the other
+    axes, so one check serves a single hand and a batch."""
+    if array.dtype == np.uint8:
+        bad = array > 2
+    elif array.dtype.kind not in "iuf":
+        raise CardError(f"{name}: card counts must be whole numbers, not {array.dtype} values")
+    else:
+        if array.dtype.kind == "f":
+            broken = ~(np.isfinite(array) & (array % 1 == 0))
+            if broken.any():
+                *at, kind = np.argwhere(broken)[0]
+                raise CardError(f"{holder(tuple(at))} holds {format_card(int(kind))} "
+                                f"{array[tuple(at) + (kind,)].item()!r} times "
+                                "(counts are whole numbers)")
+        bad = (array > 2) | (array < 0)
+    if bad.any():
+        *at, kind = np.argwhere(bad)[0]
+        raise CardError(f"{holder(tuple(at))} holds {format_card(int(kind))} "
+                        f"{int(array[tuple(at) + (kind,)].item())} times (each card exists twice)")
 
 
 def level_batch(levels, n: int) -> np.ndarray:
@@ -86,15 +97,8 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     if kinds_attr is not None:  # a Move
         cards = kinds_attr
     if isinstance(cards, np.ndarray) and cards.shape == (NUM_KINDS,):
-        if cards.dtype.kind not in "iuf" or (cards.dtype.kind == "f"
-                                             and not np.all(np.isfinite(cards) & (cards % 1 == 0))):
-            raise CardError(f"{what}: card counts must be whole numbers, not {cards!r}")
-        counts = cards.astype(np.int64)
-        if counts.min() < 0 or counts.max() > 2:
-            bad = int(np.flatnonzero((counts < 0) | (counts > 2))[0])
-            raise CardError(f"{what} holds {format_card(bad)} {int(counts[bad])} times "
-                            "(each card exists twice)")
-        return counts.astype(np.uint8)
+        _check_counts(cards, what, lambda at: what)
+        return cards.astype(np.uint8)
     if isinstance(cards, str):
         kinds = parse_cards(cards)
     else:
