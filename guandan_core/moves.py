@@ -33,6 +33,7 @@ from .rules import Rules
 __all__ = [
     "Move", "MoveError", "LegalMoves", "MOVE_DTYPE", "TYPE_NAMES",
     "classify", "beats", "legal_moves", "moves_array", "moves_array_batch", "checked_reading",
+    "is_reading",
 ]
 
 # One move record, laid out exactly as the kernel's gd_move_t (18 bytes).
@@ -402,23 +403,44 @@ def checked_reading(move, level, rules: Rules | None = None, what: str = "move")
     Traceback (most recent call last):
     ...
     guandan_core.moves.MoveError: move Pair 4: H2 C4 is not a reading of its cards at level 7
+    >>> sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")  # below 8 at level 2
+    >>> checked_reading(sevens, "7")         # above A at level 7: not the same strength
+    Traceback (most recent call last):
+    ...
+    guandan_core.moves.MoveError: move Pair 7: S7 C7 is not a reading of its cards at level 7
     """
     if not isinstance(move, Move):
         raise MoveError(f"{what} must be a Move, not {move!r}")
-    if move.is_pass and not move.kinds:
-        return move
     lvl = parse_level(level)
     rules = Rules.of(rules)
+    if is_reading(move, lvl, rules):
+        return move
     try:
-        readings = classify(move.kinds, lvl, rules)
         shown = str(move)
     except (ValueError, IndexError, KeyError):      # fields out of every table
-        readings, shown = [], (f"Move(type_id={move.type_id}, label={move.label}, "
-                               f"kinds={list(move.kinds)})")
-    if move not in readings:
-        raise MoveError(f"{what} {shown} is not a reading of its cards at level {RANKS[lvl]}"
-                        + ("" if rules == Rules.standard() else f" under {rules}"))
-    return move
+        shown = f"Move(type_id={move.type_id}, label={move.label}, kinds={list(move.kinds)})"
+    raise MoveError(f"{what} {shown} is not a reading of its cards at level {RANKS[lvl]}"
+                    + ("" if rules == Rules.standard() else f" under {rules}"))
+
+
+def is_reading(move: "Move", level, rules: Rules | None = None) -> bool:
+    """Whether ``move`` is the pass or one of the readings of its cards at ``level``: its
+    type, rank, cards and strength (``key``) as :func:`classify` gives them there.
+
+    Moves compare equal by type, rank and cards, so the strength is checked apart: a pair
+    of 7s read at level 2 ranks below 8s, at level 7 above aces.
+
+    >>> sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    >>> is_reading(sevens, "2"), is_reading(sevens, "7"), sevens in classify("S7 C7", "7")
+    (True, False, True)
+    """
+    if move.is_pass:
+        return not move.kinds
+    try:
+        readings = classify(move.kinds, level, rules)
+    except (ValueError, IndexError, KeyError):      # fields out of every table
+        return False
+    return any(r == move and r.key == move.key for r in readings)
 
 
 def legal_moves(hand, level, beat: Move | None = None, rules: Rules | None = None) -> LegalMoves:

@@ -41,7 +41,7 @@ from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, 
                     parse_card, parse_level)
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
-from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, classify
+from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, is_reading
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
 
@@ -622,9 +622,9 @@ class Position:
                 raise IllegalMoveError(f"seat {seat} cannot play {_describe(move)}: it does "
                                        f"not hold {format_card(k)}"
                                        + (" twice" if n == 2 and counts[k] == 1 else ""))
-        if full and move not in classify(list(move.kinds), self._level, self._rules):
-            raise IllegalMoveError(f"{_describe(move)} is not a {move.type} of rank "
-                                   f"{move.rank} at level {format_rank(self._level)}")
+        if full and not is_reading(move, self._level, self._rules):
+            raise IllegalMoveError(f"{_describe(move)} is not a reading of its cards at "
+                                   f"level {format_rank(self._level)}")
         if self._trec is not None and not beats(move, self.table):
             raise IllegalMoveError(f"{_describe(move)} by seat {seat} does not beat the "
                                    f"table play {_describe(self.table)}")

@@ -155,6 +155,10 @@ def test_sec7_constructor_checks_what_from_json_checks():
     for bogus in (Move(5, 3, 0, [12]), Move(1, 12, 0, [60]), Move(77, 3, 0, [12])):
         with pytest.raises(PositionError, match="is not a reading"):
             Position("7", hands, finished=[2], to_move=0, table=bogus, owner=1)
+    sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")     # read at level 2
+    with pytest.raises(PositionError, match="table play Pair 7: S7 C7 is not a reading"):
+        Position("7", [["SA", "CA"], ["S3"], [], ["S4"]], finished=[2], to_move=0,
+                 table=sevens, owner=3)
     single = Move.from_platform(["Single", "Q", ["SQ"]], "7")
     pos = Position("7", hands, finished=[2], to_move=0, table=single, owner=1)
     assert Position.from_json(pos.to_json()) == pos
@@ -227,8 +231,24 @@ def test_sec3_move_read_at_another_level_is_illegal():
     pos7 = P(["S9 H7", "S4", "S5", "S6"], level="7")
     pair = next(m for m in pos7.legal_moves() if m.type == "Pair")
     pos2 = P(["S9 H7", "S4", "S5", "S6"], level="2")
-    with pytest.raises(IllegalMoveError, match="not a Pair"):
+    with pytest.raises(IllegalMoveError, match="not a reading of its cards at level 2"):
         pos2.play(pair)
+
+
+def test_sec2_move_read_at_another_level_keeps_no_strength_of_its_own():
+    """RULES 2, 5: a pair of 7s is below 8s at level 2 and above aces at level 7. Read at
+    level 2 (same type, rank and cards, so it compares equal) it is not playable at level
+    7, where it would beat a pair of 5s and then lose to 8s."""
+    fives = Move.from_platform(["Pair", "5", ["S5", "C5"]], "7")
+    pos = Position("7", [["S7", "C7", "S3"], ["D3"], [], ["S8", "C8"]], finished=[2],
+                   to_move=0, table=fives, owner=1)
+    read_at_2 = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    with pytest.raises(IllegalMoveError, match="not a reading of its cards at level 7"):
+        pos.play(read_at_2)
+    with pytest.raises(IllegalMoveError):
+        pos.push(read_at_2)
+    after = pos.play(Move.from_platform(["Pair", "7", ["S7", "C7"]], "7"))
+    assert [str(m) for m in after.legal_moves()] == ["PASS"]     # no pair beats 7s at 7
 
 
 def test_sec6_passing_does_not_stop_later_play():

@@ -181,6 +181,15 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
                   Move(1, 12, 0, [60])):
         with pytest.raises(MoveError, match="is not a reading"):
             legal_moves("S5 S5", "2", beat=bogus)
+    # Same cards, type and rank, another strength: a pair of 7s is below 8s at level 2 and
+    # above aces at level 7, so read at 2 it must not let a pair of aces beat it at 7.
+    sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    assert [str(m) for m in legal_moves("SA CA", "2", beat=sevens)] == ["Pair A: SA CA"]
+    with pytest.raises(MoveError, match="beat Pair 7: S7 C7 is not a reading .* at level 7"):
+        legal_moves("SA CA", "7", beat=sevens)
+    wild_seven = Move.from_platform(["Single", "7", ["H7"]], "7")   # the top single at 7
+    with pytest.raises(MoveError, match="at level 2"):
+        legal_moves("S8 S9", "2", beat=wild_seven)
     with pytest.raises(TypeError, match="Move.parse reads text"):
         Move.parse(None, "2")
 
