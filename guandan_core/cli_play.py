@@ -1,7 +1,7 @@
 """``guandan play`` and ``guandan replay``: self-play matches and checking game logs.
 
 ``guandan play --players greedy,random,greedy,random --hands N --seed S
-[--rules standard|platform] [--first-leader random|CARD] [--json] [--summary]`` plays N
+[--rules NAME] [--first-leader random|CARD] [--json] [--summary]`` plays N
 hands of a match (a won match is followed by a new one). ``--first-leader CARD`` (a card
 such as ``H2``) makes the seat holding that card lead the first hand of every match (the
 first in seat order 0..3 when two seats hold it; RULES.md sec. 8, 9); the default is a
@@ -22,7 +22,7 @@ The first line names every rule option the log was played under (``MatchRules.to
 Hands are numbered from 1 over the whole run. ``winner`` is the team (0 for seats 0 and 2,
 1 for seats 1 and 3) that won the match with this hand, else null.
 
-``guandan replay FILE [--rules standard|platform]`` (``-`` for stdin) checks such a log
+``guandan replay FILE [--rules NAME]`` (``-`` for stdin) checks such a log
 event by event, under the rules its first line names (a log without that line: under
 ``--rules``, by default standard; a log whose rules differ from a ``--rules`` given is
 refused): exit 0 and "valid ..." when every event follows the rules, exit 1 and one
@@ -52,12 +52,12 @@ from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
 from .moves import Move, MoveError
 from .players import PLAYERS, make_player
 from .position import IllegalMoveError, Position, PositionError
-from .rules import RulesError
+from .rules import PRESET_NAMES, RulesError
 
 __all__ = ["add_play_parser", "add_replay_parser", "register", "cmd_play", "cmd_replay",
            "check_log", "ReplayError", "LogFormatError", "main"]
 
-_RULE_CHOICES = ("standard", "platform")
+_RULE_CHOICES = PRESET_NAMES
 _PROGRESS_MIN_HANDS = 20
 _TEAM = ("team 0+2", "team 1+3")
 _PLACES = ("1st", "2nd", "3rd", "4th")
@@ -90,7 +90,8 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None,
                    help="seed for dealing and the random players (default: unseeded)")
     p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
-                   help="match rules preset (default standard)")
+                   help="rule set (default standard); platform also brings the platform's "
+                        "match options (RULES sec. 9)")
     p.add_argument("--first-leader", default="random", metavar="random|CARD",
                    help="who leads the first hand of a match: random (default) or the "
                         "holder of a card such as H2 (RULES.md sec. 8, 9)")

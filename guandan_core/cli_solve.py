@@ -223,5 +223,5 @@ def register(sub) -> None:
     p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
     p.add_argument("--threads", type=int,
                    help="positions solved at once (default: every core); several positions only")
-    p.add_argument("--rules", default="standard", help="standard (default) or platform ...")
+    p.add_argument("--rules", default="standard", help="rule set: standard (default), platform, long-sequences, no-sf-bomb")
     p.set_defaults(func=cmd_solve)

@@ -46,7 +46,7 @@ from .hand import Hand, to_counts
 from .moves import Move, MoveError
 from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
                        finishing_outcome)
-from .rules import Rules, RulesError
+from .rules import PRESET_NAMES, Rules, RulesError
 
 __all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
            "IllegalMoveError", "card_order", "tribute_card", "return_card",
@@ -121,12 +121,20 @@ class MatchRules:
 
     @classmethod
     def by_name(cls, name: str) -> "MatchRules":
-        presets = {"standard": cls.standard, "platform": cls.platform}
+        """A preset by the name of a combination preset (:data:`~guandan_core.rules.PRESET_NAMES`):
+        ``platform`` is :meth:`platform`, match options included; the others are the
+        standard match options over that combination preset.
+
+        >>> MatchRules.by_name("long-sequences").core == Rules.by_name("long-sequences")
+        True
+        """
+        if name == "platform":
+            return cls.platform()
         try:
-            return presets[name]()
-        except (KeyError, TypeError):
+            return cls(core=Rules.by_name(name))
+        except RulesError:
             raise RulesError(f"unknown match rules {name!r} "
-                             f"(known: {', '.join(sorted(presets))})") from None
+                             f"(known: {', '.join(PRESET_NAMES)})") from None
 
     @classmethod
     def of(cls, rules) -> "MatchRules":
@@ -139,7 +147,7 @@ class MatchRules:
         >>> MatchRules.of(Rules.platform())
         Traceback (most recent call last):
         ...
-        TypeError: match rules must be a MatchRules, a preset name (standard, platform) or None, not Rules(sf_is_bomb=True, sf_wild_any_suit=False, long_sequences=False) (for other combination rules: MatchRules(core=...))
+        TypeError: match rules must be a MatchRules, a preset name (standard, platform, no-sf-bomb, long-sequences) or None, not Rules(sf_is_bomb=True, sf_wild_any_suit=False, long_sequences=False) (for other combination rules: MatchRules(core=...))
         """
         if rules is None:
             return cls.standard()
@@ -149,8 +157,8 @@ class MatchRules:
             return cls.by_name(rules)
         hint = " (for other combination rules: MatchRules(core=...))" \
             if isinstance(rules, Rules) else ""
-        raise TypeError(f"match rules must be a MatchRules, a preset name (standard, "
-                        f"platform) or None, not {rules!r}{hint}")
+        raise TypeError(f"match rules must be a MatchRules, a preset name "
+                        f"({', '.join(PRESET_NAMES)}) or None, not {rules!r}{hint}")
 
     def to_json(self) -> dict:
         """Every option as a JSON object (the ``rules`` event of a game log); read back

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-__all__ = ["Rules", "RulesError"]
+__all__ = ["Rules", "RulesError", "PRESET_NAMES"]
 
 
 class RulesError(ValueError):
@@ -69,18 +69,13 @@ class Rules:
 
     @classmethod
     def by_name(cls, name: str) -> "Rules":
-        """A preset by name: ``standard``, ``platform``, ``long-sequences``, ``no-sf-bomb``."""
-        presets = {
-            "standard": cls.standard(),
-            "platform": cls.platform(),
-            "long-sequences": cls(long_sequences=True),
-            "no-sf-bomb": cls(sf_is_bomb=False),
-        }
+        """A preset by name, one of :data:`PRESET_NAMES`: ``standard``, ``platform``,
+        ``no-sf-bomb``, ``long-sequences``."""
         try:
-            return presets[name]
-        except KeyError:
+            return cls(**_PRESETS[name])
+        except (KeyError, TypeError):       # TypeError: a name that is not hashable
             raise RulesError(
-                f"unknown rules {name!r} (known: {', '.join(sorted(presets))})") from None
+                f"unknown rules {name!r} (known: {', '.join(PRESET_NAMES)})") from None
 
     def replace(self, **changes) -> "Rules":
         return replace(self, **changes)
@@ -91,3 +86,10 @@ class Rules:
 
 
 _STANDARD = Rules.standard()      # what rules=None means
+_PRESETS = {            # the options each preset name sets (the others stay standard)
+    "standard": {},
+    "platform": {"sf_wild_any_suit": False},
+    "no-sf-bomb": {"sf_is_bomb": False},
+    "long-sequences": {"long_sequences": True},
+}
+PRESET_NAMES = tuple(_PRESETS)      # what every --rules option takes

@@ -101,6 +101,22 @@ def test_play_platform_rules(capsys):
     assert events[-1]["event"] == "end"
 
 
+@pytest.mark.parametrize("name", ["no-sf-bomb", "long-sequences"])
+def test_play_and_replay_take_every_rule_set(name, tmp_path, capsys):
+    """RULES 9: play and replay take every rule set the other commands take (the
+    combination presets with the standard match options), and the log names it."""
+    events = play_json(capsys, "--rules", name, hands=3, seed=2)
+    assert events[0] == {"event": "rules", **MatchRules.by_name(name).to_json()}
+    assert events[-1]["event"] == "end"
+    path = write(tmp_path, events)
+    code, out, err = run(["replay", path], capsys)
+    assert code == 0 and out.startswith("valid"), out + err
+    code, out, err = run(["replay", path, "--rules", name], capsys)
+    assert code == 0 and out.startswith("valid"), out + err
+    code, out, err = run(["replay", path, "--rules", "standard"], capsys)
+    assert code == 2 and f"played under the {name} rules" in err
+
+
 def test_play_first_leader_card(capsys):
     """RULES sec. 8, 9: --first-leader CARD: the seat holding the card (the first in seat
     order 0..3 if two seats hold it) leads the first hand of every match; a seed fixes

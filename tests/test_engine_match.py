@@ -48,7 +48,10 @@ def test_sec9_presets():
     assert PLATFORM.tribute and PLATFORM.core == Rules.platform()
     assert not PLATFORM.core.sf_wild_any_suit
     assert MatchRules.by_name("platform") == PLATFORM
-    with pytest.raises(RulesError):
+    for name in ("standard", "no-sf-bomb", "long-sequences"):   # the combination presets
+        assert MatchRules.by_name(name) == STD.replace(core=Rules.by_name(name))
+        assert MatchRules.of(name) == MatchRules.by_name(name)
+    with pytest.raises(RulesError, match="unknown match rules 'casual'.*long-sequences"):
         MatchRules.by_name("casual")
     with pytest.raises(RulesError, match="win_at_a"):
         MatchRules(win_at_a="3rd")
