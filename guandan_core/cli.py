@@ -29,14 +29,17 @@ def _beat_move(cards: str, beat_type: str | None, level: int, rules: Rules) -> M
     readings = classify(parse_cards(cards), level, rules)
     if not readings:
         raise MoveError(f"--beat {cards!r} is not a combination at this level")
-    if beat_type is not None:
-        readings = [m for m in readings if m.type.lower() == beat_type.lower()]
+    if beat_type is not None:      # a type, or a type and a rank as the readings are shown
+        wanted = beat_type.lower().split()
+        readings = [m for m in readings
+                    if [m.type.lower(), m.rank.lower()][:len(wanted)] == wanted]
         if not readings:
             raise MoveError(f"--beat {cards!r} cannot be read as {beat_type!r}")
     if len(readings) > 1:
         options = ", ".join(m.type + " " + m.rank for m in readings)
         raise MoveError(f"--beat {cards!r} has several readings ({options}); "
-                        "choose one with --beat-type")
+                        "choose one with --beat-type, e.g. --beat-type "
+                        f"'{readings[-1].type} {readings[-1].rank}'")
     return readings[0]
 
 
@@ -115,7 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--example", action="store_true", help="use a built-in 27-card hand")
     p.add_argument("--level", default="2", help="level rank, 2..A (default 2)")
     p.add_argument("--beat", help="cards of the play to beat")
-    p.add_argument("--beat-type", help="reading of --beat when it has several (e.g. Bomb)")
+    p.add_argument("--beat-type", metavar="TYPE[ RANK]",
+                   help="reading of --beat when it has several: a type (e.g. Bomb), or a "
+                        "type and a rank (e.g. 'Straight 3')")
     p.add_argument("--json", action="store_true", help="JSON list of [type, rank, cards]")
     _add_rules_option(p)
     p.set_defaults(func=cmd_moves)

@@ -29,6 +29,22 @@ def test_moves_that_beat_a_play_pass_first(capsys):
     assert sorted(m[1] for m in listed[1:]) == ["9", "T"]
 
 
+def test_beat_type_picks_a_reading_by_type_and_rank(capsys):
+    """RULES sec. 3, 4: with H7 wild, S3 S4 C5 C6 H7 is a straight to 6 or to 7 (two
+    readings of one type), so --beat-type takes the rank too, as the readings are shown."""
+    cards, beat = "S3 D4 S5 S6 S8 H7", "S3 S4 C5 C6 H7"
+    tops = {}
+    for reading in ("Straight 2", "straight 3"):
+        assert main(["moves", cards, "--level", "7", "--beat", beat, "--beat-type", reading,
+                     "--json"]) == 0
+        tops[reading] = {m[1] for m in json.loads(capsys.readouterr().out)[1:]}
+    assert tops == {"Straight 2": {"3", "4"}, "straight 3": {"4"}}
+    assert_one_line_error(run_cli(["moves", cards, "--level", "7", "--beat", beat]),
+                          "several readings (Straight 2, Straight 3)")
+    assert_one_line_error(run_cli(["moves", cards, "--level", "7", "--beat", beat,
+                                   "--beat-type", "Straight 9"]), "cannot be read as")
+
+
 def test_classify_names_every_reading(capsys):
     """RULES sec. 4: four of a rank is a bomb; with a wild card a pair reads as more."""
     assert main(["classify", "S9 H9 C9 D9", "--level", "2", "--json"]) == 0
