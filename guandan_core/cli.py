@@ -118,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--example", action="store_true", help="use a built-in 27-card hand")
     p.add_argument("--level", default="2", help="level rank, 2..A (default 2)")
     p.add_argument("--beat", help="cards of the play to beat")
-    p.add_argument("--beat-type", metavar="TYPE[ RANK]",
+    p.add_argument("--beat-type", metavar="READING",
                    help="reading of --beat when it has several: a type (e.g. Bomb), or a "
                         "type and a rank (e.g. 'Straight 3')")
     p.add_argument("--json", action="store_true", help="JSON list of [type, rank, cards]")

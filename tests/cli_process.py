@@ -1,16 +1,29 @@
 """The command line run as a user runs it: ``python -m guandan_core.cli`` in a subprocess,
-with this checkout first on the import path."""
+importing the packages this test run imports."""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import guandan_core
+
 ROOT = Path(__file__).resolve().parent.parent
+# Where this run imports the packages from: the checkout (in-place build) or a CMake
+# build's python/ directory. The subprocesses must test the same build, not the checkout.
+PACKAGES = Path(guandan_core.__file__).resolve().parent.parent
 
 
-def cli_env() -> dict:
-    return dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def cli_env(drop: tuple[str, ...] = (), **extra: str) -> dict:
+    """The environment for a command-line subprocess: the packages' directory first on the
+    import path, the current directory kept off it (Python 3.11+), variables in ``drop``
+    removed and ``extra`` set."""
+    env = dict(os.environ, PYTHONSAFEPATH="1",
+               PYTHONPATH=str(PACKAGES) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    for name in drop:
+        env.pop(name, None)
+    env.update(extra)
+    return env
 
 
 def run_cli(args, stdin=None):

@@ -23,9 +23,9 @@ from guandan_core.analysis import (analyze, best_split, control, list_bombs, spl
 from guandan_core.cards import format_card, parse_level
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cli_process import ROOT, cli_env  # noqa: E402
 from reference_split import reference_best, reference_best_lowest_first  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 HANDS_WILD = ROOT / "benchmarks" / "data" / "hands_wild.json"
 ANSI = "\x1b["
 
@@ -91,12 +91,8 @@ def strs(moves):
 
 
 def run_cli(*args, env_extra=None, **kwargs):
-    env = dict(os.environ)
-    env.pop("NO_COLOR", None)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.update(env_extra or {})
     return subprocess.run([sys.executable, "-m", "guandan_core.cli", "analyze", *args],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, env=cli_env(drop=("NO_COLOR",), **(env_extra or {})), capture_output=True, text=True, timeout=120,
                           **kwargs)
 
 
@@ -473,13 +469,9 @@ def _run_in_pty(env_extra):
     pty = pytest.importorskip("pty")
     master, slave = pty.openpty()
     try:
-        env = dict(os.environ)
-        env.pop("NO_COLOR", None)
-        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        env.update(env_extra)
         proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "analyze",
                                  "S9 C9 D9 H7 H7 SB SB HR", "--level", "7"],
-                                cwd=ROOT, env=env, stdout=slave, stderr=subprocess.PIPE)
+                                cwd=ROOT, env=cli_env(drop=("NO_COLOR",), **env_extra), stdout=slave, stderr=subprocess.PIPE)
         os.close(slave)
         slave = None
         chunks = []

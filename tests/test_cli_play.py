@@ -2,16 +2,15 @@
 formats, determinism, the log checker and error handling (RULES.md sec. 6-9)."""
 
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
+from cli_process import ROOT, cli_env
 from guandan_core import cli_play
 from guandan_core.match import Match, MatchRules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _cli_main():
@@ -352,7 +351,7 @@ def test_cli_subprocess(tmp_path):
     wired in, else the module's own entry point)."""
     module = "guandan_core.cli" if _cli_main() is not cli_play.main else \
         "guandan_core.cli_play"
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = cli_env()
     res = subprocess.run([sys.executable, "-m", module, "play", "--players",
                           "greedy,random,greedy,random", "--hands", "3", "--seed", "2",
                           "--json"], capture_output=True, text=True, cwd=ROOT, env=env)

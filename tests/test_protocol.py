@@ -4,7 +4,6 @@ driven through its stdin/stdout."""
 
 import io
 import json
-import os
 import queue
 import subprocess
 import sys
@@ -13,11 +12,11 @@ import threading
 import pytest
 
 import guandan_core
+from cli_process import ROOT, cli_env
 from guandan_core.position import Position
 from guandan_core.protocol import EngineProtocol
 from guandan_core.rules import Rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # seat 0 leads with A, 3, 3; seat 2 is out; a tiny endgame (solves in well under 1 ms)
 LEAD = {"level": "2", "hands": [["S3", "S3", "SA"], ["S4", "H5"], [], ["S6"]],
@@ -417,10 +416,8 @@ class Engine:
     """A ``guandan engine`` subprocess with a reader thread (so no read can hang)."""
 
     def __init__(self, *args):
-        env = dict(os.environ)
-        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=ROOT, env=env,
+            [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=ROOT, env=cli_env(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -628,9 +625,7 @@ def test_subprocess_eof_exits_zero():
 
 
 def test_subprocess_unknown_rules_is_a_usage_error():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     r = subprocess.run([sys.executable, "-m", "guandan_core.cli", "engine", "--rules", "x"],
-                       cwd=ROOT, env=env, input=b"", capture_output=True, timeout=30)
+                       cwd=ROOT, env=cli_env(), input=b"", capture_output=True, timeout=30)
     assert r.returncode == 2 and b"unknown rules" in r.stderr and b"Traceback" not in r.stderr
     assert r.stdout == b""
