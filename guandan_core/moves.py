@@ -149,8 +149,9 @@ class Move:
                             f"in {triple!r}")
         if not isinstance(cards, (list, tuple)) or not all(isinstance(c, str) for c in cards):
             raise MoveError(f"cards must be a list of card strings, not {cards!r} in {triple!r}")
+        label = "T" if rank == "10" else rank.upper()     # as card notation reads ranks (sec. 1)
         for reading in classify(cards, level, rules):
-            if reading.type == mtype and reading.rank == rank:
+            if reading.type == mtype and reading.rank == label:
                 return reading
         raise MoveError(f"{' '.join(map(str, cards))} is not a {mtype} of rank {rank!r} "
                         f"at level {level!r}")

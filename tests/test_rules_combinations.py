@@ -58,6 +58,17 @@ def test_sec1_notations(text, expected):
     assert str(Hand(text)) == expected
 
 
+def test_sec1_a_play_names_its_rank_as_cards_do():
+    """RULES 1, 7: a play's rank reads 10 for T and lowercase, as cards do; what it is read
+    as is the platform's form."""
+    ten = Move.from_platform(["Single", "T", ["ST"]], "7")
+    assert Move.from_platform(["Single", "10", ["ST"]], "7") == ten
+    assert Move.from_platform(["Pair", "a", ["SA", "ha"]], "7").to_platform() == \
+        ["Pair", "A", ["SA", "HA"]]
+    with pytest.raises(MoveError, match="ST is not a Single of rank '9'"):
+        Move.from_platform(["Single", "9", ["ST"]], "7")
+
+
 def test_sec1_platform_card_order_in_str():
     """RULES 1: cards are written in the platform's notation, sorted by rank then S H C D,
     jokers last."""
