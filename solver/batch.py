@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from guandan_core.position import Position
 
-from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_callback,
+from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_callback, _checked_flag,
                      _checked_limits, _checked_question, _checked_stop, _solvable, solve)
 
 __all__ = ["solve_many", "available_cores"]
@@ -65,6 +65,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                         f"not one {type(positions).__name__}")
     _checked_limits(time_limit, node_limit)     # a bad limit raises before any solve
     _checked_question(at_least)
+    _checked_flag("all_moves", all_moves)
+    _checked_flag("pv", pv)
     _checked_stop(stop)
     _checked_callback("on_result", on_result)
     parsed = []

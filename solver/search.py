@@ -288,6 +288,14 @@ def _checked_limits(time_limit, node_limit):
     return time_limit, None if node_limit is None else int(node_limit)
 
 
+def _checked_flag(name: str, value) -> bool:
+    """True or False (numpy's too), else a TypeError naming it: ``all_moves="no"`` would
+    otherwise mean yes."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
+
+
 def _checked_threshold(name: str, t) -> int:
     """A value a team can reach (RULES sec. 6), else a ValueError naming it."""
     if isinstance(t, bool) or not isinstance(t, numbers.Integral) or t not in VALUES:
@@ -465,6 +473,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     at_least = _checked_question(at_least)
+    all_moves, pv = _checked_flag("all_moves", all_moves), _checked_flag("pv", pv)
     stop = _checked_stop(stop)
     _checked_callback("on_info", on_info)
     start = time.perf_counter()

@@ -753,6 +753,15 @@ def test_solve_many_rejects_bad_input_naming_it():
         solve_many([good], on_result=5)
     with pytest.raises(TypeError, match="on_info must be a function or None, not 'x'"):
         solve(good, on_info="x")
+    # the switches are True or False: "no" would be truthy, None falsy
+    for flag in ("all_moves", "pv"):
+        for bad_flag in ("no", None, 1):
+            with pytest.raises(TypeError, match=f"{flag} must be True or False, not "
+                                                f"{re.escape(repr(bad_flag))}"):
+                solve(good, **{flag: bad_flag})
+            with pytest.raises(TypeError, match=f"{flag} must be True or False"):
+                solve_many([good], **{flag: bad_flag})
+    assert solve(good, all_moves=np.bool_(True)).moves == solve(good, all_moves=True).moves
     text = json.dumps(good).encode()
     assert solve(text).value == solve(bytearray(text)).value
     # one position (or its JSON text) instead of a list: not read key by key or char by char
