@@ -15,7 +15,7 @@ rank, so each (cards, reading) is produced once; the one exception, a full house
 pair is two wilds (any pair rank gives the same cards), is emitted once.
 """
 
-from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, int16_t, int32_t, int64_t, uintptr_t
 from libc.string cimport memset, memcpy
 
 cimport cython
@@ -637,7 +637,33 @@ cdef int gd_classify(const uint8_t* cards, int level, const gd_rules_t* rules,
 
 
 # --------------------------------------------------------------------------------------
-# Typed wrappers for the Python layer. Arguments are validated there.
+# Typed wrappers for the Python layer. Arguments are validated there; the wrappers still
+# check what a wrong call would turn into reads or writes out of bounds (lengths and
+# record alignment, O(1)), so a mistake is a ValueError and not memory corruption.
+
+cdef int _check_counts(const uint8_t[::1] counts, str what) except -1:
+    if counts.shape[0] != 54:
+        raise ValueError(f"{what}: 54 card counts, not {counts.shape[0]}")
+    return 0
+
+
+cdef const gd_move_t* _one_record(const uint8_t[::1] record, str what) except NULL:
+    if record.shape[0] != sizeof(gd_move_t):
+        raise ValueError(f"{what}: a move record is {sizeof(gd_move_t)} bytes, not "
+                         f"{record.shape[0]}")
+    if (<uintptr_t> &record[0]) % 2:
+        raise ValueError(f"{what}: a move record starts at an even address (its int16 key)")
+    return <const gd_move_t*> &record[0]
+
+
+cdef gd_move_t* _out_records(uint8_t[::1] out_bytes) except? NULL:
+    # NULL for an empty buffer (capacity 0: the kernels write nothing)
+    if out_bytes.shape[0] == 0:
+        return NULL
+    if (<uintptr_t> &out_bytes[0]) % 2:
+        raise ValueError("out: move records start at an even address (their int16 key)")
+    return <gd_move_t*> &out_bytes[0]
+
 
 cdef inline void _rules_from(gd_rules_t* r, int sf_is_bomb, int sf_wild_any_suit,
                              int long_sequences) noexcept nogil:
@@ -655,17 +681,16 @@ def py_enumerate(const uint8_t[::1] hand, int level, beat, int sf_is_bomb,
                  int sf_wild_any_suit, int long_sequences, uint8_t[::1] out_bytes):
     """Fill ``out_bytes`` (a buffer of move records) and return the count or a status."""
     cdef gd_rules_t rules
-    cdef const uint8_t[::1] beat_bytes
     cdef const gd_move_t* beat_ptr = NULL
     cdef int capacity = out_bytes.shape[0] // sizeof(gd_move_t)
     cdef int n
+    _check_counts(hand, "hand")
+    cdef gd_move_t* out = _out_records(out_bytes)
     _rules_from(&rules, sf_is_bomb, sf_wild_any_suit, long_sequences)
     if beat is not None:
-        beat_bytes = beat
-        beat_ptr = <const gd_move_t*> &beat_bytes[0]
+        beat_ptr = _one_record(beat, "beat")
     with nogil:
-        n = gd_enumerate(&hand[0], level, beat_ptr, &rules,
-                         <gd_move_t*> &out_bytes[0], capacity)
+        n = gd_enumerate(&hand[0], level, beat_ptr, &rules, out, capacity)
     return n
 
 
@@ -674,14 +699,16 @@ def py_classify(const uint8_t[::1] cards, int level, int sf_is_bomb, int sf_wild
     cdef gd_rules_t rules
     cdef int capacity = out_bytes.shape[0] // sizeof(gd_move_t)
     cdef int n
+    _check_counts(cards, "cards")
+    cdef gd_move_t* out = _out_records(out_bytes)
     _rules_from(&rules, sf_is_bomb, sf_wild_any_suit, long_sequences)
     with nogil:
-        n = gd_classify(&cards[0], level, &rules, <gd_move_t*> &out_bytes[0], capacity)
+        n = gd_classify(&cards[0], level, &rules, out, capacity)
     return n
 
 
 def py_beats(const uint8_t[::1] a, const uint8_t[::1] b):
-    return gd_beats(<const gd_move_t*> &a[0], <const gd_move_t*> &b[0])
+    return gd_beats(_one_record(a, "a"), _one_record(b, "b"))
 
 
 def py_enumerate_batch(const uint8_t[:, ::1] hands, const int32_t[::1] levels,
@@ -697,12 +724,17 @@ def py_enumerate_batch(const uint8_t[:, ::1] hands, const int32_t[::1] levels,
     cdef int64_t used = 0
     cdef Py_ssize_t i, count = hands.shape[0], done = 0
     cdef int n
-    cdef gd_move_t* base = <gd_move_t*> &out_bytes[0]
+    if hands.shape[1] != 54 or levels.shape[0] != count or offsets.shape[0] != count + 1:
+        raise ValueError(f"hands of shape ({count}, 54), {count} levels and {count + 1} "
+                         f"offsets, not ({hands.shape[0]}, {hands.shape[1]}), {levels.shape[0]}, "
+                         f"{offsets.shape[0]}")
+    cdef gd_move_t* base = _out_records(out_bytes)
     _rules_from(&rules, sf_is_bomb, sf_wild_any_suit, long_sequences)
     offsets[0] = 0
     with nogil:
         for i in range(count):
-            n = gd_enumerate(&hands[i, 0], levels[i], NULL, &rules, base + used,
+            n = gd_enumerate(&hands[i, 0], levels[i], NULL, &rules,
+                             base + used if base != NULL else NULL,   # (no offset on NULL)
                              <int> min(capacity - used, 1 << 30))
             if n == GD_EOVERFLOW:
                 break

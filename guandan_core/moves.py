@@ -326,6 +326,9 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
     if out is not None:
         if not isinstance(out, np.ndarray) or out.dtype != MOVE_DTYPE or not out.flags.c_contiguous:
             raise ValueError("out must be a contiguous MOVE_DTYPE array")
+        if out.ctypes.data % 2:     # the records' int16 key (numpy calls the dtype unaligned)
+            raise ValueError("out must start at an even address (a MOVE_DTYPE array numpy "
+                             "allocated, or a view of one at a whole record)")
         done = _kernels.py_enumerate_batch(hands, levels, *flags, out.view(np.uint8), offsets)
         if done < 0:
             raise _status_error(done, levels, hands)

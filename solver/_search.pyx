@@ -37,6 +37,7 @@ from libc.string cimport memset, memcpy
 from libc.stdlib cimport malloc, calloc, free
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cpython.ref cimport PyObject
+from cpython.pythread cimport PyThread_get_thread_ident
 
 import numbers
 
@@ -522,6 +523,13 @@ cdef class Searcher:
     cdef uint64_t proof_k1, proof_k2
     cdef bint has_proof
     cdef int cover_first           # _cover: the first play of the split it found
+    # a search is running without the GIL (set and read with the GIL held): every other
+    # method but stop() is refused meanwhile, since it would free the table the search
+    # reads or change the state it walks (a call from another thread)
+    cdef bint searching
+    # claimed by a solve (solver.search): other threads' calls are refused until released
+    cdef bint claimed
+    cdef unsigned long claim_thread
     cdef int etc_cut               # _dedupe: the move whose child's entry cut off
 
     def __cinit__(self, tt_bits=20, bint use_tt=True, bint use_merge=True,
@@ -576,8 +584,36 @@ cdef class Searcher:
         free(self.parena)
         free(self.pscores)
 
+    cdef int _check_idle(self) except -1:
+        if self.searching or (self.claimed
+                              and PyThread_get_thread_ident() != self.claim_thread):
+            raise RuntimeError("this Searcher is searching (in another thread); only its "
+                               "stop() may be called until the search returns")
+        return 0
+
+    def claim(self):
+        """Reserve the searcher for a solve in the calling thread: until :meth:`release`,
+        calls from other threads (stop() excepted) and a second claim are a RuntimeError.
+        Atomic: nothing here lets another Python thread run in between."""
+        self._check_idle()
+        if self.claimed:
+            raise RuntimeError("this Searcher is already searching (a solve inside another's "
+                               "on_info, or in two threads at once); give each its own")
+        self.claimed = True
+        self.claim_thread = PyThread_get_thread_ident()
+
+    def release(self):
+        self._check_idle()
+        self.claimed = False
+
+    @property
+    def busy(self):
+        """Whether a solve holds the searcher (or a search runs on it) now."""
+        return bool(self.claimed or self.searching)
+
     def clear_table(self):
         """Empty the tables; a main table that grew gets its first size back."""
+        self._check_idle()
         cdef tt_entry_t* small
         cdef size_t main_entries = (<size_t> 1) << self.initial_tt_bits
         if self.tt_bits != self.initial_tt_bits:
@@ -592,6 +628,7 @@ cdef class Searcher:
     def grow_table(self):
         """Make the main table 4 times larger now (at most ``2**max_tt_bits`` entries),
         keeping every entry; what a long search does by itself. False at the bound."""
+        self._check_idle()
         cdef int bits = self.tt_bits
         if bits >= self.max_tt_bits:
             return False
@@ -704,9 +741,25 @@ cdef class Searcher:
     def load(self, const uint8_t[:, ::1] hands, int level, finished, int to_move,
              table_record, int owner, int sf_is_bomb, int sf_wild_any_suit,
              int long_sequences):
-        """Set the position (validated by the Python layer)."""
+        """Set the position (validated by the Python layer; what would make the search read
+        or write out of bounds is checked here too: a ValueError)."""
+        self._check_idle()
         cdef int seat, k, n
         cdef const uint8_t[::1] rec
+        if hands.shape[0] != 4 or hands.shape[1] != 54:
+            raise ValueError(f"hands: 4 x 54 card counts, not {hands.shape[0]} x {hands.shape[1]}")
+        for seat in range(4):
+            for k in range(54):
+                if hands[seat, k] > 2:
+                    raise ValueError(f"hands: seat {seat} holds card kind {k} {hands[seat, k]} times")
+        if not 0 <= level <= 12 or not 0 <= to_move <= 3 or not -1 <= owner <= 3:
+            raise ValueError(f"level 0..12, to_move 0..3 and owner -1..3, not {level}, "
+                             f"{to_move}, {owner}")
+        if len(finished) > 4 or any(not 0 <= s <= 3 for s in finished):
+            raise ValueError(f"finished: at most 4 seats 0..3, not {finished!r}")
+        if table_record is not None and len(table_record) != sizeof(gd_move_t):
+            raise ValueError(f"a move record is {sizeof(gd_move_t)} bytes, not "
+                             f"{len(table_record)}")
         self.level = level
         self.rules.sf_is_bomb = sf_is_bomb
         self.rules.sf_wild_any_suit = sf_wild_any_suit
@@ -2020,6 +2073,7 @@ cdef class Searcher:
     def limits(self, node_limit=None, time_limit=None):
         """Set a node budget and a time budget (seconds from now); None for no limit.
         Also withdraws a stop() request: a new question starts."""
+        self._check_idle()
         self.node_limit = -1 if node_limit is None else int(node_limit)
         self.deadline = -1 if time_limit is None else _now() + float(time_limit)
         gd_flag_store(&self.stop_flag, 0)
@@ -2032,6 +2086,7 @@ cdef class Searcher:
         gd_flag_store(&self.stop_flag, 1)
 
     def reset_counters(self):
+        self._check_idle()
         self.nodes = 0
         self.tt_hits = 0
         self._set_grow_at()
@@ -2039,21 +2094,26 @@ cdef class Searcher:
     def search(self, int alpha, int beta):
         """Fail-soft alpha-beta value for team 0 within (alpha, beta); None if aborted."""
         cdef int v
+        self._check_idle()
         if _over(&self.st):
             return _outcome(&self.st)
+        self.searching = True
         with nogil:
             v = self._search(alpha, beta, 0)
+        self.searching = False
         _raise_pending()
         if v == ABORTED:
             return None
         return v
 
     def is_over(self):
+        self._check_idle()
         return bool(_over(&self.st))
 
     def key(self, bint plain=False):
         """The canonical table key of the current state (for tests and debugging).
         ``plain``: the plain positions' search's key (ValueError if not plain)."""
+        self._check_idle()
         cdef uint64_t a, b
         cdef pstate_t ps
         if plain:
@@ -2064,6 +2124,7 @@ cdef class Searcher:
         return (a, b)
 
     def outcome(self):
+        self._check_idle()
         return _outcome(&self.st)
 
     def proof_move(self, int value):
@@ -2071,6 +2132,7 @@ cdef class Searcher:
         current position (team-0 terms: at least ``value`` when team 0 moves, at most it
         otherwise), as an index into root_moves(); -1 when no search from this position
         proved it with a move (a forced move, or a bound that holds whatever is played)."""
+        self._check_idle()
         cdef uint64_t k1, k2
         cdef pstate_t ps
         cdef gd_move_t* moves
@@ -2110,6 +2172,7 @@ cdef class Searcher:
 
     def holds_position(self):
         """Whether the table holds an entry for the current position (for tests)."""
+        self._check_idle()
         cdef uint64_t k1, k2
         cdef pstate_t ps
         cdef tt_entry_t* e
@@ -2122,6 +2185,7 @@ cdef class Searcher:
         """Drop the table's entry of the current position, if it holds one. solve() does
         this for its root, so that its first question is searched there and proof_move()
         can name the move that answered it (a root decided by the table alone would not)."""
+        self._check_idle()
         cdef uint64_t k1, k2
         cdef tt_entry_t* e
         cdef pstate_t ps
@@ -2150,6 +2214,7 @@ cdef class Searcher:
         return False
 
     def to_move(self):
+        self._check_idle()
         return self.st.to_move
 
     def root_moves(self, bint merge=True):
@@ -2157,6 +2222,7 @@ cdef class Searcher:
         first when following); for each the index of its merge group's first move; and for
         each its score in the move order without what the search learned (higher first):
         a preference that depends on the position alone."""
+        self._check_idle()
         cdef int base, n = 0, i, j
         cdef gd_move_t* moves
         cdef sig_t si, sj
@@ -2188,6 +2254,7 @@ cdef class Searcher:
         """The moves the search tries at the current state, after its merges (suits that
         cannot matter) and without dominated plays, as MOVE_DTYPE bytes (for tests).
         ``plain``: those of the plain positions' search (ValueError if not plain)."""
+        self._check_idle()
         cdef int base, n = 0, i
         cdef pstate_t ps
         cdef pmove_t pm[1024]
@@ -2208,6 +2275,7 @@ cdef class Searcher:
     def plain_can_answer(self):
         """Whether the seat to move at the current (plain) state could beat the table, as
         the plain search decides it before passing for it (for tests)."""
+        self._check_idle()
         cdef pstate_t ps
         self._plain_here(&ps)
         return ps.owner >= 0 and bool(self._pcan_answer(&ps))
@@ -2217,6 +2285,7 @@ cdef class Searcher:
         or three-with-two of a queen or higher, or with a play neither opponent can beat, as
         the move order decides it (for tests). ``plain``: the plain positions' search's test
         (ValueError if not plain)."""
+        self._check_idle()
         cdef pstate_t ps
         if plain:
             self._plain_here(&ps)
@@ -2227,6 +2296,7 @@ cdef class Searcher:
         """For each move of the plain positions' search at the current (plain) state: its
         record and the table key of the state it leads to, as the search's incremental
         play computes it (for tests: it must equal the key computed afresh)."""
+        self._check_idle()
         cdef pstate_t ps, child
         cdef pmove_t pm[1024]
         cdef gd_move_t rec
@@ -2274,27 +2344,37 @@ cdef class Searcher:
 
     def push(self, const uint8_t[::1] record):
         """Play a move record (the caller checked it is legal); returns an undo token."""
+        self._check_idle()
         if record.shape[0] != sizeof(gd_move_t):
             raise ValueError(f"a move record is {sizeof(gd_move_t)} bytes, not "
                              f"{record.shape[0]}")
+        cdef const gd_move_t* m = <const gd_move_t*> &record[0]
+        if m.ncards > 10 or any(m.cards[i] >= 54 for i in range(m.ncards)):
+            raise ValueError(f"a move record holds at most 10 card kinds under 54, not "
+                             f"{[m.cards[i] for i in range(min(m.ncards, 10))]!r} "
+                             f"({m.ncards} cards)")
         cdef state_t* saved = <state_t*> malloc(sizeof(state_t))
         if saved == NULL:
             raise MemoryError()
         saved[0] = self.st
-        self._play(<const gd_move_t*> &record[0])
+        self._play(m)
         return _Undo.wrap(saved)
 
     def pop(self, _Undo token):
+        self._check_idle()
         self.st = token.state[0]
 
     def hands(self):
+        self._check_idle()
         return np.array([[self.st.hands[s][k] for k in range(54)] for s in range(4)],
                         dtype=np.uint8)
 
     def finished(self):
+        self._check_idle()
         return [self.st.order[i] for i in range(self.st.nfinished)]
 
     def owner(self):
+        self._check_idle()
         return self.st.owner
 
 

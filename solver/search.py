@@ -42,7 +42,7 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
         cache = _local.searchers = {}
     _check_table_sizes(table_bits, max_table_bits)
     s = cache.get((table_bits, max_table_bits))
-    if s is None or id(s) in _busy:
+    if s is None or s.busy:
         # (busy: a solve called from inside another's on_info gets a searcher of its own;
         # reloading the running one would corrupt the outer search)
         s = Searcher(int(table_bits),
@@ -51,26 +51,18 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
     return s
 
 
-_busy_lock = threading.Lock()
-_busy: set = set()          # id() of the searchers in a solve or probe now
-
-
 @contextmanager
 def _in_use(s: Searcher):
-    """Marks ``s`` busy while the block runs; a Searcher already busy (one passed as
-    ``searcher=`` to two solves at once) is a RuntimeError, not a corrupted search."""
+    """Claims ``s`` for this thread while the block runs; a Searcher already busy (one
+    passed as ``searcher=`` to two solves at once) is a RuntimeError, not a corrupted
+    search, and so is any call on it from another thread meanwhile (but stop())."""
     if not isinstance(s, Searcher):
         raise TypeError(f"searcher must be a solver.Searcher, not {s!r}")
-    with _busy_lock:
-        if id(s) in _busy:
-            raise RuntimeError("this Searcher is already searching (a solve inside another's "
-                               "on_info, or in two threads at once); give each its own")
-        _busy.add(id(s))
+    s.claim()
     try:
         yield
     finally:
-        with _busy_lock:
-            _busy.discard(id(s))
+        s.release()
 
 
 class Stop:

@@ -41,6 +41,39 @@ def test_batch_with_reused_and_too_small_out_buffer():
     small = np.empty(5, dtype=MOVE_DTYPE)
     moves, offsets = moves_array_batch(hands, 0, out=small)
     assert moves.tobytes() == expected.tobytes() and np.array_equal(offsets, exp_offsets)
+    # an empty out is too small like any other (it took the address of its first record:
+    # an IndexError in checked builds, found by a helper's sanitizer run)
+    moves, offsets = moves_array_batch(hands, 0, out=np.empty(0, dtype=MOVE_DTYPE))
+    assert moves.tobytes() == expected.tobytes() and np.array_equal(offsets, exp_offsets)
+    # records hold an int16: an out at an odd address (numpy calls the 1-aligned dtype
+    # aligned) would be misaligned access, undefined behaviour in C
+    odd = np.zeros(MOVE_DTYPE.itemsize * 100 + 1, np.uint8)[1:].view(MOVE_DTYPE)
+    with pytest.raises(ValueError, match="even address"):
+        moves_array_batch(hands, 0, out=odd)
+
+
+def test_kernel_wrappers_refuse_what_would_go_out_of_bounds():
+    """The typed wrappers behind moves.py (which validates first) still check lengths and
+    record alignment, so a wrong call is a ValueError and not a read past a buffer."""
+    from guandan_core import _kernels as k
+    out = np.zeros(MOVE_DTYPE.itemsize * 10, np.uint8)
+    hand = np.zeros(54, np.uint8)
+    record = np.zeros(MOVE_DTYPE.itemsize, np.uint8)
+    for call, named in (
+            (lambda: k.py_enumerate(hand[:10], 0, None, 1, 1, 0, out), "54 card counts"),
+            (lambda: k.py_enumerate(hand, 0, record[:5], 1, 1, 0, out), "18 bytes"),
+            (lambda: k.py_classify(hand[:53], 0, 1, 1, 0, out), "54 card counts"),
+            (lambda: k.py_beats(record[:3], record), "18 bytes"),
+            (lambda: k.py_beats(record, np.zeros(19, np.uint8)[1:]), "even address"),
+            (lambda: k.py_enumerate(hand, 0, None, 1, 1, 0, np.zeros(37, np.uint8)[1:]),
+             "even address"),
+            (lambda: k.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(1, np.int32),
+                                          1, 1, 0, out, np.zeros(3, np.int64)), "2 levels"),
+            (lambda: k.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(2, np.int32),
+                                          1, 1, 0, out, np.zeros(2, np.int64)), "3 offsets")):
+        with pytest.raises(ValueError, match=named):
+            call()
+    assert k.py_classify(hand, 0, 1, 1, 0, np.zeros(0, np.uint8)) == 0   # nothing to write
 
 
 def test_batch_rejects_bad_input():

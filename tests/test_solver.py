@@ -1197,3 +1197,77 @@ def test_a_solve_inside_another_solves_callback_gets_a_searcher_of_its_own():
     assert solve(outer, searcher=own).value == alone.value      # usable again afterwards
     with pytest.raises(TypeError, match="searcher must be a solver.Searcher, not 5"):
         solve(outer, searcher=5)
+
+
+def test_a_searcher_in_a_solve_refuses_other_threads():
+    """Another thread growing or clearing a Searcher's table while a solve searches with
+    it freed the table under the search (a helper's sanitizer run: heap use-after-free).
+    While a solve holds it, every call from another thread but stop() is refused; the
+    answer is the undisturbed one, and the searcher is usable once the solve returns."""
+    import threading
+    deck = [k for k in range(54) for _ in range(2)]
+    random.Random(1).shuffle(deck)
+    pos = Position(7, [deck[i * 10:(i + 1) * 10] for i in range(4)], [], 0)
+    undisturbed = solve(pos, searcher=Searcher(4, max_tt_bits=8), node_limit=300_000)
+    s = Searcher(4, max_tt_bits=8)
+    calls = {"done": 0, "refused": 0}
+    finished = threading.Event()
+
+    def poke():
+        while not s.busy and not finished.is_set():
+            pass                    # (the solve claims the searcher first thing)
+        while not finished.is_set():
+            for call in (s.grow_table, s.clear_table, s.reset_counters, s.limits, s.hands,
+                         lambda: s.load(np.zeros((4, 54), np.uint8), 0, [], 0, None, -1,
+                                        1, 1, 0)):
+                try:
+                    call()          # (only after the solve released it: see the answer)
+                    calls["done"] += 1
+                except RuntimeError as exc:
+                    assert "searching (in another thread)" in str(exc)
+                    calls["refused"] += 1
+
+    thread = threading.Thread(target=poke)
+    thread.start()
+    try:
+        result = solve(pos, searcher=s, node_limit=300_000)
+    finally:
+        finished.set()
+        thread.join()
+    # a call let through during the solve would change the count of nodes searched (a
+    # table cleared, grown or counters reset) or the answer (another position loaded)
+    assert calls["refused"] > 0, calls
+    assert (result.lower, result.upper, result.nodes, result.best) == \
+        (undisturbed.lower, undisturbed.upper, undisturbed.nodes, undisturbed.best)
+    assert not s.busy and s.grow_table() in (True, False)
+    s.claim()
+    with pytest.raises(RuntimeError, match="already searching"):
+        s.claim()
+    s.release()
+
+
+def test_searcher_entry_points_check_what_would_go_out_of_bounds():
+    """The compiled search's own entry points (the Python layer validates first) refuse
+    what would make it read or write out of bounds, instead of corrupting memory."""
+    s = Searcher(8)
+    hands = np.zeros((4, 54), np.uint8)
+    hands[0, 5] = hands[1, 9] = 1
+    for bad, named in (({"hands": np.zeros((3, 54), np.uint8)}, "4 x 54"),
+                       ({"hands": np.full((4, 54), 3, np.uint8)}, "3 times"),
+                       ({"to_move": 9}, "to_move"), ({"level": 13}, "level"),
+                       ({"owner": 4}, "owner"), ({"finished": [0, 1, 2, 3, 0]}, "finished"),
+                       ({"finished": [7]}, "finished"), ({"table": b"x" * 5}, "18 bytes")):
+        args = {"hands": hands, "level": 0, "finished": [], "to_move": 0, "table": None,
+                "owner": -1, **bad}
+        with pytest.raises(ValueError, match=named):
+            s.load(args["hands"], args["level"], args["finished"], args["to_move"],
+                   args["table"], args["owner"], 1, 1, 0)
+    s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
+    record = bytearray(18)
+    record[:3] = b"\x01\x00\x01"       # a single, one card
+    record[6] = 200                      # a card kind past 53
+    with pytest.raises(ValueError, match="under 54"):
+        s.push(np.frombuffer(bytes(record), np.uint8))
+    record[6], record[2] = 5, 11         # eleven cards
+    with pytest.raises(ValueError, match="at most 10"):
+        s.push(np.frombuffer(bytes(record), np.uint8))
