@@ -444,7 +444,11 @@ def is_reading(move: "Move", level, rules: Rules | None = None) -> bool:
         readings = classify(move.kinds, level, rules)
     except (ValueError, IndexError, KeyError):      # fields out of every table
         return False
-    return any(r == move and r.key == move.key for r in readings)
+    key = move.key
+    for r in readings:          # (a plain loop: this runs for every move play() checks)
+        if r.key == key and r == move:
+            return True
+    return False
 
 
 def legal_moves(hand, level, beat: Move | None = None, rules: Rules | None = None) -> LegalMoves:
