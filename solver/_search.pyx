@@ -492,23 +492,23 @@ cdef class Searcher:
     cdef pmove_t* parena           # the plain search's moves
     cdef int* pscores              # and their move-order scores
     cdef int parena_top
-    cdef public int64_t nodes
-    cdef public int64_t tt_hits
-    cdef public int64_t node_limit
-    cdef public double deadline
+    cdef readonly int64_t nodes
+    cdef readonly int64_t tt_hits
+    cdef readonly int64_t node_limit
+    cdef readonly double deadline
     cdef int stop_flag             # stop(): set from any thread, read as the deadline is
-    cdef public bint check_signals # the main thread's searches: Ctrl-C ends them
-    cdef public bint aborted
-    cdef public bint use_tt
-    cdef public bint use_merge
-    cdef public bint use_bounds
-    cdef public bint use_ordering
-    cdef public bint use_runout
-    cdef public bint use_compress
-    cdef public bint use_history
-    cdef public bint use_etc
-    cdef public bint use_dominance
-    cdef public bint use_plain
+    cdef bint check_signals_       # the main thread's searches: Ctrl-C ends them
+    cdef readonly bint aborted
+    cdef readonly bint use_tt
+    cdef readonly bint use_merge
+    cdef readonly bint use_bounds
+    cdef readonly bint use_ordering
+    cdef readonly bint use_runout
+    cdef readonly bint use_compress
+    cdef readonly bint use_history
+    cdef readonly bint use_etc
+    cdef readonly bint use_dominance
+    cdef readonly bint use_plain
     cdef int32_t history[4][11][64]   # per seat, type and key: how often it cut off
     cdef readonly int tt_bits      # the main table's size now
     cdef readonly int initial_tt_bits
@@ -610,6 +610,28 @@ cdef class Searcher:
     def busy(self):
         """Whether a solve holds the searcher (or a search runs on it) now."""
         return bool(self.claimed or self.searching)
+
+    def __enter__(self):
+        """``with searcher:`` claims it for the block (see :meth:`claim`). Compiled, so no
+        Python-level signal check runs between the claim and the block's protection: a
+        Ctrl-C cannot leave the searcher claimed, as it could from a Python generator."""
+        self.claim()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        self.claimed = False
+        return False
+
+    @property
+    def check_signals(self):
+        """Whether the search lets Python's signal handlers run every 65,536 nodes (so
+        that Ctrl-C ends it); solve() sets it on the main thread."""
+        return self.check_signals_
+
+    @check_signals.setter
+    def check_signals(self, bint value):
+        self._check_idle()
+        self.check_signals_ = value
 
     def clear_table(self):
         """Empty the tables; a main table that grew gets its first size back."""
@@ -2062,7 +2084,7 @@ cdef class Searcher:
         # 65,536 nodes, a few milliseconds) a signal handler raised, as Ctrl-C's does
         return gd_flag_load(&self.stop_flag) != 0 or \
             (self.deadline > 0 and _now() > self.deadline) or \
-            (self.check_signals and (self.nodes & 0xffff) == 0 and self._signalled())
+            (self.check_signals_ and (self.nodes & 0xffff) == 0 and self._signalled())
 
     cdef bint _signalled(self) noexcept nogil:
         with gil:

@@ -51,18 +51,15 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
     return s
 
 
-@contextmanager
-def _in_use(s: Searcher):
-    """Claims ``s`` for this thread while the block runs; a Searcher already busy (one
-    passed as ``searcher=`` to two solves at once) is a RuntimeError, not a corrupted
-    search, and so is any call on it from another thread meanwhile (but stop())."""
+def _in_use(s: Searcher) -> Searcher:
+    """``s``, to use as ``with _in_use(s):``, which claims it for this thread while the
+    block runs (``Searcher.__enter__``, compiled, so a Ctrl-C cannot land between the
+    claim and the block); a Searcher already busy (one passed as ``searcher=`` to two
+    solves at once) is a RuntimeError, not a corrupted search, and so is any call on it
+    from another thread meanwhile (but stop())."""
     if not isinstance(s, Searcher):
         raise TypeError(f"searcher must be a solver.Searcher, not {s!r}")
-    s.claim()
-    try:
-        yield
-    finally:
-        s.release()
+    return s
 
 
 class Stop:
@@ -102,7 +99,8 @@ class Stop:
 
     def _detach(self, s: Searcher) -> None:
         with self._lock:
-            self._searchers.remove(s)
+            if s in self._searchers:        # (not yet, if interrupted before attaching)
+                self._searchers.remove(s)
 
     def __repr__(self) -> str:
         return f"<Stop {'set' if self._set else 'not set'}>"
@@ -138,8 +136,8 @@ def _working_for(stop: Stop | None, s: Searcher):
     if stop is None:
         yield
         return
-    stop._attach(s)
-    try:
+    try:                        # (attached inside: an interrupt right after it detaches)
+        stop._attach(s)
         yield
     finally:
         stop._detach(s)

@@ -1218,6 +1218,7 @@ def test_a_searcher_in_a_solve_refuses_other_threads():
             pass                    # (the solve claims the searcher first thing)
         while not finished.is_set():
             for call in (s.grow_table, s.clear_table, s.reset_counters, s.limits, s.hands,
+                         lambda: setattr(s, "check_signals", True),
                          lambda: s.load(np.zeros((4, 54), np.uint8), 0, [], 0, None, -1,
                                         1, 1, 0)):
                 try:
@@ -1244,6 +1245,19 @@ def test_a_searcher_in_a_solve_refuses_other_threads():
     with pytest.raises(RuntimeError, match="already searching"):
         s.claim()
     s.release()
+    # what the search reads as it goes is not writable at all (a helper switched use_tt
+    # on mid-search: a store into a null table entry) but through the checked methods
+    for name, value in (("use_tt", True), ("node_limit", 5), ("nodes", 0), ("deadline", 0.0),
+                        ("aborted", True), ("tt_hits", 0)):
+        with pytest.raises(AttributeError, match="not writable"):
+            setattr(s, name, value)
+    # an exception out of a solve (here on_info's) leaves the searcher free
+    with pytest.raises(ZeroDivisionError):
+        solve(pos, searcher=s, node_limit=1_000, on_info=lambda info: 1 / 0)
+    assert not s.busy
+    with s:
+        assert s.busy
+    assert not s.busy
 
 
 def test_searcher_entry_points_check_what_would_go_out_of_bounds():
