@@ -15,7 +15,7 @@ from . import __version__
 from .cards import CardError, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
-from .rules import Rules
+from .rules import PRESET_NAMES, Rules
 
 EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
                 "SA HA CA CA")
@@ -95,9 +95,11 @@ def cmd_classify(args) -> int:
     return 0
 
 
-def _add_rules_option(parser) -> None:
+def add_rules_option(parser, note: str = "") -> None:
+    """The ``--rules`` option of the commands that read cards: a preset name (its names
+    from :data:`~guandan_core.rules.PRESET_NAMES`, checked by ``Rules.by_name``)."""
     parser.add_argument("--rules", default="standard",
-                        help="rule set: standard (default), platform, long-sequences, no-sf-bomb")
+                        help=f"rule set: {', '.join(PRESET_NAMES)} (default standard){note}")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,14 +124,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reading of --beat when it has several: a type (e.g. Bomb), or a "
                         "type and a rank (e.g. 'Straight 3')")
     p.add_argument("--json", action="store_true", help="JSON list of [type, rank, cards]")
-    _add_rules_option(p)
+    add_rules_option(p)
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("classify", help="every reading of a set of cards")
     p.add_argument("cards")
     p.add_argument("--level", default="2")
     p.add_argument("--json", action="store_true")
-    _add_rules_option(p)
+    add_rules_option(p)
     p.set_defaults(func=cmd_classify)
 
     for module_name in _SUBCOMMAND_MODULES:

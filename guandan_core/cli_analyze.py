@@ -16,6 +16,7 @@ import sys
 
 from .analysis import analyze
 from .cards import parse_level
+from .cli import add_rules_option
 from .hand import Hand, player_hand, to_counts
 from .rules import Rules
 
@@ -229,6 +230,5 @@ def register(subparsers) -> None:
     p.add_argument("--runners-up", type=int, default=5, metavar="N",
                    help="how many runner-up splits to show (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--rules", default="standard",
-                   help="rule set: standard (default), platform, long-sequences, no-sf-bomb")
+    add_rules_option(p)
     p.set_defaults(func=cmd_analyze)

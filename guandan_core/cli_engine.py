@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
+from .cli import add_rules_option
 from .protocol import EngineProtocol
 from .rules import Rules
 
@@ -58,7 +59,5 @@ def register(subparsers) -> None:
                     "protocol_version, name, version, list_commands, known_command, rules, "
                     "position, showposition, moves, play, undo, solve, stop, clear_table, "
                     "analyze, quit.")
-    p.add_argument("--rules", default="standard",
-                   help="initial rule set: standard (default), platform, long-sequences, "
-                        "no-sf-bomb (the 'rules' command changes it)")
+    add_rules_option(p, "; the 'rules' command changes it")
     p.set_defaults(func=cmd_engine)

@@ -9,6 +9,7 @@ import signal
 import sys
 import threading
 
+from .cli import add_rules_option
 from .jsontext import parse_json, read_text
 
 # A 4 x 6 endgame (from benchmarks/data/endgames_4x6.json, item 32) that solves in
@@ -223,5 +224,5 @@ def register(sub) -> None:
     p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
     p.add_argument("--threads", type=int,
                    help="positions solved at once (default: every core); several positions only")
-    p.add_argument("--rules", default="standard", help="rule set: standard (default), platform, long-sequences, no-sf-bomb")
+    add_rules_option(p)
     p.set_defaults(func=cmd_solve)

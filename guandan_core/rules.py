@@ -65,7 +65,7 @@ class Rules:
     @classmethod
     def platform(cls) -> "Rules":
         """The public Guandan AI competition platform's engine."""
-        return cls(sf_wild_any_suit=False)
+        return cls(**_PRESETS["platform"])
 
     @classmethod
     def by_name(cls, name: str) -> "Rules":
