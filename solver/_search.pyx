@@ -1487,8 +1487,7 @@ cdef class Searcher:
         if self._plain_search_here():
             self._to_plain(&plain)
             return self._psearch(&plain, alpha, beta, ply)
-        if self.node_limit >= 0 and self.nodes >= self.node_limit:
-            self.aborted = True         # (the node budget: at most node_limit nodes)
+        if self._budget_spent():
             return ABORTED
         self.nodes += 1
         if self.nodes >= self.grow_at:
@@ -1591,6 +1590,13 @@ cdef class Searcher:
             self._tt_store(e, k1, check, best, a0, b0,
                            _sig16(&moves[best_i], self.level) if best_i >= 0 else 0)
         return best
+
+    cdef inline bint _budget_spent(self) noexcept nogil:
+        # before each node is counted: a search makes at most node_limit nodes
+        if self.node_limit >= 0 and self.nodes >= self.node_limit:
+            self.aborted = True
+            return True
+        return False
 
     cdef void _note_proof(self, const gd_move_t* m, int v) noexcept nogil:
         # at the root (self.st): playing `m` gets the mover's team at least v (team-0
@@ -1920,8 +1926,7 @@ cdef class Searcher:
             return _outcome_of(p.order, p.nfinished)
         if not self.use_bounds or _bound_cut(p.order, p.nfinished, alpha, beta) == NO_VALUE:
             while p.owner >= 0 and not self._pcan_answer(p):
-                if self.node_limit >= 0 and self.nodes >= self.node_limit:
-                    self.aborted = True
+                if self._budget_spent():
                     return ABORTED
                 self.nodes += 1
                 _pass_on(p.ncards, p.to_move, &p.to_move, &p.owner)
@@ -1984,8 +1989,7 @@ cdef class Searcher:
         cdef int* scores = self.pscores + base
         if self.aborted:
             return ABORTED
-        if self.node_limit >= 0 and self.nodes >= self.node_limit:
-            self.aborted = True
+        if self._budget_spent():
             return ABORTED
         self.nodes += 1
         if self.nodes >= self.grow_at:
