@@ -2374,7 +2374,8 @@ cdef class Searcher:
         if record.shape[0] != sizeof(gd_move_t):
             raise ValueError(f"a move record is {sizeof(gd_move_t)} bytes, not "
                              f"{record.shape[0]}")
-        cdef const gd_move_t* m = <const gd_move_t*> &record[0]
+        cdef gd_move_t m
+        memcpy(&m, &record[0], sizeof(gd_move_t))     # (the buffer may be unaligned)
         if m.ncards > 10 or any(m.cards[i] >= 54 for i in range(m.ncards)):
             raise ValueError(f"a move record holds at most 10 card kinds under 54, not "
                              f"{[m.cards[i] for i in range(min(m.ncards, 10))]!r} "
@@ -2383,7 +2384,7 @@ cdef class Searcher:
         if saved == NULL:
             raise MemoryError()
         saved[0] = self.st
-        self._play(m)
+        self._play(&m)
         return _Undo.wrap(saved)
 
     def pop(self, _Undo token):

@@ -1285,3 +1285,10 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
     record[6], record[2] = 5, 11         # eleven cards
     with pytest.raises(ValueError, match="at most 10"):
         s.push(np.frombuffer(bytes(record), np.uint8))
+    record[2] = 1                        # seat 0 plays its card kind 5, from an odd address
+    after = []
+    for buffer in (bytes(record), b"\0" + bytes(record)):
+        s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
+        s.push(np.frombuffer(buffer, np.uint8)[len(buffer) - 18:])
+        after.append((s.hands().tolist(), s.to_move(), s.finished(), s.owner()))
+    assert after[0] == after[1] and after[0][0][0][5] == 0
