@@ -2,7 +2,8 @@
 
 These serve training loops and batch analysis: dealing many games at once, per-hand
 features, and applying a batch of moves (records of :data:`MOVE_DTYPE`) to a batch of hands.
-They are compiled on first use (and cached on disk when the package folder is writable).
+They are compiled on first use and cached on disk (numba's cache: next to the package
+when its folder is writable, else in the user's cache directory).
 
 >>> import numpy as np
 >>> from guandan_core import Hand
@@ -45,6 +46,7 @@ def _deal_kernel(seed, games):
 
 
 MAX_SEED = 2**32 - 1      # numba's generator is seeded with 32 bits
+MAX_GAMES = 2**32 - 1     # (far beyond memory: 216 bytes a game) a bound int64 holds
 
 
 def _whole(value, what: str, low: int, high: int | None = None) -> int:
@@ -58,9 +60,9 @@ def _whole(value, what: str, low: int, high: int | None = None) -> int:
 
 def deal(seed: int, games: int = 1) -> np.ndarray:
     """Deal ``games`` random games: ``uint8[games, 4, 54]``, 27 cards a seat, same for a
-    seed (0 to 2**32 - 1: every seed its own deal)."""
+    seed (0 to 2**32 - 1: every seed its own deal); ``games`` 0 to 2**32 - 1."""
     seed = _whole(seed, "seed", 0, MAX_SEED)
-    games = _whole(games, "games", 0)
+    games = _whole(games, "games", 0, MAX_GAMES)
     return _deal_kernel(np.int64(seed), np.int64(games))
 
 

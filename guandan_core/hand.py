@@ -17,8 +17,8 @@ from typing import Iterable
 
 import numpy as np
 
-from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_cards, parse_cards,
-                    parse_level)
+from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_cards, is_whole,
+                    parse_cards, parse_level)
 
 __all__ = ["Hand", "to_counts", "player_hand", "MAX_HAND", "hand_batch", "level_batch"]
 
@@ -42,11 +42,15 @@ def _check_counts(array: np.ndarray, name: str, holder) -> None:
     axes, so one check serves a single hand and a batch."""
     if array.dtype == np.uint8:
         bad = array > 2
+    elif array.dtype.kind == "O":
+        # (a list holding an int too large for int64 becomes an object array)
+        bad = np.vectorize(lambda x: not is_whole(x, 0, 2), otypes=[bool])(array)
     elif array.dtype.kind not in "iuf":
         raise CardError(f"{name}: card counts must be whole numbers, not {array.dtype} values")
     else:
         if array.dtype.kind == "f":
-            broken = ~(np.isfinite(array) & (array % 1 == 0))
+            with np.errstate(invalid="ignore"):         # inf % 1 is NaN, found just below
+                broken = ~(np.isfinite(array) & (array % 1 == 0))
             if broken.any():
                 *at, kind = np.argwhere(broken)[0]
                 raise CardError(f"{holder(tuple(at))} holds {format_card(int(kind))} "
@@ -55,8 +59,10 @@ def _check_counts(array: np.ndarray, name: str, holder) -> None:
         bad = (array > 2) | (array < 0)
     if bad.any():
         *at, kind = np.argwhere(bad)[0]
+        count = array[tuple(at) + (kind,)]
+        count = count.item() if isinstance(count, np.generic) else count
         raise CardError(f"{holder(tuple(at))} holds {format_card(int(kind))} "
-                        f"{int(array[tuple(at) + (kind,)].item())} times (each card exists twice)")
+                        f"{count!r} times (each card exists twice)")
 
 
 def level_batch(levels, n: int) -> np.ndarray:

@@ -299,24 +299,17 @@ def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = Non
         .view(MOVE_DTYPE)
 
 
-def _scratch_buffer(capacity: int) -> np.ndarray:
-    # a per-thread buffer reused across calls: fresh memory costs a page fault per 4 KiB
-    buf = getattr(_scratch, "moves", None)
-    if buf is None or len(buf) < capacity:
-        buf = np.empty(capacity, dtype=MOVE_DTYPE)
-        _scratch.moves = buf
-    return buf
-
-
 def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray | None = None):
     """Lead moves of many hands at once, in one compiled loop.
 
-    ``hands`` is a ``uint8[N, 54]`` count array, ``levels`` N rank indices (or one).
-    Returns ``(moves, offsets)``: hand ``i``'s moves are ``moves[offsets[i]:offsets[i+1]]``.
+    ``hands`` is a ``uint8[N, 54]`` count array, ``levels`` one level for all (a scalar) or
+    N. Returns ``(moves, offsets)``: hand ``i``'s moves are ``moves[offsets[i]:offsets[i+1]]``.
 
-    With ``out`` (a MOVE_DTYPE array the caller reuses across calls, as a training loop
-    would), the moves are written there and ``moves`` is a view of it; when ``out`` is too
-    small, a new array is returned instead. Without ``out`` the result is a new array.
+    With ``out`` (a writable one-dimensional MOVE_DTYPE array the caller reuses across
+    calls, as a training loop would), the moves are written there and ``moves`` is a view
+    of it; when ``out`` is too small, the moves that fit are written, and a new array with
+    all of them is returned instead. Without ``out`` the result is a new array. ``out``
+    must not overlap ``hands``.
     """
     hands = hand_batch(hands)
     levels = level_batch(levels, hands.shape[0])
@@ -324,27 +317,56 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
     count = hands.shape[0]
     offsets = np.zeros(count + 1, dtype=np.int64)
     if out is not None:
-        if not isinstance(out, np.ndarray) or out.dtype != MOVE_DTYPE or not out.flags.c_contiguous:
-            raise ValueError("out must be a contiguous MOVE_DTYPE array")
-        if out.ctypes.data % 2:     # the records' int16 key (numpy calls the dtype unaligned)
-            raise ValueError("out must start at an even address (a MOVE_DTYPE array numpy "
-                             "allocated, or a view of one at a whole record)")
+        _check_out(out, hands)
         done = _kernels.py_enumerate_batch(hands, levels, *flags, out.view(np.uint8), offsets)
         if done < 0:
-            raise _status_error(done, levels, hands)
+            raise _batch_status_error(done)
         if done == count:
             return out[:offsets[count]], offsets
-    # enumerate into the reused scratch buffer (grown until everything fits), copy once
-    buf = _scratch_buffer(max(_buffer_moves, 1024 * count))
-    while True:
-        done = _kernels.py_enumerate_batch(hands, levels, *flags, buf.view(np.uint8), offsets)
+    # A new array with room for about as many moves as a dealt hand has, trimmed in place
+    # at the end: the pages never written are never touched, and trimming a large array
+    # gives its tail back without a copy.
+    moves = np.empty(max(_BATCH_GUESS * count, 1), dtype=MOVE_DTYPE)
+    used = start = 0
+    while start < count:
+        part = np.zeros(count - start + 1, dtype=np.int64)
+        done = _kernels.py_enumerate_batch(hands[start:], levels[start:], *flags,
+                                           moves[used:].view(np.uint8), part)
         if done < 0:
-            raise _status_error(done, levels, hands)
-        if done == count:
-            # copy as bytes: numpy copies a structured dtype field by field, far slower
-            nbytes = int(offsets[count]) * MOVE_DTYPE.itemsize
-            return buf.view(np.uint8)[:nbytes].copy().view(MOVE_DTYPE), offsets
-        buf = _scratch_buffer(len(buf) * 2)
+            raise _batch_status_error(done)
+        offsets[start + 1:start + done + 1] = part[1:done + 1] + used
+        used = int(offsets[start + done])
+        start += done
+        if start < count:       # the next hand did not fit
+            moves.resize(2 * len(moves), refcheck=False)
+    moves.resize(used, refcheck=False)
+    return moves, offsets
+
+
+_BATCH_GUESS = 1024     # moves a hand, room enough for most dealt 27-card hands
+
+
+def _check_out(out, hands: np.ndarray) -> None:
+    """A ValueError naming what is wrong with ``out``, a buffer the kernel writes raw
+    records into."""
+    if not isinstance(out, np.ndarray) or out.dtype != MOVE_DTYPE or out.ndim != 1:
+        what = (f"a {out.ndim}-d {out.dtype} array" if isinstance(out, np.ndarray)
+                else type(out).__name__)
+        raise ValueError(f"out must be a one-dimensional MOVE_DTYPE array, not {what}")
+    if not out.flags.c_contiguous or not out.flags.writeable:
+        raise ValueError("out must be a contiguous, writable MOVE_DTYPE array")
+    if out.ctypes.data % 2:     # the records' int16 key (numpy calls the dtype unaligned)
+        raise ValueError("out must start at an even address (a MOVE_DTYPE array numpy "
+                         "allocated, or a view of one at a whole record)")
+    if np.may_share_memory(out, hands):
+        # the records would overwrite hands not yet read
+        raise ValueError("out overlaps hands: the moves would overwrite the hands")
+
+
+def _batch_status_error(status: int) -> RuntimeError:
+    # hand_batch and level_batch checked every hand and level, so the kernel refusing one
+    # is a fault here, not bad input
+    return RuntimeError(f"the batch kernel refused checked input (status {status})")
 
 
 class LegalMoves:

@@ -1,6 +1,7 @@
 """The batch entry points: moves_array_batch (Cython) and the numba layer (guandan_core.batch)."""
 
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -50,6 +51,45 @@ def test_batch_with_reused_and_too_small_out_buffer():
     odd = np.zeros(MOVE_DTYPE.itemsize * 100 + 1, np.uint8)[1:].view(MOVE_DTYPE)
     with pytest.raises(ValueError, match="even address"):
         moves_array_batch(hands, 0, out=odd)
+    for bad, words in ((np.empty((9, 1), MOVE_DTYPE), "2-d"), ([], "list"),
+                       (np.empty(9, np.uint8), "uint8")):
+        with pytest.raises(ValueError, match=f"out must be a one-dimensional .*{words}"):
+            moves_array_batch(hands, 0, out=bad)
+    frozen = np.empty(100, MOVE_DTYPE)
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        moves_array_batch(hands, 0, out=frozen)
+
+
+def test_batch_out_overlapping_the_hands_is_refused():
+    """Records written over hands not yet read changed the caller's hands and gave wrong
+    moves (a helper's finding: hand 1, S2 H2, came back with nine moves and a bomb)."""
+    buf = np.zeros(MOVE_DTYPE.itemsize * 200, np.uint8)
+    hands = buf[:108].reshape(2, 54)
+    hands[:, [0, 1]] = 1                                      # S2 H2 each
+    before = hands.copy()
+    with pytest.raises(ValueError, match="overlaps hands"):
+        moves_array_batch(hands, 1, out=buf[18:18 + 1800].view(MOVE_DTYPE))
+    assert np.array_equal(hands, before)
+    moves, offsets = moves_array_batch(hands, 1)
+    assert offsets.tolist() == [0, 3, 6]                      # S2, H2, the pair
+
+
+def test_batch_without_out_grows_and_trims_its_result():
+    """Without out the result starts with room for 1,024 moves a hand, grows when hands
+    hold more, and is trimmed to the moves found: same records as hand by hand."""
+    import guandan_core.moves as moves_module
+    rich = np.full((3, 54), 2, np.uint8)                      # 108 cards: far over 1,024
+    rich[1] = 0                                               # an empty hand in between
+    rich[1, :4] = 1
+    moves, offsets = moves_array_batch(rich, 5)
+    assert offsets[1] > moves_module._BATCH_GUESS * 3 and len(moves) == offsets[-1]
+    for i in range(3):
+        assert moves[offsets[i]:offsets[i + 1]].tobytes() == \
+            moves_array(rich[i], 5).tobytes()
+    assert moves.flags.owndata and moves.base is None
+    empty, offsets = moves_array_batch(np.zeros((0, 54), np.uint8), 5)
+    assert len(empty) == 0 and offsets.tolist() == [0]
 
 
 def test_kernel_wrappers_refuse_what_would_go_out_of_bounds():
@@ -117,14 +157,21 @@ def test_numba_kernels_refuse_move_records_they_would_index_out_of_bounds(field,
 
 @pytest.mark.parametrize("values,words", [([256], "S2 256 times"), ([3], "S2 3 times"),
                                           ([-1], "S2 -1 times"), ([0.5], "S2 0.5 times"),
-                                          ([np.nan], "S2 nan times"), (None, "bool")])
+                                          ([np.nan], "S2 nan times"), (None, "bool"),
+                                          ([np.inf], "S2 inf times"),
+                                          ([1e300], r"S2 1e\+300 times"),
+                                          ([2**70], f"S2 {2**70} times")])
 def test_numba_layer_refuses_impossible_counts(values, words):
-    """RULES sec. 1: a count is 0, 1 or 2; 256 used to wrap to 0, 3 was used as given."""
+    """RULES sec. 1: a count is 0, 1 or 2; 256 used to wrap to 0, 3 was used as given.
+    An int too large for int64 makes an object array, checked item by item; inf raised
+    numpy's RuntimeWarning first (an error under -W error)."""
     hands = np.ones((1, 54), bool) if values is None else np.array([values + [0] * 53])
-    for call in (rank_counts, lambda h: wild_counts(h, 5), lambda h: bomb_features(h, 5),
-                 lambda h: moves_array_batch(h, 5)):
-        with pytest.raises(CardError, match=words):
-            call(hands)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for call in (rank_counts, lambda h: wild_counts(h, 5), lambda h: bomb_features(h, 5),
+                     lambda h: moves_array_batch(h, 5)):
+            with pytest.raises(CardError, match=words):
+                call(hands)
 
 
 def test_batch_levels_read_like_parse_level():
@@ -151,7 +198,8 @@ def test_deal_seeds_and_game_counts_are_checked():
     assert deal(0, games=0).shape == (0, 4, 54)
     for seed, games, words in ((2**32, 1, "4294967296"), (-1, 1, "-1"), (1.7, 1, "1.7"),
                                ("1", 1, "'1'"), (1, 2.5, "2.5"), (1, True, "True"),
-                               (1, "2", "'2'"), (1, -1, "-1")):
+                               (1, "2", "'2'"), (1, -1, "-1"), (1, 2**32, "4294967296"),
+                               (1, 2**63, str(2**63))):
         with pytest.raises(ValueError, match=re.escape(words)):
             deal(seed, games)
 
