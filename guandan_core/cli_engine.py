@@ -19,9 +19,10 @@ __all__ = ["register", "cmd_engine"]
 
 def _text_streams():
     """stdin/stdout as UTF-8 text; undecodable input bytes become U+FFFD (the command
-    then gets a ``?`` reply) instead of stopping the engine."""
+    then gets a ``?`` reply) instead of stopping the engine, and a character that cannot
+    be encoded (a lone surrogate) is written as an escape rather than ending it."""
     stdin, stdout = sys.stdin, sys.stdout
-    for stream, errors in ((stdin, "replace"), (stdout, "strict")):
+    for stream, errors in ((stdin, "replace"), (stdout, "backslashreplace")):
         try:
             stream.reconfigure(encoding="utf-8", errors=errors)
         except (AttributeError, ValueError, OSError):

@@ -153,8 +153,8 @@ class Move:
         for reading in classify(cards, level, rules):
             if reading.type == mtype and reading.rank == label:
                 return reading
-        raise MoveError(f"{' '.join(map(str, cards))} is not a {mtype} of rank {rank!r} "
-                        f"at level {level!r}")
+        raise MoveError(f"{' '.join(map(str, cards)) or 'no cards'} is not a {mtype} of "
+                        f"rank {rank!r} at level {level!r}")
 
     @classmethod
     def parse(cls, text: str, level, rules: Rules | None = None) -> "Move":
@@ -162,7 +162,7 @@ class Move:
         if not isinstance(text, str):
             raise TypeError(f"Move.parse reads text such as 'Pair 4: H2 C4', not {text!r}")
         text = text.strip()
-        if text.upper() == "PASS":
+        if text.isascii() and text.upper() == "PASS":       # ("paß".upper() is "PASS")
             return cls.PASS
         head, sep, cards = text.partition(":")
         parts = head.split()

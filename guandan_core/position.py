@@ -373,7 +373,7 @@ class Position:
             raise PositionError(f"missing key(s): {', '.join(missing)}")
         extra = sorted(set(obj) - set(_JSON_KEYS))
         if extra:
-            raise PositionError(f"unknown key(s): {', '.join(extra)} "
+            raise PositionError(f"unknown key(s): {', '.join(map(repr, extra))} "
                                 f"(expected {', '.join(_JSON_KEYS)})")
         hands = obj["hands"]
         if not isinstance(hands, list) or len(hands) != 4:

@@ -47,8 +47,11 @@ __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME",
 PROTOCOL_VERSION = 1
 ENGINE_NAME = "guandan-core"
 
-_ID_RE = re.compile(r"([0-9]+)(?:\s+(.*))?\Z", re.S)
-_COUNT_RE = re.compile(r"[0-9]+\Z")     # str.isdigit() would take "²" and "٣"
+_ID_RE = re.compile(r"([0-9]+)(?: +(.*))?\Z", re.S)
+_COUNT_RE = re.compile(r"[0-9]{1,18}\Z")    # str.isdigit() would take "²" and "٣"; and
+                                            # int() refuses over 4,300 digits in its own words
+_SECONDS_RE = re.compile(r"(?:[0-9]{1,18}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?\Z")
+_BLANKS = " \t\r\n"     # the only blanks between words and around a line (a tab is a space)
 _DEFAULT_RUNNERS_UP = 5
 
 
@@ -63,14 +66,20 @@ def _split_command(text: str) -> tuple[str, str, str]:
     m = _ID_RE.match(text)
     if m:
         ident = m.group(1)
-        text = (m.group(2) or "").strip()
+        text = (m.group(2) or "").strip(_BLANKS)
     name, _, args = text.partition(" ")
-    return ident, name, args.strip()
+    return ident, name, args.strip(_BLANKS)
+
+
+def _stripped(line: str) -> str:
+    """An input line without its line break and surrounding blanks, tabs read as spaces.
+    Only ASCII blanks: U+00A0 or U+2028 around a word is part of it, not a separator."""
+    return line.replace("\t", " ").strip(_BLANKS)
 
 
 def _command_of(line: str) -> tuple[str, str]:
     """The command word of an input line ("" when there is none) and its arguments."""
-    return _split_command(line.replace("\t", " ").strip())[1:]
+    return _split_command(_stripped(line))[1:]
 
 
 def _new_stop():
@@ -97,8 +106,13 @@ def _info(*pairs) -> str:
 
 
 def _one_line(text: str) -> str:
-    """A reason or payload line that cannot break the framing (no line breaks)."""
-    return " ".join(str(text).split()) or "error"
+    """A reason line that cannot break the framing: no line breaks, and characters that
+    are not printable (a NUL, an escape, a lone surrogate the output could not encode)
+    written as Python escapes."""
+    words = " ".join(str(text).split()) or "error"
+    if words.isprintable():
+        return words
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
 
 
 def _split_args(args: str, what: str) -> list:
@@ -166,7 +180,7 @@ class EngineProtocol:
         sink = emit if emit is not None else infos.append
         ident = ""
         try:
-            text = line.replace("\t", " ").strip()
+            text = _stripped(line)
             if not text or text.startswith("#"):
                 return ""
             ident, name, args = _split_command(text)
@@ -216,11 +230,14 @@ class EngineProtocol:
         unanswered: list = []           # the Stops of the solves read and not yet answered
 
         def read() -> None:
+            first = True
             try:
                 while True:
                     line = stdin.readline()
                     if not line:
                         break
+                    if first:           # a byte order mark some editors and tools write
+                        line, first = line.removeprefix("\ufeff"), False
                     (name, args), stop = _command_of(line), None
                     # `stop x` and `quit x` are refused when handled: they stop nothing
                     ends = name in ("stop", "quit") and not args
@@ -289,7 +306,7 @@ class EngineProtocol:
     @staticmethod
     def _no_args(args: str, name: str) -> None:
         if args:
-            raise ProtocolError(f"{name} takes no arguments")
+            raise ProtocolError(f"{name} takes no arguments, not {args!r}")
 
     # ------------------------------------------------------------------ commands
     def cmd_protocol_version(self, args, info):
@@ -310,14 +327,14 @@ class EngineProtocol:
 
     def cmd_known_command(self, args, info):
         if not args or " " in args:
-            raise ProtocolError("usage: known_command NAME")
+            raise ProtocolError(f"usage: known_command NAME, not {args!r}")
         return "true" if args in self._commands else "false"
 
     def cmd_rules(self, args, info):
         if not args:
             return self.rules_name
         if " " in args:
-            raise ProtocolError("usage: rules [NAME]")
+            raise ProtocolError(f"usage: rules [NAME], not {args!r}")
         self.rules = Rules.by_name(args)
         self.rules_name = args
         return ""
@@ -347,7 +364,7 @@ class EngineProtocol:
         pos = self._need_position()
         if not args:
             raise ProtocolError('usage: play [TYPE, RANK, [CARDS...]]  (or: play PASS)')
-        if args.upper() == "PASS":
+        if args.isascii() and args.upper() == "PASS":     # ("paß".upper() is "PASS" too)
             move = Move.PASS
         else:
             try:
@@ -394,17 +411,15 @@ class EngineProtocol:
                 except ValueError as exc:
                     raise ProtocolError(f"solve: at_least: {exc}") from None
             elif eq and key == "time":
-                try:
-                    time_limit = float(value)
-                except ValueError:
-                    time_limit = -1.0
+                # float() would also read "1_0", "inf" and digits of other scripts
+                time_limit = float(value) if _SECONDS_RE.match(value) else -1.0
                 if not (math.isfinite(time_limit) and time_limit > 0):
                     raise ProtocolError(f"solve: time must be a positive number of seconds, "
                                         f"not {value!r}")
             elif eq and key == "nodes":
                 if not _COUNT_RE.match(value) or int(value) <= 0:
-                    raise ProtocolError(f"solve: nodes must be a positive integer, "
-                                        f"not {value!r}")
+                    raise ProtocolError(f"solve: nodes must be a positive integer of at "
+                                        f"most 18 digits, not {value!r}")
                 node_limit = int(value)
             else:
                 raise ProtocolError(f"solve: unknown option {token!r} "
@@ -456,7 +471,9 @@ class EngineProtocol:
             send_value(result.lower, result.upper, result.nodes,
                        round(time.perf_counter() - start, 6))
         if all_moves:
-            info(_info(("scored", len(result.moves)), ("nodes", result.nodes),
+            scored = sum(1 for m in result.moves
+                         if m.value is not None or m.reaches is not None)
+            info(_info(("scored", scored), ("nodes", result.nodes),
                        ("time", round(time.perf_counter() - start, 6))))
         return json.dumps(result.to_json())
 
@@ -476,8 +493,8 @@ class EngineProtocol:
                 played = value
             elif eq and key == "runners_up":
                 if not _COUNT_RE.match(value):
-                    raise ProtocolError(f"analyze: runners_up must be 0 or more, "
-                                        f"not {value!r}")
+                    raise ProtocolError(f"analyze: runners_up must be a whole number 0 or "
+                                        f"more, of at most 18 digits, not {value!r}")
                 runners_up = int(value)
             elif eq:
                 raise ProtocolError(f"analyze: unknown option {key!r} "

@@ -450,7 +450,8 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
     move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
     ``{"stage": "move", "move", "value", "equivalent", "index", "count", ...}`` per move
-    scored with ``all_moves`` (and ``"reaches"`` in threshold mode).
+    scored with ``all_moves`` (and ``"reaches"`` in threshold mode; a move a limit left
+    unscored has no event; ``index`` is its place, from 1, among the ``count`` moves).
 
     >>> r = solve({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
     ...            "finished": [2], "to_move": 0, "table": None})
@@ -559,8 +560,9 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
                     reaches = driver.child_reaches(_record_bytes(records, i), at_least * sign,
                                                    maximizing)
                 scores.append(MoveScore(move_objs[i], None, same, reaches, at_least))
-                report(stage="move", move=move_objs[i], value=None, reaches=reaches,
-                       equivalent=same, index=len(scores), count=count)
+                if reaches is not None:     # (None: a limit stopped it, nothing to report)
+                    report(stage="move", move=move_objs[i], value=None, reaches=reaches,
+                           equivalent=same, index=len(scores), count=count)
                 continue
             # in team-0 terms a move of team 0 is worth at most the value, one of team 1
             # at least the value (when the value is known)
@@ -578,8 +580,9 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
                 clo, chi = driver.child_value(_record_bytes(records, i), *bounds, first=first)
             value = clo * sign if clo == chi else None
             scores.append(MoveScore(move_objs[i], value, same))
-            report(stage="move", move=move_objs[i], value=value, equivalent=same,
-                   index=len(scores), count=count)
+            if value is not None:
+                report(stage="move", move=move_objs[i], value=value, equivalent=same,
+                       index=len(scores), count=count)
 
     if sign > 0:
         lower, upper = lo, hi

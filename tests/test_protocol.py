@@ -162,6 +162,54 @@ def test_bad_input_never_stops_the_engine(engine):
     assert engine.handle("name") == "= guandan-core\n\n"
 
 
+def test_refusals_quote_what_they_refuse(engine):
+    """Found by a helper driving the engine: reasons that did not name the bad value, a
+    lenient number or pass reading, and Python's own int() message for 5,000 digits."""
+    for line, words in (("name x", "name takes no arguments, not 'x'"),
+                        ("undo 1 2", "undo takes no arguments, not '1 2'"),
+                        ("known_command a b", "not 'a b'"),
+                        ("rules a b", "not 'a b'"),
+                        ("solve nodes=" + "9" * 5000, "at most 18 digits"),
+                        ("analyze S3 runners_up=" + "9" * 5000, "at most 18 digits"),
+                        ("solve time=1_0", "not '1_0'"), ("solve time=\u0661", "not '\u0661'"),
+                        ("solve time=\uff11", "not '\uff11'"), ("solve time=inf", "not 'inf'")):
+        reason = fail(engine.handle(line))
+        assert words in reason and "sys.set_int_max_str_digits" not in reason, reason
+    engine.handle(pos_line(FOLLOW))
+    assert "no cards is not a Single of rank 'B'" in fail(engine.handle('play ["Single","B",[]]'))
+    for line in ("play pa\u00df", "play pa\u017f\u017f"):     # .upper() of both is "PASS"
+        fail(engine.handle(line))
+    assert engine.position.to_json() == FOLLOW
+    assert json.loads(ok(engine.handle("play pass")))["to_move"] == 0
+    engine.handle(pos_line(LEAD))
+    assert json.loads(split_solve_reply(engine.handle("solve time=5e0"))[1])["exact"] is True
+
+
+def test_unknown_position_keys_are_quoted_and_printable(engine):
+    """A key with a lone surrogate went into the reason as it was, and writing it as
+    UTF-8 ended the engine (exit 2); a NUL or ESC went out raw; "a, b" read as two keys."""
+    base = json.dumps(LEAD)[:-1]
+    for key, shown in (("\ud800", "'\\ud800'"), ("x\u0000y", "'x\\x00y'"),
+                       ("e\u001b[31m", "'e\\x1b[31m'"), ("a, b", "'a, b'")):
+        line = "position " + base + ", " + json.dumps(key) + ": 1}"
+        reason = fail(engine.handle(line))
+        assert "unknown key(s): " + shown in reason, reason
+        assert reason.isprintable()
+        reason.encode("utf-8")                      # strict: what the engine's output does
+    assert engine.position is None
+
+
+def test_only_ascii_blanks_separate_words():
+    """A no-break space is part of the word it touches (it read "1\u00a0name" as id 1 and
+    the command name); a byte order mark at the start of the input is skipped."""
+    engine = EngineProtocol()
+    assert "unknown command '1\\xa0name'" in fail(engine.handle("1\u00a0name"))
+    assert "unknown command" in fail(engine.handle("\u00a0name"))
+    out = io.StringIO()
+    assert engine.serve(io.StringIO("\ufeff1 name\n2 name\n"), out) == 0
+    assert out.getvalue() == "=1 guandan-core\n\n=2 guandan-core\n\n"
+
+
 def test_internal_error_is_reported(engine, monkeypatch):
     def boom(args, info):
         raise RuntimeError("kaput")
@@ -318,7 +366,11 @@ def test_solve_with_limits(engine):
     assert got["exact"] is False and got["value"] is None
     assert -3 <= got["lower"] <= got["upper"] <= 3
     assert infos[0]["exact"] is False and infos[0]["value"] is None
-    assert len(got["moves"]) == infos[-1]["scored"] > 0
+    # only scored moves get an info line and count as scored (every move used to: eight
+    # "info move ... value null" lines and "info scored 8" where none was scored)
+    scored = [m["move"] for m in got["moves"] if m["value"] is not None]
+    assert [i["move"] for i in infos if "move" in i and "value" in i] == scored
+    assert infos[-1]["scored"] == len(scored) < len(got["moves"])
     infos, final = split_solve_reply(engine.handle("solve time=5 nodes=100000000"))
     assert json.loads(final)["exact"] is True
 
@@ -394,7 +446,8 @@ def test_a_refused_quit_does_not_end_the_session():
     out = io.StringIO()
     script = "1 quit x\n2 quit\tnow\n3 name\n4 quit\n5 name\n"
     assert EngineProtocol().serve(io.StringIO(script), out) == 0
-    assert out.getvalue() == ("?1 quit takes no arguments\n\n?2 quit takes no arguments\n\n"
+    assert out.getvalue() == ("?1 quit takes no arguments, not 'x'\n\n"
+                              "?2 quit takes no arguments, not 'now'\n\n"
                               "=3 guandan-core\n\n=4\n\n")
 
 
@@ -595,7 +648,7 @@ def test_subprocess_a_refused_stop_does_not_stop_the_solve(proc):
     proc.send("3 stop\n")
     infos, body = proc.reply(timeout=30)
     assert body[0].startswith("=1 {") and json.loads(body[0][3:])["exact"] is False
-    assert proc.reply()[1] == ["?2 stop takes no arguments"]
+    assert proc.reply()[1] == ["?2 stop takes no arguments, not 'x'"]
     assert proc.reply() == ([], ["=3"])
 
 

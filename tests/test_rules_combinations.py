@@ -203,6 +203,9 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
         legal_moves("S8 S9", "2", beat=wild_seven)
     with pytest.raises(TypeError, match="Move.parse reads text"):
         Move.parse(None, "2")
+    assert Move.parse(" pass ", "2") is Move.PASS
+    with pytest.raises(MoveError, match="paß"):      # "paß".upper() is "PASS"
+        Move.parse("paß", "2")
 
 
 @pytest.mark.parametrize("bad", ["1", "Z", "11", "B", 13, -1, "SB"])
