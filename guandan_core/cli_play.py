@@ -76,6 +76,11 @@ class ReplayError(ValueError):
         self.line = line
         self.reason = reason
 
+    def __reduce__(self):
+        # pickle rebuilds an exception from its args, here the message alone: a worker
+        # process raising one broke the pool that was to carry it back
+        return type(self), (self.number, self.line, self.reason)
+
 
 # ---------------------------------------------------------------------- play
 

@@ -594,7 +594,9 @@ class Match:
 
     ``players``: four callables ``player(observation) -> Move`` (a platform triple
     ``[type, rank, cards]`` is accepted too). ``rules``: a :class:`MatchRules` or a preset
-    name. ``seed``: dealing and first leaders come from ``random.Random(seed)``.
+    name. ``seed``: dealing and first leaders come from ``random.Random(seed)`` (an int 0 or
+    more, or text; a negative int is refused, since it would deal what its absolute value
+    deals).
     ``on_event``: called with each event dict (the ``--json`` log format).
     """
 
@@ -608,6 +610,9 @@ class Match:
                 raise TypeError(f"player {i} is not callable: {p!r}")
         self.players = players
         self.rules = MatchRules.of(rules)
+        if isinstance(seed, bool) or (isinstance(seed, int) and seed < 0):
+            # random.Random takes an int's absolute value: -1 would deal what 1 deals
+            raise ValueError(f"seed must be an int 0 or more, text or None, not {seed!r}")
         self.rng = random.Random(seed)
         self.on_event = on_event
         self.levels = [0, 0]

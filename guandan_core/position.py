@@ -174,6 +174,16 @@ class MoveList(Sequence):
         for i in range(len(self)):
             yield self[i]
 
+    def __eq__(self, other):
+        # by value, so that an Observation equals its pickled copy
+        if not isinstance(other, MoveList):
+            return NotImplemented
+        return self.has_pass == other.has_pass and \
+            self.array.tobytes() == other.array.tobytes()
+
+    def __hash__(self):
+        return hash((self.has_pass, self.array.tobytes()))
+
     def issued(self, move) -> int:
         """The index of ``move`` if it is one of the objects this list handed out, else -1
         (a fast identity check)."""
@@ -531,6 +541,7 @@ class Position:
         return hash(self.key())
 
     def __reduce__(self):
+        # the position as it stands, like copy(): the undo stack of push() stays behind
         table = None if self._trec is None else self.table.to_platform()
         return (_restore, (self._level, [bytes(c) for c in self._counts],
                            tuple(self._finished), self._to_move, table, self._owner,

@@ -2,6 +2,7 @@
 formats, determinism, the log checker and error handling (RULES.md sec. 6-9)."""
 
 import json
+import pickle
 import subprocess
 import sys
 
@@ -217,8 +218,14 @@ def test_replay_reads_the_rules_from_the_log(tmp_path, capsys):
     Match([RandomPlayer(i) for i in range(4)], custom, seed=2,
           on_event=events.append).play(30)
     assert cli_play.check_log([json.dumps(e) for e in events]).startswith("valid")
-    with pytest.raises(cli_play.ReplayError):    # the same log read under the standard rules
+    with pytest.raises(cli_play.ReplayError) as caught:   # read under the standard rules
         cli_play.check_log([json.dumps(e) for e in events[1:]])
+    # it crosses a process boundary whole (its __init__ takes three arguments, which
+    # pickle's default did not pass back: a worker raising it broke the pool)
+    error = caught.value
+    copy = pickle.loads(pickle.dumps(error))
+    assert (type(copy), str(copy), copy.number, copy.line, copy.reason) == \
+        (type(error), str(error), error.number, error.line, error.reason)
 
 
 def test_replay_rules_event_must_be_first_and_well_formed(log_file, tmp_path, capsys):

@@ -3,6 +3,7 @@
 section it checks."""
 
 import json
+import pickle
 
 import pytest
 
@@ -268,6 +269,10 @@ def test_match_is_deterministic_for_a_seed():
     assert ev1 == ev2
     _, _, ev3 = _run(players(), 12, seed=8)
     assert ev3 != ev1
+    # random.Random(-1) is random.Random(1): a negative seed would repeat another's deals
+    for bad in (-1, True):
+        with pytest.raises(ValueError, match=f"not {bad!r}"):
+            Match(players(), seed=bad)
 
 
 def test_sec8_first_hand_level_2_and_next_hand_at_winners_level():
@@ -398,8 +403,11 @@ def test_observation_shows_the_seat_state():
         else:
             assert moves[0] == Move.PASS and obs.table_owner != obs.seat
         assert len(obs.history) == len(calls)
-        assert all(m.type != "PASS" or True for _, m in obs.history)
         assert obs.team_levels == (0, 0) and obs.level == 0
+        # a player in another process gets a copy equal to it (legal_moves compared by
+        # identity before: no copy was ever equal)
+        copy = pickle.loads(pickle.dumps(obs))
+        assert copy == obs and hash(copy) == hash(obs) and list(copy.legal_moves) == list(moves)
         calls.append(obs.seat)
         return rnd(obs)
 
