@@ -112,7 +112,7 @@ def _solve_interruptibly(positions, args, show) -> bool:
             solve_many(positions, threads=args.threads, all_moves=args.all_moves,
                        time_limit=args.time_limit, node_limit=args.node_limit,
                        on_result=lambda i, r: done.put((i, r, stop.is_set())),
-                       at_least=args.at_least, stop=stop)
+                       at_least=args.at_least, stop=stop, fresh_tables=args.fresh_tables)
         except BaseException as exc:        # raised again in this thread
             failure.append(exc)
         finally:
@@ -224,5 +224,9 @@ def register(sub) -> None:
     p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
     p.add_argument("--threads", type=int,
                    help="positions solved at once (default: every core); several positions only")
+    p.add_argument("--fresh-tables", action="store_true",
+                   help="each position from empty tables: node counts, and what a limit "
+                        "leaves, then do not depend on the positions solved before it or "
+                        "on --threads (exact values never do)")
     add_rules_option(p)
     p.set_defaults(func=cmd_solve)

@@ -217,6 +217,11 @@ class Position:
     :class:`Hand` accepts; ``table`` a :class:`Move` or a platform triple). Positions
     compare and hash by :meth:`key`. :meth:`play` returns a new position; :meth:`push` /
     :meth:`pop` change this one in place (for search).
+
+    ``validate=False`` skips the checks of RULES sec. 7 (the table play's reading, the
+    cards, the seats) for code that builds positions valid by construction, as a match
+    does when it deals; a position that breaks those rules then gives undefined answers
+    (the solver may fail an internal check or return a value for an impossible game).
     """
 
     __slots__ = ("_level", "_rules", "_flags", "_counts", "_views", "_ncards",

@@ -2,9 +2,11 @@
 
 The search runs without the GIL and every thread keeps its own searcher and table (see
 ``search._searcher``), so threads scale across cores; only the few Python steps between
-null-window probes take the GIL. Results do not depend on the tables, hence not on the
-thread count or on which thread solved what: ``solve_many(ps, threads=k)`` answers exactly
-as ``[solve(p) for p in ps]`` does.
+null-window probes take the GIL. Exact answers do not depend on the tables, hence not on
+the thread count or on which thread solved what: ``solve_many(ps, threads=k)`` answers
+exactly as ``[solve(p) for p in ps]`` does. Node counts and limited answers depend on
+what a thread's tables hold from its earlier positions; with ``fresh_tables=True`` every
+position starts from empty tables and those are reproducible too, whatever the threads.
 """
 
 from __future__ import annotations
@@ -34,13 +36,18 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                table_bits: int = DEFAULT_TABLE_BITS, pv: bool = True,
                on_result=None, max_table_bits: int | None = None,
                at_least: int | None = None,
-               stop: Stop | None = None) -> list[SolveResult | None]:
+               stop: Stop | None = None,
+               fresh_tables: bool = False) -> list[SolveResult | None]:
     """Solve every position of ``positions`` (Positions or their JSON), ``threads`` at a time
     (default: every available core); the results in the order of the positions.
 
     ``all_moves``, ``time_limit``, ``node_limit`` (both per position), ``table_bits``,
-    ``max_table_bits`` (each thread has tables of its own), ``pv`` and ``at_least`` (the
-    same question of every position) are :func:`solve`'s.
+    ``max_table_bits`` (each thread has tables of its own), ``pv``, ``at_least`` (the
+    same question of every position) and ``fresh_tables`` are :func:`solve`'s. Exact
+    answers are the same whatever the threads; node counts and what a limited solve
+    proves depend on which positions a thread's tables saw before, unless
+    ``fresh_tables`` (each position from empty tables: the same as
+    ``[solve(p, fresh_tables=True) for p in positions]``, whatever the threads).
     Every position is read before any is solved, so a bad one raises at once, naming its
     index. ``on_result(index, result)`` is called in the calling thread as each position
     is done (in the order they finish).
@@ -67,6 +74,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _checked_question(at_least)
     _checked_flag("all_moves", all_moves)
     _checked_flag("pv", pv)
+    _checked_flag("fresh_tables", fresh_tables)
     _checked_stop(stop)
     _checked_callback("on_result", on_result)
     parsed = []
@@ -83,7 +91,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
             return None         # stopped before its turn came: not solved
         return solve(pos, all_moves=all_moves, time_limit=time_limit, node_limit=node_limit,
                      table_bits=table_bits, max_table_bits=max_table_bits, pv=pv,
-                     at_least=at_least, stop=stop)
+                     at_least=at_least, stop=stop, fresh_tables=fresh_tables)
 
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:

@@ -418,7 +418,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
           searcher: Searcher | None = None, pv: bool = True, on_info=None,
           max_table_bits: int | None = None, at_least: int | None = None,
-          stop: Stop | None = None) -> SolveResult:
+          stop: Stop | None = None, fresh_tables: bool = False) -> SolveResult:
     """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
 
     ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
@@ -431,9 +431,14 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     preference), the line stops where the search did and unscored moves have no value.
     ``table_bits`` / ``max_table_bits``: the transposition table starts with
     ``2**table_bits`` entries of 16 bytes and grows, when a search outgrows it, up to
-    ``2**max_table_bits`` (default ``max(table_bits, 24)``: 256 MiB); the results are the
-    same whatever the sizes, only the time differs. ``searcher``: a :class:`Searcher` of
-    your own (its table instead of this thread's).
+    ``2**max_table_bits`` (default ``max(table_bits, 24)``: 256 MiB). ``searcher``: a
+    :class:`Searcher` of your own (its table instead of this thread's).
+    What the tables hold: the exact answers (value, best move, line, move scores) are the
+    same whatever the tables' sizes and whatever earlier solves left in them; the node
+    and table-hit counts, and how far a node- or time-limited solve gets (its bounds and
+    best move), are not: a table that already knows part of the tree does more within a
+    budget. ``fresh_tables``: empty this thread's tables (or ``searcher``'s) first, about
+    a millisecond, so that those too depend only on the position and the options.
     ``at_least``: threshold mode, one question instead of the value: can the team to move
     reach at least this value (+3 ... -3, see ``VALUES``)? ``reached`` answers it,
     ``lower``/``upper`` are what the answer proves (``at_least``..+3, or -3..the value
@@ -465,11 +470,14 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     at_least = _checked_question(at_least)
     all_moves, pv = _checked_flag("all_moves", all_moves), _checked_flag("pv", pv)
+    fresh_tables = _checked_flag("fresh_tables", fresh_tables)
     stop = _checked_stop(stop)
     _checked_callback("on_info", on_info)
     start = time.perf_counter()
     s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
     with _in_use(s):
+        if fresh_tables:
+            s.clear_table()
         _start(s, pos, node_limit, time_limit)
         s.forget_position()     # so that the root is searched and its proof move known
         with _working_for(stop, s):

@@ -222,6 +222,23 @@ def test_solve_several_positions_in_input_order(tmp_path, capsys):
     assert out.startswith(f"== {args[1]}#0\nvalue: ") and f"\n== {args[1]}#1\nvalue: " in out
 
 
+def test_fresh_tables_make_node_counts_independent_of_threads(tmp_path, capsys):
+    """--fresh-tables: each position from empty tables, so the node counts and what a
+    node limit leaves are those of solve(p, fresh_tables=True), with 1 or 2 threads."""
+    from solver import solve
+    items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:6]
+    (tmp_path / "set.json").write_text(json.dumps(items))
+    expected = [solve(obj, node_limit=30_000, fresh_tables=True).to_json() for obj in items]
+    for threads in ("1", "2"):
+        assert main(["solve", str(tmp_path / "set.json"), "--json", "--node-limit", "30000",
+                     "--threads", threads, "--fresh-tables"]) == 0
+        lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        for line, alone in zip(lines, expected):
+            for key in ("value", "lower", "upper", "best", "pv", "nodes", "tt_hits"):
+                assert line[key] == alone[key], (key, line, alone)
+    assert any(not alone["exact"] for alone in expected)     # the limit did bite
+
+
 def test_solve_several_positions_names_the_bad_one(tmp_path):
     items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:2]
     items[1] = dict(items[1], level="1")

@@ -12,7 +12,7 @@ import pytest
 from guandan_core import Move
 from guandan_core.position import Position
 from reference_minimax import Budget, minimax, random_position, value_for_mover
-from solver import Searcher, probe, solve
+from solver import Searcher, probe, solve, solve_many
 
 
 def _positions(seed, count, max_cards=5, budget=20_000, max_total=13):
@@ -110,6 +110,31 @@ def test_results_do_not_depend_on_table_size(seed):
         tiny = solve(pos, table_bits=4, max_table_bits=4)
         assert big.value == ref
         assert (big.value, big.best, big.pv) == (tiny.value, tiny.best, tiny.pv)
+
+
+def test_fresh_tables_make_counts_and_limited_answers_reproducible():
+    """Exact answers never depend on the tables, but node counts and how far a limited
+    solve gets do (a table that knows part of the tree does more in a budget): solve_many
+    with node limits differed from run to run in a helper's check. fresh_tables=True
+    starts every position from empty tables: the same results whatever came before and
+    whatever the threads."""
+    objs = _endgames_4x6(8)
+
+    def key(r):
+        return (r.value, r.lower, r.upper, r.exact, r.best, r.pv, r.nodes, r.tt_hits)
+
+    alone = [key(solve(o, node_limit=20_000, fresh_tables=True)) for o in objs]
+    assert any(not exact for _, _, _, exact, *_ in alone)    # the limit bites somewhere
+    for o in objs:
+        solve(o)                                               # a warm table
+    warm = [key(solve(o, node_limit=20_000)) for o in objs]
+    assert warm != alone                                      # what the option is for
+    assert [key(solve(o, node_limit=20_000, fresh_tables=True)) for o in objs] == alone
+    for threads in (1, 2):
+        rs = solve_many(objs, threads=threads, node_limit=20_000, fresh_tables=True)
+        assert [key(r) for r in rs] == alone
+    with pytest.raises(TypeError, match="fresh_tables"):
+        solve(objs[0], fresh_tables="yes")
 
 
 def test_results_do_not_depend_on_table_growth():
@@ -546,6 +571,13 @@ def test_stop_set_before_a_search_ends_it_at_once_with_the_bounds_it_proved():
     assert r.lower <= full.value <= r.upper and r.nodes < 20_000
     assert probe(obj, 2, stop=stop) is None
     assert solve(obj).value == full.value         # the searcher is not left stopped
+    # the first node checks, and each later check comes 1,024 nodes after the last: the
+    # check was a mask test that forced passes (counted as nodes) could step over, so a
+    # set Stop took 1,024 to 9,216 nodes on 4 x 8 positions (a helper's finding)
+    for obj in _endgames_4x6(12):
+        clear_tables()
+        r = solve(obj, stop=stop, pv=False)
+        assert r.nodes <= 4, r.nodes          # (a few forced passes may come first)
 
 
 def test_stop_from_another_thread_ends_a_long_search():
