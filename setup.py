@@ -26,7 +26,29 @@ extensions = [
     ),
 ]
 
+
+# cythonize compares file times only, so switching GUANDAN_DEBUG kept the other mode's C
+# code (bounds checks in a release build): the mode the C sources were made in is
+# recorded, and a different one regenerates them
+MODE = "debug" if debug else "release"
+STAMP = os.path.join("build", "cython-mode")
+
+
+def _recorded_mode():
+    try:
+        with open(STAMP) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+modules = cythonize(extensions, compiler_directives=directives, include_path=["."],
+                    force=_recorded_mode() != MODE)
+os.makedirs("build", exist_ok=True)
+with open(STAMP, "w") as f:
+    f.write(MODE)
+
 setup(
-    ext_modules=cythonize(extensions, compiler_directives=directives, include_path=["."]),
+    ext_modules=modules,
     package_data={"guandan_core": ["*.pxd", "*.pyx"], "solver": ["*.pyx"]},
 )

@@ -6,6 +6,15 @@
 10
 """
 
+try:
+    from . import _kernels      # the compiled core, which everything below uses
+except ImportError as exc:
+    raise ImportError(
+        f"guandan_core's compiled extension (_kernels) cannot be imported from "
+        f"{__path__[0]}: build it there (pip install -e . or python setup.py build_ext "
+        f"--inplace), or, with the package installed, run Python from another directory, "
+        f"where this source tree does not hide the installed one ({exc})") from exc
+
 from .cards import CardError, LevelError, format_card, format_cards, parse_card, parse_cards, parse_level
 from .hand import Hand
 from .moves import (MOVE_DTYPE, LegalMoves, Move, MoveError, beats, bomb_order_key, classify,

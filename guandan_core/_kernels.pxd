@@ -3,8 +3,17 @@
 #
 # A hand is `const uint8_t hand[54]`: one count (0..2) per card kind, kinds numbered
 # rank * 4 + suit (ranks 2..A = 0..12, suits S H C D = 0..3), small joker 52, big joker 53.
+# A level is a rank index 0..12 (level 2 is 0, level A is 12).
 # Kernels never allocate and never touch Python objects; they report failure by a
 # negative return code (see the GD_E* constants) and the Python layer raises.
+#
+# Using them from your own Cython module: `from guandan_core._kernels cimport ...` and
+# build it with guandan-core installed in the build environment (list "guandan-core" in
+# your build-system requires, or build with pip's --no-build-isolation); no include path
+# is needed. Move records hold an int16 (`key`), so a gd_move_t buffer must be 2-byte
+# aligned (any array of gd_move_t, or a numpy MOVE_DTYPE array numpy allocated, is). When
+# your module loads, check `gd_abi_version() == GD_ABI_VERSION`: a different number means
+# it was compiled against another layout of these records.
 
 from libc.stdint cimport uint8_t, int16_t, int32_t
 
@@ -76,10 +85,27 @@ cdef enum:
     GD_EBADHAND = -3    # a count above 2
     GD_EBADMOVE = -4    # a beat move that is not a combination
 
+# the layout of the records above and the meaning of the functions below, version 1
+cdef enum:
+    GD_ABI_VERSION = 1
+
+# GD_ABI_VERSION of the compiled kernels
+cdef int gd_abi_version() noexcept nogil
+# a rank's order at a level (RULES sec. 2): ranks 0..12 (the level rank above the ace),
+# 13 small joker, 14 big joker -> 0..15
 cdef int gd_card_order(int rank, int level) noexcept nogil
 cdef bint gd_is_bomb(const gd_move_t* move) noexcept nogil
+# whether move `a` beats move `b` as a play on the table (RULES sec. 5); both readings at
+# the same level (the records carry their keys, not the level)
 cdef bint gd_beats(const gd_move_t* a, const gd_move_t* b) noexcept nogil
+# every legal move of `hand` at `level`: leading when `beat` is NULL (or a pass), else the
+# moves that beat it (the pass itself is not written). Writes at most `capacity` records to
+# `out` and returns how many there are, or GD_EOVERFLOW when they do not fit (call again
+# with a larger buffer: a dealt 27-card hand has several hundred to a few thousand
+# moves), or GD_EBADLEVEL / GD_EBADHAND / GD_EBADMOVE.
 cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
                       const gd_rules_t* rules, gd_move_t* out, int capacity) noexcept nogil
+# every reading of exactly these cards (a move that plays them all), returned and written
+# like gd_enumerate's
 cdef int gd_classify(const uint8_t* cards, int level, const gd_rules_t* rules,
                      gd_move_t* out, int capacity) noexcept nogil

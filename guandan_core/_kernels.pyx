@@ -112,6 +112,10 @@ cdef inline int _order(int rank, int level) noexcept nogil:
     return 13 if rank == level else rank
 
 
+cdef int gd_abi_version() noexcept nogil:
+    return GD_ABI_VERSION
+
+
 cdef int gd_card_order(int rank, int level) noexcept nogil:
     if rank == 13:
         return 14

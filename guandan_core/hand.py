@@ -3,8 +3,8 @@
 >>> h = Hand("S5 H7 h7 SB 10d")
 >>> str(h), len(h)
 ('S5 H7 H7 DT SB', 5)
->>> h.counts[21]
-np.uint8(2)
+>>> int(h.counts[21])
+2
 >>> str(h - "H7 SB")
 'S5 H7 DT'
 >>> "S5 DT" in h, "S5 S5" in h

@@ -45,7 +45,14 @@ import numpy as np
 
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats,
                                     GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO, GD_STRAIGHT_FLUSH,
-                                    GD_LABEL_PASS, GD_WILD_ANY_SUIT)
+                                    GD_LABEL_PASS, GD_WILD_ANY_SUIT, GD_ABI_VERSION,
+                                    gd_abi_version)
+
+if gd_abi_version() != GD_ABI_VERSION:
+    # compiled against another guandan_core: its move records would be misread
+    raise ImportError(f"solver._search was built against guandan_core kernels of ABI "
+                      f"version {GD_ABI_VERSION}, but the installed ones are version "
+                      f"{gd_abi_version()}: rebuild the package")
 
 cdef enum:
     MAX_PLY = 512

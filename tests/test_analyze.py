@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_process import ROOT, cli_env  # noqa: E402
 from reference_split import reference_best, reference_best_lowest_first  # noqa: E402
 
-HANDS_WILD = ROOT / "benchmarks" / "data" / "hands_wild.json"
+HANDS_WILD = ROOT / "tests" / "data" / "hands_wild.json"
 ANSI = "\x1b["
 
 

@@ -1,0 +1,55 @@
+"""What an installed package promises: numba only for guandan_core.batch, and clear
+messages when a piece is missing (an unbuilt source tree, numba not installed)."""
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from cli_process import PACKAGES, ROOT, cli_env
+
+
+def _python(code: str, cwd, **env_extra) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env=cli_env(**env_extra))
+
+
+def test_numba_is_an_extra_that_only_the_batch_layer_imports():
+    """numba and llvmlite are about 200 MB: a run-time dependency only of the batch layer,
+    so the package requires numpy alone and nothing else imports numba."""
+    tomllib = pytest.importorskip("tomllib")       # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert not any(d.startswith("numba") for d in project["dependencies"])
+    assert any(d.startswith("numba") for d in project["optional-dependencies"]["batch"])
+    modules = ["guandan_core", "solver", "guandan_core.cli", "guandan_core.protocol",
+               "guandan_core.analysis", "guandan_core.match", "guandan_core.cli_play",
+               "guandan_core.cli_solve", "guandan_core.cli_analyze", "guandan_core.cli_engine",
+               "solver.batch"]
+    code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n"
+                                               for m in modules) + \
+        "print('numba' in sys.modules)"
+    done = _python(code, ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_batch_without_numba_says_how_to_get_it():
+    done = _python("import sys; sys.modules['numba'] = None; import guandan_core.batch", ROOT)
+    assert done.returncode == 1
+    assert "guandan_core.batch needs numba: pip install 'guandan-core[batch]'" in done.stderr
+
+
+def test_a_source_tree_without_its_extension_says_so(tmp_path):
+    """Python run in a checkout whose extension is not built (or that hides an installed
+    copy) failed with "cannot import name '_kernels' from partially initialized module
+    ... (most likely due to a circular import)"."""
+    shutil.copytree(PACKAGES / "guandan_core", tmp_path / "guandan_core",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    done = subprocess.run([sys.executable, "-c", "import guandan_core"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          env=cli_env(drop=("PYTHONSAFEPATH", "PYTHONPATH")))
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert "guandan_core's compiled extension (_kernels) cannot be imported from" in last
+    assert str(tmp_path / "guandan_core") in last and "build it there" in last
