@@ -7,13 +7,14 @@
 """
 
 try:
-    from . import _kernels      # the compiled core, which everything below uses
-except ImportError as exc:
+    from ._kernels import py_enumerate as _built     # the compiled core everything uses
+except ModuleNotFoundError:     # (a broken build's own ImportError is left as it is)
     raise ImportError(
-        f"guandan_core's compiled extension (_kernels) cannot be imported from "
-        f"{__path__[0]}: build it there (pip install -e . or python setup.py build_ext "
-        f"--inplace), or, with the package installed, run Python from another directory, "
-        f"where this source tree does not hide the installed one ({exc})") from exc
+        f"guandan_core's compiled extension (_kernels) is not built in {__path__[0]}: "
+        f"build it there (pip install -e . or python setup.py build_ext --inplace), or, "
+        f"with the package installed, run Python from another directory, where this "
+        f"source tree does not hide the installed one") from None
+del _built
 
 from .cards import CardError, LevelError, format_card, format_cards, parse_card, parse_cards, parse_level
 from .hand import Hand

@@ -186,7 +186,9 @@ cdef inline void _add_wilds(gd_move_t* m, gen_t* g, int count, int stands_for) n
     for i in range(count):
         m.cards[m.ncards] = g.wild_kind
         m.ncards += 1
-        m.wild_as[m.nwild] = stands_for
+        # (a move holds at most the two wild cards there are: "& 1" tells the compiler
+        # so, which otherwise warns of a write past wild_as[2] on every build)
+        m.wild_as[m.nwild & 1] = stands_for
         m.nwild += 1
 
 

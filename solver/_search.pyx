@@ -1215,7 +1215,7 @@ cdef class Searcher:
         for c in range(count):
             m.cards[m.ncards] = self.level * 4 + 1
             m.ncards += 1
-            m.wild_as[m.nwild] = stands_for
+            m.wild_as[m.nwild & 1] = stands_for      # (as in the kernels' _add_wilds)
             m.nwild += 1
 
     cdef int _same_rank(self, gd_move_t* out, int size, int min_key) noexcept nogil:
