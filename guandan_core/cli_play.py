@@ -464,6 +464,7 @@ class _Checker:
                                      f"seat {r}")
                 if len(self.returned) < len(self.paid):
                     raise ValueError("play starts before every return card is given")
+        leader = None
         if plan is not None:
             if self.resisted or plan.kind == "none":
                 leader = self.prev_order[0]
@@ -471,6 +472,10 @@ class _Checker:
                 leader = next(p for p, r, _ in self.paid if r == self.prev_order[0])
             else:
                 leader = self.prev_order[0]
+        elif self.full:
+            # a match's first hand: the agreed card's holder (a random leader is any seat)
+            leader = self.rules.agreed_first_leader(self.counts)
+        if leader is not None:
             if seat != leader:
                 raise ValueError(f"seat {seat} leads hand {self.hand_number}, but seat "
                                  f"{leader} must lead")

@@ -27,7 +27,11 @@ deterministic, so a seed fixes a whole match):
   the hand is played at A and the team's level is A. Such a team wins the game when it
   wins the hand with the partner finishing as the ``win_at_a`` option allows; any other
   result (a loss, or a win with the partner too far back) is a failed hand at A. With
-  ``fail_at_a = n`` (n > 0) the team drops back to 2 after n failed hands at A.
+  ``fail_at_a = n`` (n > 0) the team drops back to 2 after n failed hands at A. Failed
+  hands add up until that drop or a new match, for both teams, the hand that ends a
+  match included: the losing team's level in that hand's result may show its drop to 2.
+* The next hand is played at the level of the hand's winners after their gain, the cap
+  at A and any drop (a winning team that drops plays the next hand at 2).
 * After a team wins the game the next hand starts a new match: both teams back to 2,
   no tribute, and a first leader chosen as for the first hand (``first_leader``).
 """
@@ -107,6 +111,14 @@ class MatchRules:
     def first_leader_card(self) -> Optional[int]:
         """The card kind whose holder leads a first hand, or None for a random seat."""
         return None if self.first_leader == "random" else parse_card(self.first_leader)
+
+    def agreed_first_leader(self, hands) -> Optional[int]:
+        """The seat that leads a first hand dealt ``hands`` (four count arrays): the first
+        in seat order holding the agreed card; None when the first leader is random."""
+        card = self.first_leader_card
+        if card is None:
+            return None
+        return next(seat for seat in range(4) if hands[seat][card])
 
     @classmethod
     def standard(cls) -> "MatchRules":
@@ -657,11 +669,9 @@ class Match:
         self._emit({"event": "deal", "hand": number, "level": format_rank(level),
                     "hands": [format_cards(_kinds(h)) for h in hands]})
         if self.prev_order is None:
-            card = self.rules.first_leader_card
-            if card is None:
+            leader = self.rules.agreed_first_leader(hands)
+            if leader is None:
                 leader = self.rng.randrange(4)
-            else:
-                leader = next(seat for seat in range(4) if hands[seat][card])
             plan = TributePlan("none", leader=leader)
         else:
             plan = plan_tribute(self.prev_order, hands, level, self.rules,

@@ -136,6 +136,20 @@ def test_play_first_leader_card(capsys):
     assert events != play_json(capsys, hands=40, seed=3)     # default: random leader
     lines = [json.dumps(e) for e in events]
     assert cli_play.check_log(lines).startswith("valid")
+    # replay checks that leader too (it checked only leaders after a tribute): the same
+    # log under another agreed card is refused at the first hand's first play
+    first_deal = next(e for e in events if e["event"] == "deal")
+    other = next(card for card in ("SB", "HR", "S3", "D9")
+                 if not any(card in h for h in first_deal["hands"][:first_deal_leader(events)
+                                                                   + 1]))
+    tampered = [dict(e, first_leader=other) if e["event"] == "rules" else e for e in events]
+    with pytest.raises(cli_play.ReplayError, match="leads hand 1, but seat [0-3] must lead"):
+        cli_play.check_log([json.dumps(e) for e in tampered])
+
+
+def first_deal_leader(events) -> int:
+    deal = next(i for i, e in enumerate(events) if e["event"] == "deal")
+    return events[deal + 1]["seat"]
 
 
 def test_play_first_leader_bad_value(capsys):
