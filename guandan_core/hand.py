@@ -127,8 +127,13 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     counts = np.zeros(NUM_KINDS, dtype=np.uint8)
     for k in kinds:
         if counts[k] == 2:
+            # an array of another length than 54 was read as kinds, which its author
+            # may not have meant
+            hint = (f"; an array of shape {cards.shape} is read as card kinds, only one "
+                    f"of {NUM_KINDS} entries as counts" if isinstance(cards, np.ndarray)
+                    else "")
             raise CardError(f"{what} holds {format_card(k)} more than twice "
-                            "(each card exists twice)")
+                            f"(each card exists twice{hint})")
         counts[k] += 1
     return counts
 

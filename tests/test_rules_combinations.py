@@ -154,6 +154,8 @@ def test_sec1_card_three_times_rejected(card):
     (np.full(54, 0.5), CardError, "whole numbers"),   # not truncated to no cards
     (np.full(54, 1.7), CardError, "whole numbers"),
     (np.zeros(54, dtype=bool), CardError, "whole numbers"),
+    # 53 counts are not a count array: read as kinds, whose error says so
+    (np.zeros(53, dtype=np.uint8), CardError, "an array of shape (53,) is read as card kinds"),
 ])
 def test_sec1_cards_of_the_wrong_kind_are_refused(cards, error, named):
     """RULES 1: a hand is cards; other Python values are refused naming them rather than
