@@ -214,8 +214,9 @@ class EngineProtocol:
         """Answer commands from ``stdin`` on ``stdout`` until ``quit`` or end of input.
 
         Every reply (and every ``info`` line) is flushed at once. Input is read on a thread
-        of its own while commands run, so that ``stop`` and ``quit`` end the solves read
-        before them at once; every command is still carried out, and answered, in order.
+        of its own while commands run, so that ``stop`` ends the solves read before it at
+        once; every command is still carried out, and answered, in order (``quit`` too,
+        after the solves before it have finished).
         Returns 0.
         """
         if stdin is None:               # a process started with stdin closed: no input
@@ -239,19 +240,20 @@ class EngineProtocol:
                     if first:           # a byte order mark some editors and tools write
                         line, first = line.removeprefix("\ufeff"), False
                     (name, args), stop = _command_of(line), None
-                    # `stop x` and `quit x` are refused when handled: they stop nothing
-                    ends = name in ("stop", "quit") and not args
+                    # `stop x` and `quit x` are refused when handled: they do nothing. A
+                    # `quit` does not stop the solves before it: a command file ending in
+                    # quit, read ahead while its first solve runs, is answered whole
                     if name == "solve":
                         stop = _new_stop()
                         with lock:
                             unanswered.append(stop)
-                    elif ends:
+                    elif name == "stop" and not args:
                         with lock:
                             for pending in unanswered:
                                 if pending is not None:
                                     pending.set()
                     lines.put((line, name, stop))
-                    if ends and name == "quit":
+                    if name == "quit" and not args:
                         break           # lines after quit are not read
             except (OSError, ValueError):
                 pass                    # stdin closed under us: the end of input
