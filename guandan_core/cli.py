@@ -128,9 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("classify", help="every reading of a set of cards")
-    p.add_argument("cards")
-    p.add_argument("--level", default="2")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("cards", help='the cards, e.g. "H2 S3 S4 S5 S6" (H2 is wild at level 2)')
+    p.add_argument("--level", default="2", help="level rank, 2..A (default 2)")
+    p.add_argument("--json", action="store_true", help="JSON list of [type, rank, cards]")
     add_rules_option(p)
     p.set_defaults(func=cmd_classify)
 
@@ -144,11 +144,21 @@ def build_parser() -> argparse.ArgumentParser:
 _SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_engine", "cli_analyze"]
 
 
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    for action in parser._subparsers._group_actions:
+        if name in action.choices:
+            return action.choices[name]
+    raise KeyError(name)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "command", None) == "moves" and args.example == bool(args.hand):
-        parser.error("moves: give a HAND or --example, not both")
+        # (the sub-command's own parser, so that the message starts "guandan moves:")
+        _subparser(parser, "moves").error(
+            "give a HAND or --example, not both" if args.example
+            else "give a HAND (e.g. \"S3 S3 H5\") or --example")
     if sys.stdout is None:      # started with stdout closed (`guandan ... >&-`)
         if sys.stderr is not None:
             print(f"guandan {args.command}: error: standard output is closed", file=sys.stderr)

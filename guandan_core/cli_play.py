@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 import numpy as np
@@ -91,20 +92,51 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--players", default="random,random,random,random",
                    help="four player names for seats 0..3, comma separated "
                         f"({', '.join(sorted(PLAYERS))}); default random x4")
-    p.add_argument("--hands", type=int, default=1, help="number of hands (default 1)")
-    p.add_argument("--seed", type=int, default=None,
-                   help="seed for dealing and the random players (default: unseeded)")
+    p.add_argument("--hands", type=_count_of_hands, default=1,
+                   help="number of hands (default 1); a match that is won is followed by a "
+                        "new one (both teams back to 2) until N hands are played")
+    p.add_argument("--seed", type=_seed, default=None,
+                   help="seed for dealing and the random players, 0 or more (default: "
+                        "unseeded)")
     p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
                    help="rule set (default standard); platform also brings the platform's "
                         "match options (RULES sec. 9)")
     p.add_argument("--first-leader", default="random", metavar="random|CARD",
+                   type=_first_leader,
                    help="who leads the first hand of a match: random (default) or the "
-                        "holder of a card such as H2 (RULES.md sec. 8, 9)")
-    p.add_argument("--json", action="store_true", help="one JSON object per event per line")
-    p.add_argument("--summary", action="store_true",
-                   help="readable log with one line per hand instead of every play")
+                        "holder of a card such as H2, the first in seat order 0..3 when two "
+                        "seats hold it (RULES.md sec. 8, 9)")
+    output = p.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true",
+                        help="one JSON object per event per line")
+    output.add_argument("--summary", action="store_true",
+                        help="readable log with one line per hand instead of every play")
     p.set_defaults(func=cmd_play)
     return p
+
+
+def _count_of_hands(text: str) -> int:
+    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"a number of hands from 1 up, not {text!r}")
+    return int(text)
+
+
+def _seed(text: str) -> int:
+    # (random.Random(-1) deals what 1 deals: negative seeds are refused)
+    if not re.fullmatch(r"[0-9]{1,30}", text):
+        raise argparse.ArgumentTypeError(f"a whole number 0 or more, not {text!r}")
+    return int(text)
+
+
+def _first_leader(text: str) -> str:
+    if text == "random":
+        return text
+    try:
+        parse_card(text)
+    except CardError:
+        raise argparse.ArgumentTypeError(
+            f"random or a card such as H2, not {text!r}") from None
+    return text
 
 
 def _build_players(spec: str, seed):
@@ -189,8 +221,6 @@ def _progress(done: int, total: int) -> None:
 
 def cmd_play(args) -> int:
     try:
-        if args.hands < 0:
-            raise ValueError(f"--hands must be 0 or more, not {args.hands}")
         players = _build_players(args.players, args.seed)
         rules = MatchRules.by_name(args.rules)
         first_leader = getattr(args, "first_leader", "random")

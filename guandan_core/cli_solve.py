@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import queue
+import re
 import signal
 import sys
 import threading
 
+from .cards import format_rank
 from .cli import add_rules_option
 from .jsontext import parse_json, read_text
 
@@ -57,9 +60,42 @@ def _threshold(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _seconds(text: str) -> float:
+    """--time-limit's value: seconds, 0 or more (inf: none), as solve() takes them."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"seconds 0 or more (inf: no limit), not {text!r}")
+    return value
+
+
+def _nodes(text: str) -> int:
+    """--node-limit's value: a whole number 0 to 2**63 - 1, as solve() takes it."""
+    if not re.fullmatch(r"[0-9]{1,19}", text) or int(text) > 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"a whole number of nodes from 0 to 2**63 - 1, "
+                                         f"not {text!r}")
+    return int(text)
+
+
+def _print_position(pos) -> None:
+    """The position solved, so that the line of play can be read against it (the level
+    decides which cards are high and wild)."""
+    if pos.on_lead:
+        turn = "on lead"
+    else:
+        turn = f"to beat seat {pos.owner}'s {pos.table}"
+    print(f"position: level {format_rank(pos.level)}, seat {pos.to_move} {turn}")
+    for seat in range(4):
+        hand = pos.hand(seat)
+        print(f"  seat {seat}: {hand if len(hand) else '(out)'}")
+
+
 def _print_result(pos, result, stopped_by="a limit") -> None:
     seat = pos.to_move
     team = "0+2" if seat % 2 == 0 else "1+3"
+    _print_position(pos)
     if result.threshold is not None:
         answer = {True: "yes", False: "no", None: f"unknown ({stopped_by} stopped the search)"}
         print(f"at least {_signed(result.threshold)} for team {team} (seat {seat} to move)? "
@@ -73,7 +109,13 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
         print(f"value: between {_signed(result.lower)} and {_signed(result.upper)} for team "
               f"{team}")
     if result.best is not None:
-        print(f"best move: {result.best}")
+        if result.exact or result.reached is not None:
+            print(f"best move: {result.best}")
+        elif result.threshold is None and result.lower > -3:
+            print(f"best move found: {result.best} (it reaches at least "
+                  f"{_signed(result.lower)})")
+        else:
+            print(f"best move found: {result.best} (nothing proven about it)")
     if result.pv:
         print("principal line:")
         for s, move in result.pv:
@@ -88,7 +130,9 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
             print("move scores:")
             ranked = sorted(result.moves, key=lambda m: -(m.value if m.value is not None else -9))
         for score in ranked:
-            same = f"   (+{len(score.equivalent)} equivalent)" if score.equivalent else ""
+            # moves that differ only in suits that cannot matter: their cards
+            same = ("   (the same with " + ", ".join(" ".join(m.cards) for m in score.equivalent)
+                    + ")") if score.equivalent else ""
             shown = answer[score.reaches] if result.threshold is not None else _signed(score.value)
             print(f"  {str(score.move):<{width}}  {shown}{same}")
     print(f"nodes: {result.nodes}, table hits: {result.tt_hits}, "
@@ -156,8 +200,10 @@ def cmd_solve(args) -> int:
     from .position import Position
     from .rules import Rules
 
-    if args.example == bool(args.positions):
+    if args.example and args.positions:
         raise ValueError("give POSITION files (or - for stdin) or --example, not both")
+    if not args.example and not args.positions:
+        raise ValueError("give POSITION files (or - for stdin), or --example")
     if args.threads is not None and args.threads < 1:
         raise ValueError(f"--threads must be at least 1, not {args.threads}")
     if args.example:
@@ -220,8 +266,10 @@ def register(sub) -> None:
                    help="threshold mode: can the team to move reach at least V (+3 ... -3)? "
                         "cheaper than the value; with a move that reaches it (with "
                         "--all-moves: which moves do)")
-    p.add_argument("--time-limit", type=float, help="seconds; report bounds if reached")
-    p.add_argument("--node-limit", type=int, help="nodes; report bounds if reached")
+    p.add_argument("--time-limit", type=_seconds, metavar="S",
+                   help="seconds per position; report bounds if reached")
+    p.add_argument("--node-limit", type=_nodes, metavar="N",
+                   help="nodes per position; report bounds if reached")
     p.add_argument("--threads", type=int,
                    help="positions solved at once (default: every core); several positions only")
     p.add_argument("--fresh-tables", action="store_true",

@@ -61,7 +61,16 @@ def test_classify_names_every_reading(capsys):
     (["moves", "D9 S9", "--level", "7", "--beat", "S3 S5"], "not a combination"),
     (["moves", "D9 S9", "--level", "7", "--beat", ""], "not a combination"),
     (["moves", "S5", "--example"], "not both"),
-    (["moves", "--level", "7"], "HAND or --example"),
+    (["moves", "--level", "7"], 'guandan moves: error: give a HAND (e.g. "S3 S3 H5") or '
+                                '--example (see'),       # it said "not both" of neither
+    (["solve"], "give POSITION files (or - for stdin), or --example"),
+    # the flag named, not solve()'s or Match's parameter
+    (["solve", "--example", "--time-limit", "-1"], "argument --time-limit: seconds 0 or more"),
+    (["solve", "--example", "--node-limit", "-5"], "argument --node-limit: a whole number"),
+    (["play", "--seed", "-1"], "argument --seed: a whole number 0 or more, not '-1'"),
+    (["play", "--first-leader", "X9"], "argument --first-leader: random or a card such as H2"),
+    (["play", "--json", "--summary"], "argument --summary: not allowed with argument --json"),
+    (["play", "--hands", "0"], "argument --hands: a number of hands from 1 up, not '0'"),
     (["moves", "  ", "--level", "7"], "the hand is empty"),
     (["moves", " ".join(s + r for s in "SHCD" for r in "3456789"), "--level", "7"],
      "the hand holds 28 cards; a hand holds at most 27"),

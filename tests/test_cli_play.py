@@ -28,7 +28,10 @@ def _cli_main():
 
 
 def run(argv, capsys):
-    code = _cli_main()(argv)
+    try:
+        code = _cli_main()(argv)
+    except SystemExit as exc:       # a usage error found by argparse
+        code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -157,7 +160,7 @@ def test_play_first_leader_bad_value(capsys):
     code, out, err = run(["play", "--first-leader", "Q7", "--seed", "1"], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "'Q7'" in err
-    assert "first_leader" in err and "Traceback" not in err
+    assert "argument --first-leader" in err and "Traceback" not in err
 
 
 @pytest.mark.parametrize("argv,message", [

@@ -48,10 +48,11 @@ def test_solve_at_least(capsys):
         assert out["best"] == expected["best"] and out["lower"] == expected["lower"]
     proc = run_cli(["solve", "--example", "--at-least", "2"])
     assert proc.returncode == 0
-    assert proc.stdout.startswith("at least +2 for team 0+2 (seat 0 to move)? no\n"
-                                  "value: between -3 and +1")
+    assert _after_position(proc.stdout).startswith(
+        "at least +2 for team 0+2 (seat 0 to move)? no\nvalue: between -3 and +1")
     proc = run_cli(["solve", "--example", "--at-least", "1"])
-    assert proc.stdout.startswith("at least +1 for team 0+2 (seat 0 to move)? yes\n")
+    assert _after_position(proc.stdout).startswith(
+        "at least +1 for team 0+2 (seat 0 to move)? yes\n")
     assert "best move: " in proc.stdout
     # with --all-moves: which moves reach it, those that do first
     expected = solve(EXAMPLE_POSITION, at_least=1, all_moves=True)
@@ -59,18 +60,44 @@ def test_solve_at_least(capsys):
     lines = proc.stdout.splitlines()
     table = lines[lines.index("moves reaching +1:") + 1:-1]
     assert len(table) == len(expected.moves)
-    answers = [line.split()[-1] if "equivalent" not in line else line.split()[-3]
-               for line in table]
+    answers = [line.split("(the same with")[0].split()[-1] for line in table]
     assert answers == sorted(answers, key=lambda a: a != "yes")
     assert answers.count("yes") == sum(m.reaches for m in expected.moves) >= 1
     assert "no" in answers
 
 
+def _after_position(text: str) -> str:
+    """The output after its position block (a line, then one line per seat), checked."""
+    lines = text.split("\n")
+    assert lines[0].startswith("position: level "), text
+    assert [line.split(":")[0] for line in lines[1:5]] == [f"  seat {s}" for s in range(4)]
+    return "\n".join(lines[5:])
+
+
 def test_solve_readable_output():
+    """The position first (the line of play reads against its level and hands), then the
+    value, the line, and with --all-moves every move with the moves that differ from it
+    only in suits (it printed "(+1 equivalent)", naming none)."""
     proc = run_cli(["solve", "--example"])
     assert proc.returncode == 0
-    assert proc.stdout.startswith("value: +1 for team 0+2")
+    assert proc.stdout.startswith("position: level Q, seat 0 on lead\n"
+                                  "  seat 0: C5 D6 H7 C7 C8 D9\n")
+    assert _after_position(proc.stdout).startswith("value: +1 for team 0+2")
     assert "principal line:" in proc.stdout
+    from solver import solve
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    best = max(solve(EXAMPLE_POSITION, all_moves=True).moves, key=lambda m: m.value)
+    assert best.equivalent
+    proc = run_cli(["solve", "--example", "--all-moves"])
+    lines = proc.stdout.splitlines()
+    top = lines[lines.index("move scores:") + 1]
+    assert top.split()[:len(str(best.move).split())] == str(best.move).split()
+    same = ", ".join(" ".join(m.cards) for m in best.equivalent)
+    assert top.endswith(f"+1   (the same with {same})"), top
+    # a limit: the move found is not presented as the best
+    proc = run_cli(["solve", "--example", "--node-limit", "5"])
+    assert "best move found: " in proc.stdout and "(nothing proven about it)" in proc.stdout
+    assert "best move: " not in proc.stdout
 
 
 @pytest.mark.parametrize("args, stdin, message", [
@@ -197,7 +224,7 @@ def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
         proc.kill()
     assert time.monotonic() - sent < 10
     assert proc.returncode == 130 and err == "guandan solve: interrupted\n"
-    assert "(Ctrl-C stopped the search)" in out and "best move: " in out
+    assert "(Ctrl-C stopped the search)" in out and "best move found: " in out
 
 
 def test_solve_several_positions_in_input_order(tmp_path, capsys):
@@ -219,7 +246,8 @@ def test_solve_several_positions_in_input_order(tmp_path, capsys):
                                                               alone["pv"])
     assert main(["solve", args[1]]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"== {args[1]}#0\nvalue: ") and f"\n== {args[1]}#1\nvalue: " in out
+    assert out.startswith(f"== {args[1]}#0\nposition: ") and f"\n== {args[1]}#1\nposition: " in out
+    assert out.count("\nvalue: ") == 2
 
 
 def test_fresh_tables_make_node_counts_independent_of_threads(tmp_path, capsys):
