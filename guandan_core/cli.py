@@ -12,7 +12,7 @@ import os
 import sys
 
 from . import __version__
-from .cards import CardError, parse_cards, parse_level
+from .cards import CardError, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
@@ -75,7 +75,8 @@ def cmd_moves(args) -> int:
         _print_table(moves, sys.stdout)
         what = f"that beat {beat}" if beat is not None else "on lead"
         count = len(moves) - (1 if beat is not None else 0)
-        print(f"-- {count} moves {what} (hand {hand}, level {args.level})")
+        print(f"-- {count} {'move' if count == 1 else 'moves'} {what} (hand {hand}, "
+              f"level {format_rank(level)})")
     return 0
 
 
@@ -91,7 +92,7 @@ def cmd_classify(args) -> int:
     elif readings:
         _print_table(readings, sys.stdout)
     else:
-        print(f"{args.cards}: not a combination at level {args.level}")
+        print(f"{args.cards}: not a combination at level {format_rank(level)}")
     return 0
 
 

@@ -592,8 +592,10 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
     elif full and not checker.ended:
         note = f"; hand {checker.hand_number} has no end event"
     what = "plays and match rules" if full else "plays"
-    return (f"valid: {len(events)} events, {checker.hands_seen} hands, {plays} plays "
-            f"checked ({what}){note}")
+    def count(n, noun):
+        return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+    return (f"valid: {count(len(events), 'event')}, {count(checker.hands_seen, 'hand')}, "
+            f"{count(plays, 'play')} checked ({what}){note}")
 
 
 def _rules_name(rules: MatchRules) -> str:
