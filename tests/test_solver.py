@@ -1324,3 +1324,16 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
         s.push(np.frombuffer(buffer, np.uint8)[len(buffer) - 18:])
         after.append((s.hands().tolist(), s.to_move(), s.finished(), s.owner()))
     assert after[0] == after[1] and after[0][0][0][5] == 0
+
+
+def test_the_lowest_threshold_is_reached_without_a_search():
+    """RULES sec. 6: -3 is the lowest value, so "at least -3?" is yes for the position and
+    every move, whatever the limits; with node_limit=0 the position said yes while its
+    moves said None and probe() said None (a helper's finding)."""
+    from solver.search import VALUES
+    obj = _endgames_4x6(1)[0]
+    assert VALUES[0] == -3
+    r = solve(obj, at_least=-3, node_limit=0, all_moves=True)
+    assert r.reached is True and r.moves and all(m.reaches is True for m in r.moves)
+    assert (r.lower, r.upper) == (-3, 3) and r.best is not None
+    assert probe(obj, -3, node_limit=0) is True and probe(obj, -2, node_limit=0) is None
