@@ -46,7 +46,9 @@ def test_a_source_tree_without_its_extension_says_so(tmp_path):
     ... (most likely due to a circular import)"."""
     shutil.copytree(PACKAGES / "guandan_core", tmp_path / "guandan_core",
                     ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
-    done = subprocess.run([sys.executable, "-c", "import guandan_core"], cwd=tmp_path,
+    # -S: no site-packages, where an editable install's import hook would find the
+    # checkout's built package before the current directory's copy
+    done = subprocess.run([sys.executable, "-S", "-c", "import guandan_core"], cwd=tmp_path,
                           capture_output=True, text=True, timeout=120,
                           env=cli_env(drop=("PYTHONSAFEPATH", "PYTHONPATH")))
     assert done.returncode == 1
