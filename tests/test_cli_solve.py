@@ -261,6 +261,8 @@ def test_fresh_tables_make_node_counts_independent_of_threads(tmp_path, capsys):
         assert main(["solve", str(tmp_path / "set.json"), "--json", "--node-limit", "30000",
                      "--threads", threads, "--fresh-tables"]) == 0
         lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert [line["position"] for line in lines] == \
+            [f"{tmp_path / 'set.json'}#{i}" for i in range(len(items))]
         for line, alone in zip(lines, expected):
             for key in ("value", "lower", "upper", "best", "pv", "nodes", "tt_hits"):
                 assert line[key] == alone[key], (key, line, alone)
