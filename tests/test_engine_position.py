@@ -393,9 +393,9 @@ def test_sec6_last_player_out_ends_hand_for_other_team():
 
 def test_sec6_outcome_needs_finished_hand():
     pos = P(["S3", "S4", "S5", "S6"])
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not over: no outcome yet"):
         pos.outcome
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not over: no finishing order yet"):
         pos.finishing_order()
 
 

@@ -183,11 +183,29 @@ def test_json_round_trip_mid_hand():
 
 
 def test_match_hands_are_consistent():
-    """RULES 8: over many match hands, level gains follow the finishing order."""
+    """RULES 6, 8: over many match hands, levels follow the finishing orders, by a model
+    written here from RULES alone (standard rules: gains +3 / +2 / +1 by the partner's
+    place, capped at A; the next hand at the winners' level; a team at A playing at A
+    that wins with its partner 2nd or 3rd wins the game, and a new match starts at 2).
+    It compared the engine's fields with each other before, never levels with a model."""
     events = []
     match = Match([RandomPlayer(i) for i in range(4)], seed=11, on_event=events.append)
     results = match.play(150)
+    ace = 12
+    levels, hand_level, games = [0, 0], 0, 0
     for r in results:
-        assert r.outcome == finishing_outcome(r.order)
-        assert r.gain == abs(r.outcome)
+        assert r.level == "23456789TJQKA"[hand_level], r
+        first = r.order[0]
+        team, partner_place = first % 2, r.order.index(first ^ 2)      # 1, 2 or 3
+        gain = 4 - partner_place
+        assert r.outcome == finishing_outcome(r.order) == (gain if team == 0 else -gain)
+        assert r.gain == gain
+        if levels[team] == ace and hand_level == ace and partner_place <= 2:
+            assert r.winner == team and r.levels == tuple(levels), r
+            levels, hand_level, games = [0, 0], 0, games + 1
+            continue
+        levels[team] = min(ace, levels[team] + gain)
+        hand_level = levels[team]
+        assert r.winner is None and r.levels == tuple(levels), r
+    assert games >= 1                       # a won game and a new match were met
     assert sum(1 for e in events if e["event"] == "end") == 150

@@ -14,7 +14,9 @@ from guandan_core import Hand, Move, Rules, beats, classify, legal_moves, moves_
 
 RULESETS = [Rules.standard(), Rules.platform(), Rules(long_sequences=True),
             Rules(sf_is_bomb=False)]
-SETTINGS = settings(max_examples=150, deadline=None,
+# derandomize: the same examples every run (a failure found once is found again; the
+# project's random tests all have fixed seeds)
+SETTINGS = settings(max_examples=150, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 

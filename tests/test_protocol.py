@@ -678,7 +678,15 @@ def test_subprocess_a_command_file_ending_in_quit_is_answered_whole():
     assert (code, err) == (0, "")
     solve_reply = next(r for r in rest.split("\n\n") if "\n=7 {" in "\n" + r)
     got = json.loads(solve_reply.split("\n")[-1][3:])
-    assert (got["value"], got["exact"], got["nodes"]) == (-1, True, 37)
+    # the whole search, as a fresh solve of that position does it, and the true value
+    from reference_minimax import value_for_mover
+    from solver import solve
+    position = next(line[len("4 position "):] for line in script.splitlines()
+                    if line.startswith("4 position "))
+    pos = Position.from_json(position)
+    fresh = solve(pos, all_moves=True, fresh_tables=True)
+    assert got["exact"] is True and got["value"] == value_for_mover(pos) == fresh.value
+    assert got["nodes"] == fresh.nodes and len(got["moves"]) == len(fresh.moves)
     assert rest.endswith("=12\n\n")
 
 
