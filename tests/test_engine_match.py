@@ -769,3 +769,17 @@ def test_position_team_value_and_pop_name_the_problem():
     with pytest.raises(ValueError, match="7 is not a seat"):
         pos.team_value(7)
     assert pos.team_value(0) == -pos.team_value(1) == -3
+
+
+def test_sec8_first_hand_leader_is_a_random_seat():
+    """RULES 8: "a random seat leads" the first hand (standard first_leader "random"):
+    the leader comes from the seeded generator, so over seeds every seat leads, and one
+    seed always gives the same seat."""
+    leaders = []
+    for seed in range(40):
+        first = Match([GreedyPlayer()] * 4, seed=seed).play_hand()
+        again = Match([GreedyPlayer()] * 4, seed=seed).play_hand()
+        assert first.leader == again.leader
+        leaders.append(first.leader)
+    assert sorted(set(leaders)) == [0, 1, 2, 3]
+    assert max(leaders.count(s) for s in range(4)) <= 20      # not stuck on one seat

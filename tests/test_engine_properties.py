@@ -147,22 +147,29 @@ def test_random_hands_follow_the_rules(chunk):
 
 
 def test_random_playout_matches_reference_model():
-    """RULES 6: the fast in-place playout ends every hand and keeps the undo stack."""
+    """RULES 6: the fast in-place playout ends every hand and keeps the undo stack; its
+    moves, replayed through a checked push, follow the turns of TurnModel (who moves,
+    who owns the table, who finished) move by move. (The model was never used here.)"""
     rng = random.Random(99)
     for _ in range(200):
         dealt = deal(rng)
-        pos = Position(rng.randrange(13), dealt, (), rng.randrange(4))
+        leader = rng.randrange(4)
+        pos = Position(rng.randrange(13), dealt, (), leader)
         start = pos.key()
         outcome = pos.random_playout(rng)
         assert pos.is_over and outcome == pos.outcome and outcome in (3, 2, 1, -1, -2, -3)
-        # replaying the undo stack through a checked push reproduces the same hand
         moves = []
         while pos.depth:
             moves.append(pos.pop())
         assert pos.key() == start
+        model = TurnModel(leader, [27] * 4)
         for m in reversed(moves):
+            seat = pos.to_move
+            assert seat == model.to_move and pos.owner == model.owner
             pos.push(m)          # checked: every move was legal
+            model.play(seat, len(m.kinds))
         assert pos.is_over and pos.outcome == outcome
+        assert model.over and list(pos.finished) == model.finished
 
 
 def test_json_round_trip_mid_hand():

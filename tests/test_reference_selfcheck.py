@@ -231,8 +231,12 @@ def test_sec5_type_must_match():
     # long sequences: a longer straight does not beat a shorter one
     assert not ref_beats(T("Straight", "8", "S8 C9 ST SJ CQ DK"),
                          T("Straight", "2", "S2 H3 C4 D5 S6"), L)
-    assert ref_beats(T("Straight", "3", "S3 H4 C5 D6 S8 S9"),
-                     T("Straight", "2", "S2 H3 C4 D5 S6 S8"), 5)
+    # ... and one of the same length and a higher top does (real 6-card straights: the
+    # cards here were "S3 H4 C5 D6 S8 S9", not a straight, at a level inside it)
+    assert ref_beats(T("Straight", "3", "S3 H4 C5 D6 S7 S8"),
+                     T("Straight", "2", "S2 H3 C4 D5 S6 H7"), parse_level("K"))
+    assert not ref_beats(T("Straight", "2", "S2 H3 C4 D5 S6 H7"),
+                         T("Straight", "3", "S3 H4 C5 D6 S7 S8"), parse_level("K"))
 
 
 def test_sec5_full_house_by_triple_and_sequences_by_top():

@@ -802,3 +802,23 @@ def test_sec9_long_sequences_over_ten_cards(cards, level, longest):
     assert max(len(m) for m in sequences) == longest   # the longest within 10 cards
     for m in moves:
         assert m in classify(m.cards, level, LONG), str(m)
+
+
+def test_sec4_tubes_and_plates_in_sequence_order():
+    """RULES 4: tubes from AA2233 (lowest) to QQKKAA (highest), plates from AAA222 to
+    KKKAAA, compared by the engine's own beats() (the reference's ordering alone was
+    checked before), at a level outside the sequences."""
+    level = "9"
+    tubes = [M("ThreePair", "A", "SA HA S2 H2 S3 H3", level)] + \
+        [M("ThreePair", r, " ".join(s + x for x in (r, n, m) for s in "SH"), level)
+         for r, n, m in zip("2345678TJQ", "3456789JQK", "456789TQKA")
+         if "9" not in (r, n, m)]
+    assert tubes[0].rank == "A" and tubes[-1].rank == "Q"
+    for low, high in zip(tubes, tubes[1:]):
+        assert beats(high, low) and not beats(low, high), (str(low), str(high))
+    plates = [M("TwoTrips", "A", "SA HA CA S2 H2 C2", level)] + \
+        [M("TwoTrips", r, " ".join(s + x for x in (r, n) for s in "SHC"), level)
+         for r, n in zip("2345678TJQK", "3456789JQKA") if "9" not in (r, n)]
+    assert plates[-1].rank == "K"
+    for low, high in zip(plates, plates[1:]):
+        assert beats(high, low) and not beats(low, high), (str(low), str(high))
