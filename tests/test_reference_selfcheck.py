@@ -8,6 +8,7 @@ from collections import Counter
 
 import pytest
 
+from derived_sets import play_derived_set
 from reference import (_cards, _classify_quick, _may_grow_into_play, _sub_multisets,
                        ref_beats, ref_classify, ref_legal_moves)
 
@@ -317,15 +318,27 @@ def _random_set(rng, level, n):
                          ids=["standard", "platform", "long", "no-sf"])
 def test_quick_classifier_equals_obvious(opts):
     """RULES 3: the quick classifier (wild ranks, flush suit only when needed) gives
-    exactly the readings of trying every wild as every one of the 52 cards."""
+    exactly the readings of trying every wild as every one of the 52 cards, on random
+    sets and on sets derived from real plays (counted: enough of them have readings,
+    wild cards, and straight flushes completed by a wild)."""
     rng = random.Random(11)
-    for _ in range(250):
+    with_readings = wild_flushes = differ = 0
+    for i in range(400):
         level = rng.randrange(13)
-        cards = _random_set(rng, level, rng.randint(1, 10))
+        cards = _random_set(rng, level, rng.randint(1, 10)) if i < 250 else \
+            play_derived_set(rng, level)
         if not cards:
             continue
-        assert _classify_quick(cards, level, **opts) == ref_classify(cards, level, **opts), \
-            (format_cards(cards), level)
+        quick = _classify_quick(cards, level, **opts)
+        assert quick == ref_classify(cards, level, **opts), (format_cards(cards), level)
+        with_readings += bool(quick)
+        wild_flushes += level * 4 + 1 in cards and any(t[0] == "StraightFlush" for t in quick)
+        differ += quick != _classify_quick(cards, level)        # the option's own effect
+    assert with_readings >= 150, with_readings
+    if opts:        # every option changes the readings of some of these sets
+        assert differ >= 5, differ
+    if opts.get("sf_wild_any_suit", True) and opts.get("sf_is_bomb", True):
+        assert wild_flushes >= 10, wild_flushes
 
 
 @pytest.mark.parametrize("long_sequences", [False, True])
