@@ -1068,8 +1068,10 @@ def _dropped_moves_are_dominated(pos, searcher, reference, plain=False):
 def test_dominated_moves_are_never_better(plain):
     """The search drops a play when a play of the same kind at a lower rank is at least as
     good (the others answer both alike, and higher cards kept are never worse): every move
-    it drops, suit merges included, has a kept move of its kind whose minimax value is at
-    least as good for the mover's team. Random endgames (wild cards, tables, players out)
+    it drops, suit merges included, has a kept move of its kind whose value is at least
+    as good for the mover's team (values from a search that drops nothing, itself checked
+    against the plain minimax by test_search_switches_do_not_change_values; the minimax
+    here is too slow for these thousands of children). Random endgames (wild cards, tables, players out)
     and hands built of pairs, triples and three-with-twos. ``plain``: the moves of the
     plain positions' search (where no hand can bomb or form a sequence)."""
     from solver._search import Searcher
