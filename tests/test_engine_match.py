@@ -332,6 +332,18 @@ def test_sec8_tribute_events_follow_previous_finish():
                     to_first = [t for t in tributes if t["to"] == first]
                     assert len(to_first) == 1 and leader == to_first[0]["from"]
                     assert all(t["card"] != "H" + e["level"] for t in tributes)
+                    # each payer gives its highest card in the card order of the new
+                    # hand's level (sec. 2: the level rank above A, the jokers on top),
+                    # never the wild: read off the dealt hands here
+                    wild = "H" + e["level"]
+
+                    def order(card):
+                        if card in ("SB", "HR"):
+                            return 14 if card == "SB" else 15
+                        return 13 if card[1] == e["level"] else "23456789TJQKA".index(card[1])
+                    for t in tributes:
+                        held = [c for c in e["hands"][t["from"]] if c != wild]
+                        assert order(t["card"]) == max(map(order, held)), (t, e["level"])
                     seen["double" if place == 1 else "single"] += 1
         elif e["event"] == "end":
             prev_end = e
