@@ -326,6 +326,10 @@ class _Driver:
 
     def at_least(self, t: int):
         """True if the value (team 0) is >= t, False if not, None if a limit hit."""
+        if t <= VALUES[0]:
+            return True     # every value is at least the lowest: nothing to search,
+        if t > VALUES[-1]:  # whatever the limits (and none is above the highest)
+            return False
         r = self.s.search(t - 1, t)
         if r is None:
             return None
@@ -509,8 +513,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     if at_least is None:
         lo, hi = driver.exact(on_probe=after_probe)
     else:
-        # (every position reaches the lowest value: nothing to search, whatever the limits)
-        reached = True if at_least == VALUES[0] else driver.reaches(at_least * sign, maximizing)
+        reached = driver.reaches(at_least * sign, maximizing)
         lo, hi = -3, 3
         if reached is not None:
             # what the answer proves and nothing more (a tighter bound the search may have
@@ -563,8 +566,8 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             if at_least is not None:
                 # threshold mode: the same question of each move (where the position does
                 # not reach it no move does, and nothing is searched)
-                if not reached or i == bi or at_least == VALUES[0]:
-                    reaches = reached       # (every move reaches the lowest value)
+                if not reached or i == bi:
+                    reaches = reached
                 else:
                     reaches = driver.child_reaches(_record_bytes(records, i), at_least * sign,
                                                    maximizing)
@@ -638,9 +641,6 @@ def probe(position, threshold: int, time_limit: float | None = None,
     pos = _solvable(position)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     stop = _checked_stop(stop)
-    if threshold == VALUES[0]:
-        return True     # every position reaches the lowest value: nothing to search (as
-                        # solve(at_least=-3) answers, whatever the limits)
     s = _searcher(table_bits, max_table_bits)
     with _in_use(s):
         _start(s, pos, node_limit, time_limit)
