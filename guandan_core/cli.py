@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 from . import __version__
@@ -96,6 +97,18 @@ def cmd_classify(args) -> int:
     return 0
 
 
+def whole_number_type(description: str, low: int, high: int):
+    """An argparse ``type``: ASCII digits for a whole number from ``low`` to ``high``
+    (``int()`` would also read "+5", "1_0" and digits of other scripts), else a usage
+    error "DESCRIPTION, not 'TEXT'"."""
+    def parse(text: str) -> int:
+        if not (re.fullmatch(r"[0-9]+", text) and len(text) <= len(str(high))
+                and low <= int(text) <= high):
+            raise argparse.ArgumentTypeError(f"{description}, not {text!r}")
+        return int(text)
+    return parse
+
+
 def add_rules_option(parser, note: str = "") -> None:
     """The ``--rules`` option of the commands that read cards: a preset name (its names
     from :data:`~guandan_core.rules.PRESET_NAMES`, checked by ``Rules.by_name``)."""
@@ -126,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "type and a rank (e.g. 'Straight 3')")
     p.add_argument("--json", action="store_true", help="JSON list of [type, rank, cards]")
     add_rules_option(p)
-    p.set_defaults(func=cmd_moves)
+    # (usage_error: main's own check of HAND and --example reports as argparse would)
+    p.set_defaults(func=cmd_moves, usage_error=p.error)
 
     p = sub.add_parser("classify", help="every reading of a set of cards")
     p.add_argument("cards", help='the cards, e.g. "H2 S3 S4 S5 S6" (H2 is wild at level 2)')
@@ -145,19 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
 _SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_engine", "cli_analyze"]
 
 
-def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
-    for action in parser._subparsers._group_actions:
-        if name in action.choices:
-            return action.choices[name]
-    raise KeyError(name)
-
-
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "command", None) == "moves" and args.example == bool(args.hand):
-        # (the sub-command's own parser, so that the message starts "guandan moves:")
-        _subparser(parser, "moves").error(
+        args.usage_error(
             "give a HAND or --example, not both" if args.example
             else "give a HAND (e.g. \"S3 S3 H5\") or --example")
     if sys.stdout is None:      # started with stdout closed (`guandan ... >&-`)

@@ -40,13 +40,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 
 import numpy as np
 
 from .cards import (CardError, LevelError, format_card, format_rank, is_whole, parse_card,
                     parse_cards, parse_level)
+from .cli import whole_number_type
 from .jsontext import parse_json, read_text
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
@@ -92,10 +92,13 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--players", default="random,random,random,random",
                    help="four player names for seats 0..3, comma separated "
                         f"({', '.join(sorted(PLAYERS))}); default random x4")
-    p.add_argument("--hands", type=_count_of_hands, default=1,
+    p.add_argument("--hands", type=whole_number_type("a number of hands from 1 up", 1,
+                                                      999_999_999), default=1,
                    help="number of hands (default 1); a match that is won is followed by a "
                         "new one (both teams back to 2) until N hands are played")
-    p.add_argument("--seed", type=_seed, default=None,
+    # (random.Random(-1) deals what 1 deals: negative seeds are refused)
+    p.add_argument("--seed", type=whole_number_type("a whole number 0 or more", 0,
+                                                     10**30 - 1), default=None,
                    help="seed for dealing and the random players, 0 or more (default: "
                         "unseeded)")
     p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
@@ -115,25 +118,11 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     return p
 
 
-def _count_of_hands(text: str) -> int:
-    if not re.fullmatch(r"[0-9]{1,9}", text) or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"a number of hands from 1 up, not {text!r}")
-    return int(text)
-
-
-def _seed(text: str) -> int:
-    # (random.Random(-1) deals what 1 deals: negative seeds are refused)
-    if not re.fullmatch(r"[0-9]{1,30}", text):
-        raise argparse.ArgumentTypeError(f"a whole number 0 or more, not {text!r}")
-    return int(text)
-
-
 def _first_leader(text: str) -> str:
-    if text == "random":
-        return text
+    # MatchRules' own check, reported as a usage error of the flag
     try:
-        parse_card(text)
-    except CardError:
+        MatchRules(first_leader=text)
+    except RulesError:
         raise argparse.ArgumentTypeError(
             f"random or a card such as H2, not {text!r}") from None
     return text

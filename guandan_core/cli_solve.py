@@ -6,13 +6,12 @@ import argparse
 import json
 import math
 import queue
-import re
 import signal
 import sys
 import threading
 
 from .cards import format_rank
-from .cli import add_rules_option
+from .cli import add_rules_option, whole_number_type
 from .jsontext import parse_json, read_text
 
 # A 4 x 6 endgame (from benchmarks/data/endgames_4x6.json, item 32) that solves in
@@ -69,14 +68,6 @@ def _seconds(text: str) -> float:
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"seconds 0 or more (inf: no limit), not {text!r}")
     return value
-
-
-def _nodes(text: str) -> int:
-    """--node-limit's value: a whole number 0 to 2**63 - 1, as solve() takes it."""
-    if not re.fullmatch(r"[0-9]{1,19}", text) or int(text) > 2**63 - 1:
-        raise argparse.ArgumentTypeError(f"a whole number of nodes from 0 to 2**63 - 1, "
-                                         f"not {text!r}")
-    return int(text)
 
 
 def _print_position(pos) -> None:
@@ -268,7 +259,9 @@ def register(sub) -> None:
                         "--all-moves: which moves do)")
     p.add_argument("--time-limit", type=_seconds, metavar="S",
                    help="seconds per position; report bounds if reached")
-    p.add_argument("--node-limit", type=_nodes, metavar="N",
+    p.add_argument("--node-limit", metavar="N",
+                   type=whole_number_type("a whole number of nodes from 0 to 2**63 - 1",
+                                          0, 2**63 - 1),
                    help="nodes per position; report bounds if reached")
     p.add_argument("--threads", type=int,
                    help="positions solved at once (default: every core); several positions only")
