@@ -415,13 +415,13 @@ class EngineProtocol:
             elif eq and key == "time":
                 # float() would also read "1_0", "inf" and digits of other scripts
                 time_limit = float(value) if _SECONDS_RE.match(value) else -1.0
-                if not (math.isfinite(time_limit) and time_limit > 0):
-                    raise ProtocolError(f"solve: time must be a positive number of seconds, "
-                                        f"not {value!r}")
+                if not (math.isfinite(time_limit) and time_limit >= 0):
+                    raise ProtocolError(f"solve: time must be a number of seconds, 0 or "
+                                        f"more, not {value!r}")
             elif eq and key == "nodes":
-                if not _COUNT_RE.match(value) or int(value) <= 0:
-                    raise ProtocolError(f"solve: nodes must be a positive integer of at "
-                                        f"most 18 digits, not {value!r}")
+                if not _COUNT_RE.match(value):
+                    raise ProtocolError(f"solve: nodes must be a whole number of at most "
+                                        f"18 digits, not {value!r}")
                 node_limit = int(value)
             else:
                 raise ProtocolError(f"solve: unknown option {token!r} "

@@ -146,7 +146,7 @@ def test_bad_input_never_stops_the_engine(engine):
     bad = ["play {", "play 5", "play []", 'play ["Single"]', 'play ["Single","A","SA"]',
            'play ["Single","A",[null]]', 'play ["Bogus","A",["SA"]]', 'play ["PASS","PASS",5]',
            "play PASS", 'play ["Single","K",["SA"]]', 'play ["Single","2",["H2"]]',
-           "solve time=0", "solve time=x", "solve nodes=-1", "solve nodes=1.5", "solve deep",
+           "solve time=-1", "solve time=x", "solve nodes=-1", "solve nodes=1.5", "solve deep",
            "solve nodes=99999999999999999999999", "play " + "[" * 100_000,
            "solve nodes=5 nodes=6", "solve all all", "solve at_least=0", "solve at_least=x",
            "solve at_least=1 at_least=2", "analyze S3 level=7 level=8",
@@ -373,6 +373,22 @@ def test_solve_with_limits(engine):
     assert infos[-1]["scored"] == len(scored) < len(got["moves"])
     infos, final = split_solve_reply(engine.handle("solve time=5 nodes=100000000"))
     assert json.loads(final)["exact"] is True
+
+
+def test_solve_with_a_zero_budget_answers_what_is_proven_without_a_search(engine):
+    """nodes=0 and time=0 are budgets like any other (the CLI and solve() take 0 too; the
+    protocol used to refuse them): nothing is searched, the bounds are those of
+    solve(node_limit=0)."""
+    from solver import solve
+    engine.handle(pos_line(BIG))
+    for option, limit in (("nodes=0", {"node_limit": 0}), ("nodes=0 all", {"node_limit": 0}),
+                          ("time=0", {"time_limit": 0})):
+        expected = solve(BIG, fresh_tables=True, **limit).to_json()
+        assert engine.handle("clear_table") == "=\n\n"
+        _, final = split_solve_reply(engine.handle("solve " + option))
+        got = json.loads(final)
+        assert got["exact"] is False and got["nodes"] == expected["nodes"] <= 4, option
+        assert (got["lower"], got["upper"]) == (expected["lower"], expected["upper"]), option
 
 
 def test_solve_at_least_asks_one_question(engine):
