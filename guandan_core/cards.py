@@ -39,6 +39,8 @@ BIG_JOKER = 53
 _SUIT_ALIASES = {"S": 0, "H": 1, "C": 2, "D": 3, "♠": 0, "♥": 1, "♣": 2, "♦": 3,
                  "♤": 0, "♡": 1, "♧": 2, "♢": 3}
 _JOKER_ALIASES = {"SB": SMALL_JOKER, "BJ": SMALL_JOKER, "HR": BIG_JOKER, "RJ": BIG_JOKER}
+# Lowercase means ASCII lowercase: str.upper() would also read the long s "ſ" as "S".
+_ASCII_UPPER = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 class CardError(ValueError):
@@ -53,7 +55,7 @@ def _parse_rank(text: str) -> int:
     if text == "10":
         return 8
     if len(text) == 1:
-        index = RANKS.find(text.upper())
+        index = RANKS.find(text.translate(_ASCII_UPPER))
         if index >= 0:
             return index
     return -1
@@ -62,18 +64,20 @@ def _parse_rank(text: str) -> int:
 def parse_card(text: str) -> int:
     """Return the kind index of one card, in any notation of RULES.md section 1.
 
-    Raises :class:`CardError` naming the text for anything that is not a card.
+    Raises :class:`CardError` naming the text for anything that is not a card, blanks
+    around it included (a card in a JSON list is the card alone; :func:`parse_cards`
+    splits text at the blanks).
     """
     if not isinstance(text, str):
         raise CardError(f"not a card: {text!r}")
-    token = text.strip()
-    upper = token.upper()
+    token = text
+    upper = token.translate(_ASCII_UPPER)
     if upper in _JOKER_ALIASES:
         return _JOKER_ALIASES[upper]
     if len(token) >= 2:
         # suit first (platform: "H7", "S10") or rank first ("7♥", "10s")
         for suit_text, rank_text in ((token[0], token[1:]), (token[-1], token[:-1])):
-            suit = _SUIT_ALIASES.get(suit_text.upper())
+            suit = _SUIT_ALIASES.get(suit_text.translate(_ASCII_UPPER))
             if suit is None:
                 continue
             rank = _parse_rank(rank_text)
@@ -140,7 +144,7 @@ def parse_level(level: str | int) -> int:
             return int(level)
         raise LevelError(f"level index must be 0..12, not {level!r}")
     if isinstance(level, str):
-        rank = _parse_rank(level.strip())
+        rank = _parse_rank(level)
         if rank >= 0:
             return rank
     raise LevelError(f"level must be a rank from 2 to A, not {level!r}")

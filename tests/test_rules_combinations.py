@@ -3,12 +3,14 @@ section 9, against the public API (docs/API.md). Each test names the section it 
 
 import pickle
 import random
+import re
 
 import numpy as np
 import pytest
 
 from guandan_core import (CardError, Hand, LevelError, Move, MoveError, Rules, beats,
                           classify, legal_moves, moves_array)
+from guandan_core.cards import parse_card, parse_level
 
 STANDARD = Rules.standard()
 PLATFORM = Rules.platform()
@@ -130,6 +132,25 @@ def test_sec1_unknown_card_rejected(bad):
     with pytest.raises(ValueError) as err2:
         classify(["S5", bad], "7")
     assert f"unknown card {bad!r}" in str(err2.value)
+
+
+@pytest.mark.parametrize("bad", [" H7", "HQ ", "\nS3\n", "C5\u00a0", "S3\x1f", "\u017f5",
+                                 "\u017fB", "5\u017f"])
+def test_sec1_a_card_is_its_notation_alone(bad):
+    """RULES 1: a card in a list is the card's text alone. Blanks around it and letters that
+    only uppercase to a suit ("\u017f", the long s, uppercases to "S") were read as cards
+    before; lowercase means ASCII lowercase."""
+    with pytest.raises(CardError, match=re.escape(f"unknown card {bad!r}")):
+        parse_card(bad)
+    with pytest.raises(CardError, match=re.escape(repr(bad))):
+        classify(["S5", bad], "7")
+
+
+@pytest.mark.parametrize("bad", ["Q\n", " Q", "Q ", "\t7"])
+def test_sec2_a_level_is_its_rank_alone(bad):
+    """RULES 2: a level is a rank's text alone, like a card (blanks were stripped)."""
+    with pytest.raises(LevelError, match=re.escape(repr(bad))):
+        parse_level(bad)
 
 
 @pytest.mark.parametrize("card", ["S5", "HR", "SB", "DA"])
