@@ -51,6 +51,20 @@ class LevelError(ValueError):
     """A level that is not a rank from 2 to A."""
 
 
+def quoted(value, limit: int = 120) -> str:
+    """``repr(value)`` for an error message, its middle left out past ``limit`` characters
+    (a bad value can be megabytes long; the message stays one readable line).
+
+    >>> quoted("S3"), quoted("x" * 1000, 20)
+    ("'S3'", "'xxxxxx...xxxxxx' (1,002 characters)")
+    """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 6, 2) // 2
+    return f"{text[:keep]}...{text[-keep:]} ({len(text):,} characters)"
+
+
 def _parse_rank(text: str) -> int:
     if text == "10":
         return 8
@@ -69,7 +83,7 @@ def parse_card(text: str) -> int:
     splits text at the blanks).
     """
     if not isinstance(text, str):
-        raise CardError(f"not a card: {text!r}")
+        raise CardError(f"not a card: {quoted(text)}")
     token = text
     upper = token.translate(_ASCII_UPPER)
     if upper in _JOKER_ALIASES:
@@ -83,7 +97,7 @@ def parse_card(text: str) -> int:
             rank = _parse_rank(rank_text)
             if rank >= 0:
                 return rank * 4 + suit
-    raise CardError(f"unknown card {text!r}")
+    raise CardError(f"unknown card {quoted(text)}")
 
 
 def format_card(kind: int) -> str:
@@ -138,7 +152,7 @@ def parse_level(level: str | int) -> int:
     (12, 8, 3)
     """
     if isinstance(level, bool):
-        raise LevelError(f"level must be a rank from 2 to A, not {level!r}")
+        raise LevelError(f"level must be a rank from 2 to A, not {quoted(level)}")
     if isinstance(level, int) or isinstance(level, numbers.Integral):   # numpy ints too
         if 0 <= level <= 12:
             return int(level)
@@ -147,7 +161,7 @@ def parse_level(level: str | int) -> int:
         rank = _parse_rank(level)
         if rank >= 0:
             return rank
-    raise LevelError(f"level must be a rank from 2 to A, not {level!r}")
+    raise LevelError(f"level must be a rank from 2 to A, not {quoted(level)}")
 
 
 def format_rank(rank: int) -> str:

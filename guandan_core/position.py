@@ -38,7 +38,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, is_whole,
-                    parse_card, parse_level)
+                    parse_card, parse_level, quoted)
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
 from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, is_reading
@@ -108,7 +108,7 @@ def check_finishing_order(order) -> list:
         if seats is not None and len(seats) == 4 and all(is_whole(s, 0, 3) for s in seats) \
                 and sorted(seats) == [0, 1, 2, 3]:
             return [int(s) for s in seats]
-    raise ValueError(f"a finishing order lists the seats 0..3 once each, not {order!r}")
+    raise ValueError(f"a finishing order lists the seats 0..3 once each, not {quoted(order)}")
 
 
 OUTCOMES = (3, 2, 1, -1, -2, -3)    # a hand's values for a team, best first (sec. 6)
@@ -123,7 +123,7 @@ def parse_outcome(text: str) -> int:
     """
     if not isinstance(text, str) or re.fullmatch(r"[+-]?[123]", text) is None:
         raise ValueError(f"a hand's value is one of {' '.join(f'{v:+d}' for v in OUTCOMES)}, "
-                         f"not {text!r}")
+                         f"not {quoted(text)}")
     return int(text)
 
 
@@ -234,6 +234,9 @@ class Position:
         except LevelError as exc:
             raise PositionError(str(exc)) from None
         self._set_rules(rules)
+        # a sequence, so that the seats have an order (a set or a dict's keys have none)
+        if not isinstance(hands, (list, tuple, np.ndarray)):
+            raise PositionError(f"hands: a list of 4 hands, not {quoted(hands)}")
         if len(hands) != 4:
             raise PositionError(f"a position has 4 hands, not {len(hands)}")
         counts = []
@@ -247,15 +250,16 @@ class Position:
             try:
                 if not isinstance(hand, Hand):
                     hand = Hand(hand)
-            except CardError as exc:
+            except (CardError, TypeError) as exc:
                 raise PositionError(f"hand of seat {seat}: {exc}") from None
             counts.append(bytearray(hand.counts.tobytes()))
         self._set_counts(counts)
-        if isinstance(finished, (str, bytes)):
-            raise PositionError(f"finished: a list of seats, not {finished!r}")
+        if not isinstance(finished, (list, tuple, np.ndarray)):
+            raise PositionError(f"finished: a list of seats in the order they went out, "
+                                f"not {quoted(finished)}")
         for s in finished:
             if not is_whole(s, 0, 3):
-                raise PositionError(f"finished: {s!r} is not a seat 0..3")
+                raise PositionError(f"finished: {quoted(s)} is not a seat 0..3")
         self._finished = [int(s) for s in finished]
         self._to_move = to_move
         self._tmove = None
@@ -329,17 +333,18 @@ class Position:
                                     "(each card exists twice)")
         to_move = self._to_move
         if not is_whole(to_move, 0, 3):
-            raise PositionError(f"to_move: {to_move!r} is not a seat 0..3")
+            raise PositionError(f"to_move: {quoted(to_move)} is not a seat 0..3")
         self._to_move = to_move = int(to_move)
         if self._ncards[to_move] == 0:
             raise PositionError(f"the seat to move, {to_move}, holds no cards (it is out)")
         owner = self._owner
         if table is None:
             if owner != -1:
-                raise PositionError(f"a table owner ({owner!r}) is given but no table play")
+                raise PositionError(f"a table owner ({quoted(owner)}) is given but no "
+                                    "table play")
             return
         if not is_whole(owner, 0, 3):
-            raise PositionError(f"table owner: {owner!r} is not a seat 0..3 (a table play "
+            raise PositionError(f"table owner: {quoted(owner)} is not a seat 0..3 (a table play "
                                 "needs the seat that played it)")
         self._owner = owner = int(owner)
         if owner == to_move:
@@ -353,9 +358,9 @@ class Position:
 
     def _parse_play(self, triple, what):
         if not isinstance(triple, (list, tuple)) or len(triple) != 3:
-            raise PositionError(f"{what}: expected [type, rank, cards], got {triple!r}")
+            raise PositionError(f"{what}: expected [type, rank, cards], got {quoted(triple)}")
         if not isinstance(triple[2], (list, tuple)) and triple[0] != "PASS":
-            raise PositionError(f"{what}: cards must be a list, got {triple[2]!r}")
+            raise PositionError(f"{what}: cards must be a list, got {quoted(triple[2])}")
         try:
             return Move.from_platform(list(triple), format_rank(self._level), self._rules)
         except (ValueError, TypeError) as exc:
@@ -386,16 +391,17 @@ class Position:
         missing = [k for k in _JSON_KEYS if k not in obj]
         if missing:
             raise PositionError(f"missing key(s): {', '.join(missing)}")
-        extra = sorted(set(obj) - set(_JSON_KEYS))
+        extra = sorted(set(obj) - set(_JSON_KEYS), key=repr)   # (a dict may mix key types)
         if extra:
             raise PositionError(f"unknown key(s): {', '.join(map(repr, extra))} "
                                 f"(expected {', '.join(_JSON_KEYS)})")
         hands = obj["hands"]
         if not isinstance(hands, list) or len(hands) != 4:
-            raise PositionError("hands: expected a list of 4 lists of cards")
+            raise PositionError(f"hands: expected a list of 4 lists of cards, got "
+                                f"{quoted(hands)}")
         for seat, h in enumerate(hands):
             if not isinstance(h, list):
-                raise PositionError(f"hands[{seat}]: expected a list of cards, got {h!r}")
+                raise PositionError(f"hands[{seat}]: expected a list of cards, got {quoted(h)}")
             for card in h:
                 try:
                     parse_card(card)
@@ -404,17 +410,18 @@ class Position:
         finished = obj["finished"]
         if not isinstance(finished, list) or not all(
                 isinstance(s, int) and not isinstance(s, bool) for s in finished):
-            raise PositionError(f"finished: expected a list of seats, got {finished!r}")
+            raise PositionError(f"finished: expected a list of seats, got {quoted(finished)}")
         level = obj["level"]
         if not isinstance(level, str):
-            raise PositionError(f'level: expected a rank string such as "7", got {level!r}')
+            raise PositionError(f'level: expected a rank string such as "7", got '
+                                f'{quoted(level)}')
         table = obj["table"]
         owner = None
         play = None
         if table is not None:
             if not isinstance(table, dict) or set(table) != {"owner", "play"}:
                 raise PositionError('table: expected null or {"owner": seat, "play": '
-                                    f'[type, rank, cards]}}, got {json.dumps(table)}')
+                                    f'[type, rank, cards]}}, got {quoted(table)}')
             owner = table["owner"]
             play = table["play"]
             if owner is None:
@@ -522,7 +529,7 @@ class Position:
     def team_value(self, seat: int) -> int:
         """The outcome from the point of view of the team of ``seat`` (hand must be over)."""
         if not is_whole(seat, 0, 3):
-            raise ValueError(f"team_value: {seat!r} is not a seat 0..3")
+            raise ValueError(f"team_value: {quoted(seat)} is not a seat 0..3")
         value = self.outcome
         return value if seat % 2 == 0 else -value
 
@@ -623,7 +630,7 @@ class Position:
         if self._over:
             raise GameOverError(f"the hand is over: cannot play {_describe(move)}")
         if not isinstance(move, Move):
-            raise IllegalMoveError(f"not a Move: {move!r}")
+            raise IllegalMoveError(f"not a Move: {quoted(move)}")
         seat = self._to_move
         if move.is_pass:
             if self._trec is None:

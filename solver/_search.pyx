@@ -473,6 +473,18 @@ MAX_TT_BITS = 30
 
 
 @cython.final
+cdef void _check_record(const uint8_t[::1] record, gd_move_t* m) except *:
+    """Copy a move record given from Python into ``m``, refusing one the search would read
+    out of bounds with (a ValueError): the wrong size, more than 10 cards, a kind over 53."""
+    if record.shape[0] != sizeof(gd_move_t):
+        raise ValueError(f"a move record is {sizeof(gd_move_t)} bytes, not {record.shape[0]}")
+    memcpy(m, &record[0], sizeof(gd_move_t))     # (the buffer may be unaligned)
+    if m.ncards > 10 or any(m.cards[i] >= 54 for i in range(m.ncards)):
+        raise ValueError(f"a move record holds at most 10 card kinds under 54, not "
+                         f"{[m.cards[i] for i in range(min(m.ncards, 10))]!r} "
+                         f"({m.ncards} cards)")
+
+
 cdef class Searcher:
     """The search state: one position, a transposition table and a move arena.
 
@@ -779,7 +791,6 @@ cdef class Searcher:
         or write out of bounds is checked here too: a ValueError)."""
         self._check_idle()
         cdef int seat, k, n
-        cdef const uint8_t[::1] rec
         if hands.shape[0] != 4 or hands.shape[1] != 54:
             raise ValueError(f"hands: 4 x 54 card counts, not {hands.shape[0]} x {hands.shape[1]}")
         for seat in range(4):
@@ -789,11 +800,12 @@ cdef class Searcher:
         if not 0 <= level <= 12 or not 0 <= to_move <= 3 or not -1 <= owner <= 3:
             raise ValueError(f"level 0..12, to_move 0..3 and owner -1..3, not {level}, "
                              f"{to_move}, {owner}")
-        if len(finished) > 4 or any(not 0 <= s <= 3 for s in finished):
+        if len(finished) > 4 or any(not isinstance(s, int) or not 0 <= s <= 3
+                                    for s in finished):
             raise ValueError(f"finished: at most 4 seats 0..3, not {finished!r}")
-        if table_record is not None and len(table_record) != sizeof(gd_move_t):
-            raise ValueError(f"a move record is {sizeof(gd_move_t)} bytes, not "
-                             f"{len(table_record)}")
+        cdef gd_move_t table_move
+        if table_record is not None:
+            _check_record(table_record, &table_move)
         self.level = level
         self.rules.sf_is_bomb = sf_is_bomb
         self.rules.sf_wild_any_suit = sf_wild_any_suit
@@ -825,8 +837,7 @@ cdef class Searcher:
         self.st.owner = owner
         memset(self.history, 0, sizeof(self.history))
         if table_record is not None:
-            rec = table_record
-            memcpy(&self.st.table, &rec[0], sizeof(gd_move_t))
+            self.st.table = table_move
         self.arena_top = 0
         self.parena_top = 0
 
@@ -2390,15 +2401,8 @@ cdef class Searcher:
     def push(self, const uint8_t[::1] record):
         """Play a move record (the caller checked it is legal); returns an undo token."""
         self._check_idle()
-        if record.shape[0] != sizeof(gd_move_t):
-            raise ValueError(f"a move record is {sizeof(gd_move_t)} bytes, not "
-                             f"{record.shape[0]}")
         cdef gd_move_t m
-        memcpy(&m, &record[0], sizeof(gd_move_t))     # (the buffer may be unaligned)
-        if m.ncards > 10 or any(m.cards[i] >= 54 for i in range(m.ncards)):
-            raise ValueError(f"a move record holds at most 10 card kinds under 54, not "
-                             f"{[m.cards[i] for i in range(min(m.ncards, 10))]!r} "
-                             f"({m.ncards} cards)")
+        _check_record(record, &m)
         cdef state_t* saved = <state_t*> malloc(sizeof(state_t))
         if saved == NULL:
             raise MemoryError()

@@ -141,6 +141,26 @@ def test_sec7_json_structure_errors():
         Position.from_json("[1, 2]")
     with pytest.raises(PositionError, match="table"):
         Position.from_json(dict(good, table={"play": ["Single", "3", ["S3"]]}))
+    # a dict (from Python, not JSON) may mix key types: sorting them raised a TypeError
+    with pytest.raises(PositionError, match="unknown key\\(s\\): 'zz', 1"):
+        Position.from_json({**good, 1: 2, "zz": 3})
+    # a wrong shape says what was given
+    with pytest.raises(PositionError, match=re.escape("got [['S3'], ['S4'], ['S5']]")):
+        Position.from_json(dict(good, hands=[["S3"], ["S4"], ["S5"]]))
+
+
+def test_sec7_a_bad_value_is_quoted_short():
+    """RULES 7: a bad value is quoted in the message, its middle left out when it is long
+    (a ten-megabyte level was echoed whole)."""
+    good = {"level": "2", "hands": [["S3"], ["S4"], ["S5"], ["S6"]], "finished": [],
+            "to_move": 0, "table": None}
+    for bad in (dict(good, level="Q" * 10**6), dict(good, to_move="7" * 10**6),
+                dict(good, hands=[["S3" * 10**6], ["S4"], ["S5"], ["S6"]])):
+        with pytest.raises(PositionError) as err:
+            Position.from_json(bad)
+        message = str(err.value)
+        assert len(message) < 300, message
+        assert "1,000,002 characters" in message or "2,000,002 characters" in message, message
 
 
 def test_sec7_constructor_checks_what_from_json_checks():
@@ -167,6 +187,16 @@ def test_sec7_constructor_checks_what_from_json_checks():
             Position("7", hands, finished=finished, to_move=0)
     with pytest.raises(PositionError, match="table owner: None is not a seat"):
         Position("7", hands, finished=[2], to_move=0, table=single)
+    # seats have an order: a set or a dict's keys were read as hands or as finished
+    four = [["S3"], ["S4"], ["S5"], ["S6"]]
+    for bogus in ({"S3": 1, "S4": 1, "S5": 1, "S6": 1}, None, (h for h in four), "S3 S4"):
+        with pytest.raises(PositionError, match="hands: a list of 4 hands"):
+            Position("7", bogus)
+    for finished in ({2}, None, 2, {2: 0}):
+        with pytest.raises(PositionError, match="finished: a list of seats"):
+            Position("7", [["S3"], ["S4"], [], ["S6"]], finished=finished)
+    with pytest.raises(PositionError, match="hand of seat 1: .*not 1"):
+        Position("7", [["S3"], 1, ["S5"], ["S6"]])
 
 
 def test_sec7_rules_change_table_validity():

@@ -1334,7 +1334,14 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
     record[6], record[2] = 5, 11         # eleven cards
     with pytest.raises(ValueError, match="at most 10"):
         s.push(np.frombuffer(bytes(record), np.uint8))
-    record[2] = 1                        # seat 0 plays its card kind 5, from an odd address
+    # the table play given to load is checked as a pushed move is (it was copied unread)
+    for ncards, kind, named in ((1, 200, "under 54"), (11, 5, "at most 10")):
+        record[2], record[6] = ncards, kind
+        with pytest.raises(ValueError, match=named):
+            s.load(hands, 0, [], 1, bytes(record), 0, 1, 1, 0)
+    with pytest.raises(ValueError, match="finished"):      # not a TypeError
+        s.load(hands, 0, ["2"], 0, None, -1, 1, 1, 0)
+    record[2], record[6] = 1, 5                        # seat 0 plays its card kind 5, from an odd address
     after = []
     for buffer in (bytes(record), b"\0" + bytes(record)):
         s.load(hands, 0, [], 0, None, -1, 1, 1, 0)

@@ -1,0 +1,56 @@
+"""Text between the engine and its users: numbers typed in command-line and protocol
+options (ASCII digits only), and error messages written back on one line.
+
+``int()`` and ``float()`` would also read "+5", "1_0", " 7", "infinity" and the digits of
+other scripts ("٣"); these read only what the documentation shows.
+
+>>> read_count("120"), read_count("1_0"), read_count("\u0663")
+(120, None, None)
+>>> read_seconds("0.5"), read_seconds("1e-3"), read_seconds("inf"), read_seconds("-1")
+(0.5, 0.001, None, None)
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["read_count", "read_seconds", "one_line"]
+
+MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
+
+_COUNT_RE = re.compile(r"[0-9]{1,18}\Z")    # int() refuses over 4,300 digits in its own words
+_SECONDS_RE = re.compile(r"(?:[0-9]{1,18}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?\Z")
+
+
+def read_count(text: str) -> int | None:
+    """A whole number of at most 18 ASCII digits, else None."""
+    return int(text) if _COUNT_RE.match(text) else None
+
+
+def read_seconds(text: str) -> float | None:
+    """A finite decimal number of seconds, 0 or more (``2``, ``0.5``, ``1e-3``), else None."""
+    if not _SECONDS_RE.match(text):
+        return None
+    value = float(text)
+    return value if value < float("inf") else None
+
+
+def one_line(text, limit: int = MAX_MESSAGE) -> str:
+    r"""A message as one line that cannot break a line-based reader: its line breaks and
+    runs of blanks made single spaces, characters that are not printable (a NUL, an
+    escape, a lone surrogate the output could not encode) written as Python escapes, and
+    its middle left out past ``limit`` characters.
+
+    >>> one_line("unknown card 'X'\n  in hand 2\x00")
+    "unknown card 'X' in hand 2\\x00"
+    >>> one_line("x" * 100, limit=60)
+    'xxxxxxxxxx ... (80 characters left out) ... xxxxxxxxxx'
+    """
+    words = " ".join(str(text).split()) or "error"
+    if not words.isprintable():
+        words = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
+    if len(words) > limit:
+        keep = (limit - 40) // 2
+        words = f"{words[:keep]} ... ({len(words) - 2 * keep:,} characters left out) ... " \
+                f"{words[-keep:]}"
+    return words
