@@ -17,6 +17,7 @@ from .cards import CardError, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
+from .usertext import one_line
 
 EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
                 "SA HA CA CA")
@@ -178,7 +179,10 @@ def main(argv=None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (ValueError, OSError) as exc:
-        print(f"guandan {args.command}: error: {exc}", file=sys.stderr)
+        print(f"guandan {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"guandan {args.command}: error: out of memory", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         # Ctrl-C (``guandan solve`` catches its own, to print what it proved)

@@ -13,6 +13,7 @@ import threading
 from .cards import format_rank
 from .cli import add_rules_option, whole_number_type
 from .jsontext import parse_json, read_text
+from .usertext import read_seconds
 
 # A 4 x 6 endgame (from benchmarks/data/endgames_4x6.json, item 32) that solves in
 # a few hundredths of a second.
@@ -36,6 +37,11 @@ def _positions_in(obj, source: str):
     """(label, position JSON) pairs from one file: a position (RULES sec. 7), a JSON array
     of positions, or an object whose "items" are positions (the benchmark sets)."""
     if isinstance(obj, dict) and "items" in obj and "hands" not in obj:
+        extra = sorted(set(obj) - {"items", "about"})
+        if extra:       # a misspelt key would be dropped silently
+            raise ValueError(f"{source!r}: unknown key(s) {', '.join(map(repr, extra))} "
+                             "next to \"items\" (a set of positions has \"items\" and "
+                             "\"about\")")
         obj = obj["items"]
         if not isinstance(obj, list):
             raise ValueError(f"{source!r}: \"items\" is not a list of positions")
@@ -61,11 +67,8 @@ def _threshold(text: str) -> int:
 
 def _seconds(text: str) -> float:
     """--time-limit's value: seconds, 0 or more (inf: none), as solve() takes them."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value >= 0:
+    value = math.inf if text == "inf" else read_seconds(text)
+    if value is None:
         raise argparse.ArgumentTypeError(f"seconds 0 or more (inf: no limit), not {text!r}")
     return value
 
@@ -195,8 +198,8 @@ def cmd_solve(args) -> int:
         raise ValueError("give POSITION files (or - for stdin) or --example, not both")
     if not args.example and not args.positions:
         raise ValueError("give POSITION files (or - for stdin), or --example")
-    if args.threads is not None and args.threads < 1:
-        raise ValueError(f"--threads must be at least 1, not {args.threads}")
+    if args.positions.count("-") > 1:
+        raise ValueError("- (standard input) is given twice: it can be read only once")
     if args.example:
         labelled = [("example", EXAMPLE_POSITION)]
     else:
@@ -263,7 +266,8 @@ def register(sub) -> None:
                    type=whole_number_type("a whole number of nodes from 0 to 2**63 - 1",
                                           0, 2**63 - 1),
                    help="nodes per position; report bounds if reached")
-    p.add_argument("--threads", type=int,
+    p.add_argument("--threads", type=whole_number_type("a whole number of threads from 1 to "
+                                                         "9999", 1, 9999),
                    help="positions solved at once (default: every core); several positions only")
     p.add_argument("--fresh-tables", action="store_true",
                    help="each position from empty tables: node counts, and what a limit "

@@ -5,25 +5,33 @@ given twice in one object (which ``json`` would settle silently by keeping the l
 
 import json
 import sys
-from pathlib import Path
 
-__all__ = ["parse_json", "read_text"]
+__all__ = ["parse_json", "read_text", "MAX_INPUT_BYTES"]
+
+
+MAX_INPUT_BYTES = 256 << 20    # far above any file of positions or match log
 
 
 def read_text(path: str) -> str:
     """The UTF-8 text of a file named on the command line (``-``: standard input).
 
-    Every failure is a ValueError that names the file: missing, unreadable, not UTF-8.
+    Every failure is a ValueError that names the file: missing, unreadable, not UTF-8,
+    or larger than ``MAX_INPUT_BYTES`` (``/dev/zero`` would otherwise be read until memory
+    runs out).
     """
     try:
         if path == "-":
             if sys.stdin is None:
                 raise ValueError("'-': there is no standard input (it is closed)")
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
         else:
-            data = Path(path).read_bytes()
+            with open(path, "rb") as stream:
+                data = stream.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
         raise ValueError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise ValueError(f"{path!r} holds more than {MAX_INPUT_BYTES >> 20} MiB: not a file "
+                         "this command reads")
     try:
         return data.decode("utf-8-sig")     # a byte-order mark, as some editors write, is read
     except UnicodeDecodeError as exc:

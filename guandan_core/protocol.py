@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import queue
 import re
 import shlex
@@ -41,16 +40,16 @@ from .jsontext import parse_json
 from .moves import Move
 from .position import Position, parse_outcome
 from .rules import Rules
+from .usertext import one_line, read_count, read_seconds
 
 __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
 
 PROTOCOL_VERSION = 1
+MAX_LINE = 1 << 20          # characters of a command line; a position takes about 1,000
+_TOO_LONG = object()        # serve(): the command name of a line over MAX_LINE
 ENGINE_NAME = "guandan-core"
 
 _ID_RE = re.compile(r"([0-9]+)(?: +(.*))?\Z", re.S)
-_COUNT_RE = re.compile(r"[0-9]{1,18}\Z")    # str.isdigit() would take "²" and "٣"; and
-                                            # int() refuses over 4,300 digits in its own words
-_SECONDS_RE = re.compile(r"(?:[0-9]{1,18}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?\Z")
 _BLANKS = " \t\r\n"     # the only blanks between words and around a line (a tab is a space)
 _DEFAULT_RUNNERS_UP = 5
 
@@ -103,16 +102,6 @@ def _info(*pairs) -> str:
         parts.append(key)
         parts.append(_compact(value))
     return " ".join(parts)
-
-
-def _one_line(text: str) -> str:
-    """A reason line that cannot break the framing: no line breaks, and characters that
-    are not printable (a NUL, an escape, a lone surrogate the output could not encode)
-    written as Python escapes."""
-    words = " ".join(str(text).split()) or "error"
-    if words.isprintable():
-        return words
-    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
 
 
 def _split_args(args: str, what: str) -> list:
@@ -192,13 +181,13 @@ class EngineProtocol:
             payload = command(args, sink)
             ok = True
         except ProtocolError as exc:
-            ok, payload = False, _one_line(str(exc))
+            ok, payload = False, one_line(str(exc))
         except ValueError as exc:
             # the library's errors (CardError, MoveError, PositionError, ...) say what is
             # wrong with the input
-            ok, payload = False, _one_line(str(exc))
+            ok, payload = False, one_line(str(exc))
         except Exception as exc:       # never a traceback: report and keep serving
-            ok, payload = False, _one_line(f"internal error: {type(exc).__name__}: {exc}")
+            ok, payload = False, one_line(f"internal error: {type(exc).__name__}: {exc}")
         head = ("=" if ok else "?") + ident
         lines = [] if emit is not None else list(infos)
         # a payload line may not be empty: that would end the reply early
@@ -234,9 +223,16 @@ class EngineProtocol:
             first = True
             try:
                 while True:
-                    line = stdin.readline()
+                    line = stdin.readline(MAX_LINE + 1)
                     if not line:
                         break
+                    if len(line) > MAX_LINE and not line.endswith("\n"):
+                        # skipped to its end unread (a stream with no line breaks, such as
+                        # /dev/zero, would otherwise be read until memory runs out)
+                        while (rest := stdin.readline(MAX_LINE)) and not rest.endswith("\n"):
+                            pass
+                        lines.put((line[:100], _TOO_LONG, None))
+                        continue
                     if first:           # a byte order mark some editors and tools write
                         line, first = line.removeprefix("\ufeff"), False
                     (name, args), stop = _command_of(line), None
@@ -268,7 +264,8 @@ class EngineProtocol:
                     break
                 line, name, self._stop = item
                 try:
-                    reply = self.handle(line, emit)
+                    reply = self.handle(line, emit) if name is not _TOO_LONG \
+                        else self._refuse_long_line(line)
                 finally:
                     if name == "solve":
                         with lock:
@@ -280,6 +277,14 @@ class EngineProtocol:
         except BrokenPipeError:
             pass
         return 0
+
+    @staticmethod
+    def _refuse_long_line(head: str) -> str:
+        """The reply to a line longer than MAX_LINE characters (``head``: its start, for
+        the id it may carry)."""
+        ident = _split_command(_stripped(head))[0]
+        return (f"?{ident} line too long: more than {MAX_LINE:,} characters (skipped to its "
+                f"end)\n\n")
 
     def cmd_clear_table(self, args: str, emit) -> str:
         """Empty the solver's transposition table (it is kept across solves otherwise)."""
@@ -413,16 +418,15 @@ class EngineProtocol:
                 except ValueError as exc:
                     raise ProtocolError(f"solve: at_least: {exc}") from None
             elif eq and key == "time":
-                # float() would also read "1_0", "inf" and digits of other scripts
-                time_limit = float(value) if _SECONDS_RE.match(value) else -1.0
-                if not (math.isfinite(time_limit) and time_limit >= 0):
+                time_limit = read_seconds(value)
+                if time_limit is None:
                     raise ProtocolError(f"solve: time must be a number of seconds, 0 or "
                                         f"more, not {value!r}")
             elif eq and key == "nodes":
-                if not _COUNT_RE.match(value):
+                node_limit = read_count(value)
+                if node_limit is None:
                     raise ProtocolError(f"solve: nodes must be a whole number of at most "
                                         f"18 digits, not {value!r}")
-                node_limit = int(value)
             else:
                 raise ProtocolError(f"solve: unknown option {token!r} "
                                     "(usage: solve [time=S] [nodes=N] [all] [at_least=V])")
@@ -458,6 +462,9 @@ class EngineProtocol:
                            ("pv", [[seat, m.to_platform()] for seat, m in event["pv"]]),
                            ("nodes", event["nodes"]), ("time", elapsed)))
             elif stage == "move":
+                if not state["value_sent"]:     # threshold mode, V out of reach: no best
+                    lower, upper = state.get("bounds", (-3, 3))
+                    send_value(lower, upper, event["nodes"], elapsed)
                 pairs = [("move", event["move"].to_platform()), ("value", event["value"])]
                 if "reaches" in event:
                     pairs.append(("reaches", event["reaches"]))
@@ -494,10 +501,10 @@ class EngineProtocol:
             elif eq and key == "played":
                 played = value
             elif eq and key == "runners_up":
-                if not _COUNT_RE.match(value):
+                runners_up = read_count(value)
+                if runners_up is None:
                     raise ProtocolError(f"analyze: runners_up must be a whole number 0 or "
                                         f"more, of at most 18 digits, not {value!r}")
-                runners_up = int(value)
             elif eq:
                 raise ProtocolError(f"analyze: unknown option {key!r} "
                                     "(known: level, played, runners_up)")

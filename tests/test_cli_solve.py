@@ -12,6 +12,7 @@ import pytest
 
 from cli_process import ROOT, assert_one_line_error, cli_env, run_cli
 from guandan_core.cli import main
+from guandan_core.cli_solve import EXAMPLE_POSITION
 
 
 def test_solve_example_json(capsys):
@@ -283,9 +284,27 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
     proc = run_cli(["solve", str(tmp_path / "set.json")])
     assert_one_line_error(proc, "set.json#1")
     assert "'1'" in proc.stderr
+    (tmp_path / "typo.json").write_text(json.dumps({"items": items[:1], "abuot": "x"}))
+    assert_one_line_error(run_cli(["solve", str(tmp_path / "typo.json")]),
+                          "unknown key(s) 'abuot' next to \"items\"")
     (tmp_path / "empty.json").write_text(json.dumps({"items": []}))
     proc = run_cli(["solve", str(tmp_path / "empty.json")])
     assert_one_line_error(proc, "no positions")
     assert "empty.json" in proc.stderr
-    assert_one_line_error(run_cli(["solve", "--example", "--threads", "0"]),
-                          "--threads must be at least 1, not 0")
+    # options read as documented, ASCII digits only (int() and float() read "1_0", "٣",
+    # " +2" and "infinity")
+    for option, value in (("--threads", "0"), ("--threads", "1_0"), ("--threads", "\u0663"),
+                          ("--threads", " +2"), ("--time-limit", "infinity"),
+                          ("--time-limit", "1_0"), ("--time-limit", "-1")):
+        assert_one_line_error(run_cli(["solve", "--example", option, value]),
+                              f"argument {option}: ")
+    # standard input can be read once
+    assert_one_line_error(run_cli(["solve", "-", "-"], stdin="{}"), "given twice")
+    # an input without end is refused after 256 MiB, not read until memory runs out
+    if os.path.exists("/dev/zero"):
+        assert_one_line_error(run_cli(["solve", "/dev/zero"]), "more than 256 MiB")
+    # a long bad value is shortened on the one line
+    (tmp_path / "long.json").write_text(json.dumps(dict(EXAMPLE_POSITION, level="Q" * 10**6)))
+    proc = run_cli(["solve", str(tmp_path / "long.json")])
+    assert_one_line_error(proc, "1,000,002 characters")
+    assert len(proc.stderr) < 500

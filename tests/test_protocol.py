@@ -14,6 +14,7 @@ import pytest
 import guandan_core
 from cli_process import ROOT, cli_env
 from guandan_core.position import Position
+from guandan_core import protocol
 from guandan_core.protocol import EngineProtocol
 from guandan_core.rules import Rules
 
@@ -411,6 +412,17 @@ def test_solve_at_least_asks_one_question(engine):
     assert [i["reaches"] for i in moves] == [m["reaches"] for m in got["moves"]]
     assert [i["value"] for i in moves] == [None] * len(moves)
     assert any(i["reaches"] for i in moves) == (value >= 1)
+    # the value line comes before the moves' lines, also when no move reaches the
+    # threshold (there is no best line then; it used to come after the moves)
+    for t in range(-3, 4):
+        if t:
+            infos, final = split_solve_reply(engine.handle(f"solve all at_least={t}"))
+            kinds = [list(i)[0] for i in infos]
+            assert kinds.index("value") < kinds.index("move"), (t, kinds)
+            got = json.loads(final)
+            assert (infos[kinds.index("value")]["lower"],
+                    infos[kinds.index("value")]["upper"]) == (got["lower"], got["upper"])
+            assert list(got)[-5:] == ["reached", "moves", "nodes", "tt_hits", "seconds"]
     reason = fail(engine.handle("solve at_least=4"))
     assert reason.startswith("solve: at_least: ") and "'4'" in reason
 
@@ -454,6 +466,24 @@ def test_serve_loop():
     # no input stream at all (a process started with stdin closed): end of input
     out = io.StringIO()
     assert EngineProtocol().serve(None, out) == 0 and out.getvalue() == ""
+
+
+def test_an_over_long_line_is_refused_and_skipped(monkeypatch):
+    """A line longer than MAX_LINE characters gets one `?` reply (with its id) and is
+    skipped to its end without being held in memory: a stream with no line breaks
+    (/dev/zero) was read until memory ran out. The lines after it are answered."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    script = ("1 name\n7 position " + "x" * 5000 + "\n" + "y" * 1001 + "\n2 name\n"
+              + "z" * 999 + "\n3 name\n")
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    assert out.getvalue() == (
+        "=1 guandan-core\n\n"
+        "?7 line too long: more than 1,000 characters (skipped to its end)\n\n"
+        "? line too long: more than 1,000 characters (skipped to its end)\n\n"
+        "=2 guandan-core\n\n"
+        "? unknown command '" + "z" * 999 + "' (see list_commands)\n\n"
+        "=3 guandan-core\n\n")
 
 
 def test_a_refused_quit_does_not_end_the_session():
