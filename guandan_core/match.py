@@ -27,7 +27,7 @@ deterministic, so a seed fixes a whole match):
   the hand is played at A and the team's level is A. Such a team wins the game when it
   wins the hand with the partner finishing as the ``win_at_a`` option allows; any other
   result (a loss, or a win with the partner too far back) is a failed hand at A. With
-  ``fail_at_a = n`` (n > 0) the team drops back to 2 after n failed hands at A. Failed
+  ``fail_at_a = n`` (n is 2 or 3) the team drops back to 2 after n failed hands at A. Failed
   hands add up until that drop or a new match, for both teams, the hand that ends a
   match included: the losing team's level in that hand's result may show its drop to 2.
 * The next hand is played at the level of the hand's winners after their gain, the cap
@@ -68,7 +68,7 @@ class MatchRules:
     """The match options of RULES.md sec. 9, with the combination options in ``core``.
 
     * ``win_at_a``: ``"2nd-or-3rd"`` (standard), ``"2nd-only"`` (platform) or ``"any"``;
-    * ``fail_at_a``: 0 (no penalty), or drop to 2 after that many failed hands at A;
+    * ``fail_at_a``: 0 (no penalty), or 2 or 3: drop to 2 after that many failed hands at A;
     * ``tribute``: tribute is paid from the second hand of a match on;
     * ``tribute_first_last``: after a 1st-and-4th finish the winner's partner pays;
     * ``lead_after_tribute``: ``"payer"`` or ``"first"`` (first player of the last hand);

@@ -353,8 +353,10 @@ def _check_out(out, hands: np.ndarray) -> None:
         what = (f"a {out.ndim}-d {out.dtype} array" if isinstance(out, np.ndarray)
                 else type(out).__name__)
         raise ValueError(f"out must be a one-dimensional MOVE_DTYPE array, not {what}")
-    if not out.flags.c_contiguous or not out.flags.writeable:
-        raise ValueError("out must be a contiguous, writable MOVE_DTYPE array")
+    if not out.flags.c_contiguous:
+        raise ValueError("out must be a contiguous MOVE_DTYPE array, not a strided view")
+    if not out.flags.writeable:
+        raise ValueError("out must be a writable MOVE_DTYPE array, not a read-only one")
     if out.ctypes.data % 2:     # the records' int16 key (numpy calls the dtype unaligned)
         raise ValueError("out must start at an even address (a MOVE_DTYPE array numpy "
                          "allocated, or a view of one at a whole record)")

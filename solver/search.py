@@ -241,15 +241,16 @@ class SolveResult:
             "upper": self.upper,
             "best": self.best.to_platform() if self.best is not None else None,
             "pv": [[seat, m.to_platform()] for seat, m in self.pv],
-            "nodes": self.nodes,
-            "tt_hits": self.tt_hits,
-            "seconds": round(self.seconds, 6),
         }
+        # the order of the and README's object: the answer, then what it cost
         if self.threshold is not None:
             out["threshold"] = self.threshold
             out["reached"] = self.reached
         if self.moves:
             out["moves"] = [s.to_json() for s in self.moves]
+        out["nodes"] = self.nodes
+        out["tt_hits"] = self.tt_hits
+        out["seconds"] = round(self.seconds, 6)
         return out
 
 

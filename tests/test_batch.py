@@ -57,8 +57,11 @@ def test_batch_with_reused_and_too_small_out_buffer():
             moves_array_batch(hands, 0, out=bad)
     frozen = np.empty(100, MOVE_DTYPE)
     frozen.flags.writeable = False
-    with pytest.raises(ValueError, match="writable"):
+    with pytest.raises(ValueError, match="writable MOVE_DTYPE array, not a read-only one"):
         moves_array_batch(hands, 0, out=frozen)
+    strided = np.empty(200, MOVE_DTYPE)[::2]     # (the message says which check failed)
+    with pytest.raises(ValueError, match="contiguous MOVE_DTYPE array, not a strided view"):
+        moves_array_batch(hands, 0, out=strided)
 
 
 def test_batch_out_overlapping_the_hands_is_refused():
