@@ -227,6 +227,41 @@ def test_sec8_return_card_rule():
     assert plan.returns == [(0, 1, parse_card("SQ"))]
 
 
+def test_sec8_resistance_counts_only_the_payers():
+    """RULES 8: resistance needs both big jokers "between its payers". A single loss has
+    one payer (the last player): the other loser's big joker, or an opponent's after a 1st
+    and 4th finish, does not count (no test held the jokers that way: counting both losers
+    passed the suite)."""
+    # 1st 0, 2nd 3, 3rd 2, last 1: seat 1 pays; seats 1 and 3 hold one HR each
+    plan = plan_tribute((0, 3, 2, 1), hands("F", "F HR", "F", "F HR"), 0, STD)
+    assert plan.resisted is None and plan.leader == 1
+    assert plan.payments == [(1, 0, parse_card("HR"))]      # a big joker may be given
+    # 1st and 4th: the winner's partner (seat 2) pays; opponent seat 1's HR does not count
+    plan = plan_tribute((0, 1, 3, 2), hands("F", "F HR", "F HR", "F"), 0, STD)
+    assert plan.resisted is None and plan.payments == [(2, 0, parse_card("HR"))]
+    # ... and that partner holding both resists alone
+    plan = plan_tribute((0, 1, 3, 2), hands("F", "F", "F HR HR", "F"), 0, STD)
+    assert plan.resisted == [2] and plan.payments == [] and plan.leader == 0
+
+
+def test_sec8_return_allows_rank_ten_and_lower_not_level_cards():
+    """RULES 8: the return is a card of rank 10 or lower that is not a level card, else the
+    lowest card. The cases of test_sec8_return_card_rule cannot tell these bounds apart
+    (there the allowed card is also the lowest), so the allowed set is checked: a return
+    limit of 9 or of J, or level cards allowed, passed the suite."""
+    two = L("2")
+    hand = H("S3 DT SJ HQ")                 # level 2: no level card here
+    assert allowed_returns(hand, two) == [parse_card("S3"), parse_card("DT")]
+    assert is_valid_return(hand, "DT", two)
+    assert not is_valid_return(hand, "SJ", two) and not is_valid_return(hand, "HQ", two)
+    five = L("5")
+    # S5 is a level card: no card qualifies, so the lowest at level 5, SJ (S5 is above A)
+    assert allowed_returns(H("S5 SJ SQ"), five) == [parse_card("SJ")]
+    assert return_card(H("S5 SJ SQ"), five) == parse_card("SJ")
+    assert not is_valid_return(H("S5 S9 SQ"), "S5", five)
+    assert is_valid_return(H("S5 S9 SQ"), "S9", five)
+
+
 def test_sec8_sec9_who_leads():
     """RULES 8, 9: the payer leads, or the first player with the option "first"."""
     dealt = hands("F", "F SK", "F", "F")
