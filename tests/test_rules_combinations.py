@@ -531,6 +531,9 @@ def test_sec4_full_house():
     assert R("S3 D3 H3 SB HR") == set()
     assert R("S3 D3 H3 SK HA") == set()
     assert R("S9 C9 D4 C4 H7") == {("ThreeWithTwo", "9"), ("ThreeWithTwo", "4")}
+    # sec. 3: the wild may complete the pair (S4 + H7 as a 4); one wild cannot make 4s a
+    # triple (only the crosscheck caught a full house whose pair never holds a wild)
+    assert R("S9 C9 D9 S4 H7") == {("ThreeWithTwo", "9")}
     assert beats(M("ThreeWithTwo", "4", "S4 H4 C4 S2 H2"),
                  M("ThreeWithTwo", "3", "S3 H3 C3 SA HA"))
     assert not beats(M("ThreeWithTwo", "3", "S3 H3 C3 HR HR"),
@@ -562,6 +565,10 @@ def test_sec4_tube_and_plate():
     assert R("S3 H3 C3 S4 H4 C4") == {("TwoTrips", "3")}
     assert R("S3 H3 C3 S5 H5 C5") == set()
     assert R("S3 H3 C3 S4 H4 C4 S5 H5 C5") == set()
+    # sec. 3, level 7: two wilds as a pair of 2s or of 5s around 33 44, or one each to make
+    # 333 444 (a tube whose pair is two wilds was caught only by the crosscheck)
+    assert R("S3 H3 S4 H4 H7 H7") == {("ThreePair", "2"), ("ThreePair", "3"),
+                                       ("TwoTrips", "3")}
 
 
 def test_sec4_straight_flush_without_wild_is_only_a_straight_flush():
