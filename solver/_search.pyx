@@ -284,28 +284,63 @@ cdef extern from *:
     #if defined(__linux__)
     #include <sys/mman.h>
     #endif
-    /* The table is read at random: on 4 KiB pages nearly every read also misses the TLB.
-       On Linux, ask for 2 MiB pages (transparent huge pages, where the system allows). */
-    static void* gd_table_alloc(size_t bytes) {
-    #if defined(__linux__) && defined(MADV_HUGEPAGE)
-        const size_t huge = (size_t) 1 << 21;
-        void* p = NULL;
-        if (bytes >= huge) {
-            if (posix_memalign(&p, huge, bytes) != 0)
-                return NULL;
-            madvise(p, bytes, MADV_HUGEPAGE);
-            memset(p, 0, bytes);
-            return p;
-        }
+    /* Tables: zeroed memory. On Linux they are mappings of their own, so that a table
+       grows in place (mremap moves pages, it copies nothing: the old and the new table
+       never exist side by side, and the memory bound holds while it grows), and since
+       the table is read at random, where nearly every read on 4 KiB pages also misses
+       the TLB, they ask for 2 MiB pages (transparent huge pages, where the system
+       allows). Elsewhere: calloc, and growing is a copy. */
+    #if defined(__linux__) && defined(MREMAP_MAYMOVE)
+    static void gd_table_advise(void* p, size_t bytes) {
+    #if defined(MADV_HUGEPAGE)
+        madvise(p, bytes, MADV_HUGEPAGE);
     #endif
-        return calloc(1, bytes);
     }
+    static void* gd_table_alloc(size_t bytes) {
+        void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        gd_table_advise(p, bytes);
+        memset(p, 0, bytes);    /* its pages now, not one fault at a time in the search:
+                                   measured 6% faster on 4 x 6 with fresh tables */
+        return p;
+    }
+    static void gd_table_free(void* p, size_t bytes) {
+        if (p != NULL)
+            munmap(p, bytes);
+    }
+    static void gd_table_clear(void* p, size_t bytes) { memset(p, 0, bytes); }
+    /* the first old_bytes kept, the rest zero; NULL (p untouched) when there is no memory */
+    static void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) {
+        void* q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED)
+            return NULL;
+        gd_table_advise(q, new_bytes);
+        memset((char*) q + old_bytes, 0, new_bytes - old_bytes);   /* (zero already) */
+        return q;
+    }
+    #else
+    static void* gd_table_alloc(size_t bytes) { return calloc(1, bytes); }
+    static void gd_table_free(void* p, size_t bytes) { (void) bytes; free(p); }
+    static void gd_table_clear(void* p, size_t bytes) { memset(p, 0, bytes); }
+    static void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) {
+        void* q = calloc(1, new_bytes);
+        if (q == NULL)
+            return NULL;
+        memcpy(q, p, old_bytes);
+        free(p);
+        return q;
+    }
+    #endif
     /* The stop request: written by another thread (holding the GIL) while the search runs
        without it, so read and written atomically, and the search reads it afresh each time. */
     static inline int gd_flag_load(const int* flag) { return __atomic_load_n(flag, __ATOMIC_RELAXED); }
     static inline void gd_flag_store(int* flag, int v) { __atomic_store_n(flag, v, __ATOMIC_RELAXED); }
     """
     void* gd_table_alloc(size_t nbytes) nogil
+    void gd_table_free(void* p, size_t nbytes) nogil
+    void gd_table_clear(void* p, size_t nbytes) nogil
+    void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) nogil
     int gd_flag_load(const int* flag) nogil
     void gd_flag_store(int* flag, int v) nogil
     void __builtin_prefetch(const void*) nogil
@@ -577,16 +612,16 @@ cdef class Searcher:
         self.max_tt_bits = max_tt_bits
         cdef int bits = self.tt_bits
         near_bits = min(bits, NEAR_BITS)
-        self.tt = <tt_entry_t*> gd_table_alloc(
-            (((<size_t> 1) << bits) + ((<size_t> 1) << near_bits)) * sizeof(tt_entry_t))
+        # the sizes first: __dealloc__ frees the table by its size
+        self.tt_mask = ((<uint64_t> 1) << bits) - 1
+        self.near_mask = ((<uint64_t> 1) << near_bits) - 1
+        self.tt = <tt_entry_t*> gd_table_alloc(self._table_bytes())
         self.arena = <gd_move_t*> malloc(ARENA_MOVES * sizeof(gd_move_t))
         self.parena = <pmove_t*> malloc(PLAIN_ARENA * sizeof(pmove_t))
         self.pscores = <int*> malloc(PLAIN_ARENA * sizeof(int))
         if self.tt == NULL or self.arena == NULL or self.parena == NULL or self.pscores == NULL:
             raise MemoryError("cannot allocate the transposition table")
-        self.tt_mask = ((<uint64_t> 1) << bits) - 1
         self.near = self.tt + ((<size_t> 1) << bits)
-        self.near_mask = ((<uint64_t> 1) << near_bits) - 1
         self._set_grow_at()
         self.use_tt = use_tt
         self.use_merge = use_merge
@@ -603,7 +638,8 @@ cdef class Searcher:
         self.deadline = -1
 
     def __dealloc__(self):
-        free(self.tt)
+        if self.tt != NULL:
+            gd_table_free(self.tt, self._table_bytes())
         free(self.arena)
         free(self.parena)
         free(self.pscores)
@@ -666,9 +702,10 @@ cdef class Searcher:
             small = <tt_entry_t*> gd_table_alloc(
                 (main_entries + self.near_mask + 1) * sizeof(tt_entry_t))
             if small != NULL:
+                gd_table_free(self.tt, self._table_bytes())
                 self._use_table(small, self.initial_tt_bits)
                 return
-        memset(self.tt, 0, (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t))
+        gd_table_clear(self.tt, self._table_bytes())
         self._set_grow_at()
 
     def grow_table(self):
@@ -692,28 +729,35 @@ cdef class Searcher:
             self.grow_at = self.nodes + GROW_NODES * ((<int64_t> 1) << self.tt_bits)
 
     cdef void _grow(self) noexcept nogil:
-        # a larger main table with every entry of the old one (an entry's slot is the low
-        # bits of its key1, so old slots map to distinct new ones); the small table is
-        # copied as it is. Entry pointers held by searches in progress go stale: they
-        # look their entry up again when tt_gen has changed.
+        # the main table made larger in place with every entry it holds. An entry's slot
+        # is the low bits of its key1, so an entry either stays or moves to a slot past
+        # the old end (by a multiple of the old size), where the new part is empty, and
+        # distinct old slots map to distinct new ones. The small table, after the main
+        # one, moves to the new end. Entry pointers held by searches in progress go
+        # stale: they look their entry up again when tt_gen has changed.
         cdef int bits = min(self.tt_bits + GROW_STEP, self.max_tt_bits)
-        cdef size_t entries = (<size_t> 1) << bits, old = self.tt_mask + 1, i
+        cdef size_t entries = (<size_t> 1) << bits, old = self.tt_mask + 1, i, j
+        cdef size_t near = self.near_mask + 1
         cdef uint64_t mask = entries - 1
-        cdef tt_entry_t* big = <tt_entry_t*> gd_table_alloc(
-            (entries + self.near_mask + 1) * sizeof(tt_entry_t))
-        if big == NULL:
+        cdef tt_entry_t* t = <tt_entry_t*> gd_table_resize(
+            self.tt, (old + near) * sizeof(tt_entry_t), (entries + near) * sizeof(tt_entry_t))
+        if t == NULL:
             self.grow_at = INT64_MAX        # no memory for it: go on with this table
             return
+        # (entries >= 4 * old >= old + near: the small table's two places do not overlap)
+        memcpy(t + entries, t + old, near * sizeof(tt_entry_t))
+        memset(t + old, 0, near * sizeof(tt_entry_t))
         for i in range(old):
-            if self.tt[i].check != 0:
-                big[self.tt[i].key1 & mask] = self.tt[i]
-        memcpy(big + entries, self.near, (self.near_mask + 1) * sizeof(tt_entry_t))
-        self._use_table(big, bits)
+            if t[i].check != 0:
+                j = t[i].key1 & mask
+                if j != i:
+                    t[j] = t[i]
+                    memset(&t[i], 0, sizeof(tt_entry_t))
+        self._use_table(t, bits)
 
     cdef void _use_table(self, tt_entry_t* table, int bits) noexcept nogil:
         # make `table` (2**bits main entries, then the small table, both filled) the
-        # searcher's, in place of the one it had
-        free(self.tt)
+        # searcher's; the caller has freed or resized the one it had
         self.tt = table
         self.tt_bits = bits
         self.tt_mask = ((<uint64_t> 1) << bits) - 1
@@ -721,9 +765,12 @@ cdef class Searcher:
         self.tt_gen += 1
         self._set_grow_at()
 
+    cdef inline size_t _table_bytes(self) noexcept nogil:
+        return (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t)
+
     @property
     def table_bytes(self):
-        return (self.tt_mask + 1 + self.near_mask + 1) * sizeof(tt_entry_t)
+        return self._table_bytes()
 
     cdef inline uint32_t _orders_held_except(self, int seat) noexcept nogil:
         # the card orders held by every seat but `seat` (-1: all), and always the level

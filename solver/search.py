@@ -36,18 +36,21 @@ _local = threading.local()
 
 
 def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
-    # one searcher per thread and table sizes, reused across solves (like DDS's tables)
-    cache = getattr(_local, "searchers", None)
-    if cache is None:
-        cache = _local.searchers = {}
+    # one searcher per thread, reused across solves (like DDS's tables); a solve asking
+    # for other table sizes replaces it, so that a thread never holds more than one
+    # table's memory bound (one searcher per size setting kept them all, for good)
     _check_table_sizes(table_bits, max_table_bits)
-    s = cache.get((table_bits, max_table_bits))
-    if s is None or s.busy:
-        # (busy: a solve called from inside another's on_info gets a searcher of its own;
-        # reloading the running one would corrupt the outer search)
-        s = Searcher(int(table_bits),
-                     max_tt_bits=None if max_table_bits is None else int(max_table_bits))
-        cache.setdefault((table_bits, max_table_bits), s)
+    table_bits = int(table_bits)
+    max_bits = max(table_bits, DEFAULT_MAX_TABLE_BITS) if max_table_bits is None \
+        else int(max_table_bits)
+    s = getattr(_local, "searcher", None)
+    if s is not None and s.busy:
+        # a solve called from inside another's on_info gets a searcher of its own, not
+        # kept (reloading the running one would corrupt the outer search)
+        return Searcher(table_bits, max_tt_bits=max_bits)
+    if s is None or (s.initial_tt_bits, s.max_tt_bits) != (table_bits, max_bits):
+        _local.searcher = None          # (the old table freed before the new one is made)
+        s = _local.searcher = Searcher(table_bits, max_tt_bits=max_bits)
     return s
 
 
@@ -159,7 +162,8 @@ def _check_table_sizes(table_bits, max_table_bits) -> None:
 def clear_tables() -> None:
     """Empty this thread's transposition tables (they are otherwise reused across solves,
     which only saves work: a position already solved is answered from the table)."""
-    for searcher in getattr(_local, "searchers", {}).values():
+    searcher = getattr(_local, "searcher", None)
+    if searcher is not None:
         searcher.clear_table()
 
 

@@ -1,14 +1,18 @@
 """The endgame solver against a plain minimax (RULES sec. 6-7), and its API."""
 
 import json
+import os
 import random
 import re
 import signal
+import subprocess
+import sys
 from collections import Counter
 
 import numpy as np
 import pytest
 
+from cli_process import ROOT, cli_env
 from guandan_core import Move
 from guandan_core.position import Position
 from reference_minimax import Budget, minimax, random_position, value_for_mover
@@ -179,6 +183,54 @@ def test_a_grown_table_keeps_what_it_knew():
     assert s.grow_table() is True and s.tt_bits == 18
     again = solve(pos, searcher=s)
     assert again.value == first.value and again.nodes < first.nodes / 20
+    # a step to a bound only twice as large (the entries move in place: half of them by
+    # the old size, the small table from the old end to the new one)
+    s = Searcher(16, max_tt_bits=17)
+    first = solve(pos, searcher=s)
+    assert s.grow_table() is True and s.tt_bits == 17 and s.grow_table() is False
+    again = solve(pos, searcher=s)
+    assert again.value == first.value and again.nodes < first.nodes / 20
+
+
+def test_one_table_a_thread_whatever_sizes_the_solves_ask_for():
+    """A thread keeps one searcher: a solve with other table sizes replaces it (one a
+    size setting, kept for good, held several memory bounds at once: 4 tables, 638 MiB
+    for four 3-card solves). The default bound is the same setting written out."""
+    from solver import search
+    pos = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+           "to_move": 0, "table": None}
+    solve(pos, table_bits=12)
+    first = search._local.searcher
+    assert (first.initial_tt_bits, first.max_tt_bits) == (12, 24)
+    solve(pos, table_bits=12, max_table_bits=24)         # the same setting written out
+    assert search._local.searcher is first
+    solve(pos, table_bits=13, max_table_bits=14)
+    second = search._local.searcher
+    assert second is not first and (second.initial_tt_bits, second.max_tt_bits) == (13, 14)
+    assert [v for v in vars(search._local).values() if isinstance(v, Searcher)] == [second]
+    solve(pos)                                          # back to the default
+    assert search._local.searcher.initial_tt_bits == 20
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
+def test_a_growing_table_stays_within_its_bound():
+    """On Linux the main table grows in place (mremap): the old and the new table never
+    exist side by side, so the process's peak memory is the bound, not the bound plus the
+    old table (68 MiB of tables peaked at 84 MiB)."""
+    script = (
+        "from solver import Searcher\n"
+        "def kib(k): return int([l for l in open('/proc/self/status')"
+        " if l.startswith(k)][0].split()[1])\n"
+        "base = kib('VmRSS')\n"
+        "s = Searcher(18, max_tt_bits=22)\n"
+        "assert s.grow_table() and s.tt_bits == 20 and s.grow_table() and s.tt_bits == 22\n"
+        "print(s.table_bytes // 1024, kib('VmHWM') - base)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=cli_env(), cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    table_kib, peak_kib = map(int, out.stdout.split())
+    assert table_kib == (2**22 + 2**18) * 16 // 1024
+    assert peak_kib < table_kib + 8 * 1024, (table_kib, peak_kib)
 
 
 def test_table_sizes_may_be_numpy_integers():
