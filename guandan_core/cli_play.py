@@ -48,6 +48,7 @@ from .cards import (CardError, LevelError, format_card, format_rank, is_whole, p
                     parse_cards, parse_level)
 from .cli import whole_number_type
 from .jsontext import parse_json, read_text
+from .usertext import one_line
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
 from .moves import Move, MoveError
@@ -216,7 +217,7 @@ def cmd_play(args) -> int:
         if first_leader != "random":
             rules = rules.replace(first_leader=first_leader)
     except ValueError as exc:
-        print(f"guandan play: error: {exc}", file=sys.stderr)
+        print(f"guandan play: error: {one_line(exc)}", file=sys.stderr)
         return 2
     out = sys.stdout
     if args.json:
@@ -600,10 +601,10 @@ def cmd_replay(args) -> int:
         lines = read_text(args.file).splitlines()
         summary = check_log(lines, rules)
     except ReplayError as exc:
-        print(f"invalid: {exc}")
+        print(f"invalid: {one_line(exc)}")
         return 1
     except (OSError, ValueError, RulesError) as exc:
-        print(f"guandan replay: error: {exc}", file=sys.stderr)
+        print(f"guandan replay: error: {one_line(exc)}", file=sys.stderr)
         return 2
     print(summary)
     return 0
@@ -618,7 +619,7 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (ValueError, OSError) as exc:
-        print(f"guandan {args.command}: error: {exc}", file=sys.stderr)
+        print(f"guandan {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
 
 

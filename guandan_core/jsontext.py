@@ -23,20 +23,29 @@ def read_text(path: str) -> str:
         if path == "-":
             if sys.stdin is None:
                 raise ValueError("'-': there is no standard input (it is closed)")
-            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            data = _read_capped(sys.stdin.buffer, path)
         else:
             with open(path, "rb") as stream:
-                data = stream.read(MAX_INPUT_BYTES + 1)
+                data = _read_capped(stream, path)
     except OSError as exc:
         raise ValueError(f"cannot read {path!r}: {exc.strerror or exc}") from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise ValueError(f"{path!r} holds more than {MAX_INPUT_BYTES >> 20} MiB: not a file "
-                         "this command reads")
     try:
         return data.decode("utf-8-sig")     # a byte-order mark, as some editors write, is read
     except UnicodeDecodeError as exc:
         raise ValueError(f"{path!r} is not UTF-8 text (byte {data[exc.start]:#04x} at "
                          f"offset {exc.start})") from None
+
+
+def _read_capped(stream, path: str) -> bytes:
+    # in pieces: read(MAX_INPUT_BYTES + 1) would set aside that much memory for any file
+    chunks, size = [], 0
+    while chunk := stream.read(1 << 20):
+        size += len(chunk)
+        if size > MAX_INPUT_BYTES:
+            raise ValueError(f"{path!r} holds more than {MAX_INPUT_BYTES >> 20} MiB: not a "
+                             "file this command reads")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def parse_json(text):

@@ -235,7 +235,8 @@ class Position:
             raise PositionError(str(exc)) from None
         self._set_rules(rules)
         # a sequence, so that the seats have an order (a set or a dict's keys have none)
-        if not isinstance(hands, (list, tuple, np.ndarray)):
+        if not isinstance(hands, (list, tuple, np.ndarray)) \
+                or getattr(hands, "ndim", 1) == 0:
             raise PositionError(f"hands: a list of 4 hands, not {quoted(hands)}")
         if len(hands) != 4:
             raise PositionError(f"a position has 4 hands, not {len(hands)}")
@@ -254,7 +255,8 @@ class Position:
                 raise PositionError(f"hand of seat {seat}: {exc}") from None
             counts.append(bytearray(hand.counts.tobytes()))
         self._set_counts(counts)
-        if not isinstance(finished, (list, tuple, np.ndarray)):
+        if not isinstance(finished, (list, tuple, np.ndarray)) \
+                or getattr(finished, "ndim", 1) == 0:
             raise PositionError(f"finished: a list of seats in the order they went out, "
                                 f"not {quoted(finished)}")
         for s in finished:

@@ -226,15 +226,20 @@ class EngineProtocol:
                     line = stdin.readline(MAX_LINE + 1)
                     if not line:
                         break
-                    if len(line) > MAX_LINE and not line.endswith("\n"):
-                        # skipped to its end unread (a stream with no line breaks, such as
-                        # /dev/zero, would otherwise be read until memory runs out)
-                        while (rest := stdin.readline(MAX_LINE)) and not rest.endswith("\n"):
-                            pass
-                        lines.put((line[:100], _TOO_LONG, None))
-                        continue
+                    too_long = len(line) > MAX_LINE and not line.endswith("\n")
                     if first:           # a byte order mark some editors and tools write
                         line, first = line.removeprefix("\ufeff"), False
+                    if too_long:
+                        # skipped to its end unread (a stream with no line breaks, such as
+                        # /dev/zero, would otherwise be read until memory runs out); a
+                        # comment or a blank line gets no reply, however long
+                        head, blank = _stripped(line[:100]), not _stripped(line)
+                        while (rest := stdin.readline(MAX_LINE)) and not rest.endswith("\n"):
+                            blank = blank and not _stripped(rest)
+                        blank = blank and not _stripped(rest)
+                        if not blank and not head.startswith("#"):
+                            lines.put((head, _TOO_LONG, None))
+                        continue
                     (name, args), stop = _command_of(line), None
                     # `stop x` and `quit x` are refused when handled: they do nothing. A
                     # `quit` does not stop the solves before it: a command file ending in

@@ -50,7 +50,7 @@ def one_line(text, limit: int = MAX_MESSAGE) -> str:
     if not words.isprintable():
         words = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
     if len(words) > limit:
-        keep = (limit - 40) // 2
+        keep = max(limit // 2 - 20, 10)
         words = f"{words[:keep]} ... ({len(words) - 2 * keep:,} characters left out) ... " \
                 f"{words[-keep:]}"
     return words

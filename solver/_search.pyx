@@ -507,7 +507,6 @@ MIN_TT_BITS = 4
 MAX_TT_BITS = 30
 
 
-@cython.final
 cdef void _check_record(const uint8_t[::1] record, gd_move_t* m) except *:
     """Copy a move record given from Python into ``m``, refusing one the search would read
     out of bounds with (a ValueError): the wrong size, more than 10 cards, a kind over 53."""
@@ -520,6 +519,7 @@ cdef void _check_record(const uint8_t[::1] record, gd_move_t* m) except *:
                          f"({m.ncards} cards)")
 
 
+@cython.final
 cdef class Searcher:
     """The search state: one position, a transposition table and a move arena.
 
@@ -744,7 +744,8 @@ cdef class Searcher:
         if t == NULL:
             self.grow_at = INT64_MAX        # no memory for it: go on with this table
             return
-        # (entries >= 4 * old >= old + near: the small table's two places do not overlap)
+        # (entries >= 2 * old >= old + near, the small table being no larger than the
+        # main one: its two places do not overlap)
         memcpy(t + entries, t + old, near * sizeof(tt_entry_t))
         memset(t + old, 0, near * sizeof(tt_entry_t))
         for i in range(old):
@@ -847,8 +848,8 @@ cdef class Searcher:
         if not 0 <= level <= 12 or not 0 <= to_move <= 3 or not -1 <= owner <= 3:
             raise ValueError(f"level 0..12, to_move 0..3 and owner -1..3, not {level}, "
                              f"{to_move}, {owner}")
-        if len(finished) > 4 or any(not isinstance(s, int) or not 0 <= s <= 3
-                                    for s in finished):
+        if len(finished) > 4 or any(isinstance(s, bool) or not isinstance(s, numbers.Integral)
+                                    or not 0 <= s <= 3 for s in finished):
             raise ValueError(f"finished: at most 4 seats 0..3, not {finished!r}")
         cdef gd_move_t table_move
         if table_record is not None:

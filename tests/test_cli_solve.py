@@ -303,6 +303,15 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
     # an input without end is refused after 256 MiB, not read until memory runs out
     if os.path.exists("/dev/zero"):
         assert_one_line_error(run_cli(["solve", "/dev/zero"]), "more than 256 MiB")
+    if os.path.exists("/proc/self/status"):
+        # ... and a small file does not set aside those 256 MiB (read(256 MiB) did)
+        script = ("from guandan_core.jsontext import read_text\n"
+                  "def peak(): return int([l for l in open('/proc/self/status')"
+                  " if l.startswith('VmPeak')][0].split()[1])\n"
+                  "before = peak(); read_text('README.md'); print(peak() - before)\n")
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True,
+                              text=True, cwd=ROOT, env=cli_env(), timeout=60)
+        assert proc.returncode == 0 and int(proc.stdout) < 64 * 1024, proc
     # a long bad value is shortened on the one line
     (tmp_path / "long.json").write_text(json.dumps(dict(EXAMPLE_POSITION, level="Q" * 10**6)))
     proc = run_cli(["solve", str(tmp_path / "long.json")])

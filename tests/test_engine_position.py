@@ -7,6 +7,7 @@ import os
 import pickle
 import re
 
+import numpy as np
 import pytest
 
 from guandan_core import Hand, Move, Rules, classify
@@ -189,10 +190,11 @@ def test_sec7_constructor_checks_what_from_json_checks():
         Position("7", hands, finished=[2], to_move=0, table=single)
     # seats have an order: a set or a dict's keys were read as hands or as finished
     four = [["S3"], ["S4"], ["S5"], ["S6"]]
-    for bogus in ({"S3": 1, "S4": 1, "S5": 1, "S6": 1}, None, (h for h in four), "S3 S4"):
+    for bogus in ({"S3": 1, "S4": 1, "S5": 1, "S6": 1}, None, (h for h in four), "S3 S4",
+                  np.array(5)):
         with pytest.raises(PositionError, match="hands: a list of 4 hands"):
             Position("7", bogus)
-    for finished in ({2}, None, 2, {2: 0}):
+    for finished in ({2}, None, 2, {2: 0}, np.array(2)):
         with pytest.raises(PositionError, match="finished: a list of seats"):
             Position("7", [["S3"], ["S4"], [], ["S6"]], finished=finished)
     with pytest.raises(PositionError, match="hand of seat 1: .*not 1"):

@@ -484,6 +484,16 @@ def test_an_over_long_line_is_refused_and_skipped(monkeypatch):
         "=2 guandan-core\n\n"
         "? unknown command '" + "z" * 999 + "' (see list_commands)\n\n"
         "=3 guandan-core\n\n")
+    # a comment or a blank line gets no reply however long; a BOM is not the line's id;
+    # a last line of exactly MAX_LINE characters without a line break is read
+    script = ("\ufeff4 " + "x" * 2000 + "\n# " + "c" * 3000 + "\n" + " \t" * 2000 + "\n"
+              + "5 name\n6 frob" + "x" * 994)     # 1,000 characters
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    assert out.getvalue() == (
+        "?4 line too long: more than 1,000 characters (skipped to its end)\n\n"
+        "=5 guandan-core\n\n"
+        "?6 unknown command 'frob" + "x" * 994 + "' (see list_commands)\n\n")
 
 
 def test_a_refused_quit_does_not_end_the_session():
