@@ -282,7 +282,9 @@ cdef extern from *:
     #include <stdlib.h>
     #include <string.h>
     #if defined(__linux__)
+    #include <stdint.h>
     #include <sys/mman.h>
+    #include <unistd.h>
     #endif
     /* Tables: zeroed memory. On Linux they are mappings of their own, so that a table
        grows in place (mremap moves pages, it copies nothing: the old and the new table
@@ -296,9 +298,26 @@ cdef extern from *:
         madvise(p, bytes, MADV_HUGEPAGE);
     #endif
     }
+    #define GD_HUGE ((size_t) 1 << 21)
+    /* an address range of `bytes` starting on a 2 MiB boundary, mapped with `prot`
+       (kernels before 6.7 do not align large mappings themselves, and a table that does
+       not start on a boundary keeps its first and last 2 MiB on small pages) */
+    static void* gd_map_aligned(size_t bytes, int prot) {
+        char* raw = (char*) mmap(NULL, bytes + GD_HUGE, prot, MAP_PRIVATE | MAP_ANONYMOUS,
+                                 -1, 0);
+        if (raw == (char*) MAP_FAILED)
+            return NULL;
+        char* p = (char*) (((uintptr_t) raw + GD_HUGE - 1) & ~(uintptr_t) (GD_HUGE - 1));
+        size_t page = (size_t) sysconf(_SC_PAGESIZE);
+        size_t span = (bytes + page - 1) / page * page;     /* what stays mapped */
+        if (p > raw)
+            munmap(raw, (size_t) (p - raw));
+        munmap(p + span, (size_t) (raw + GD_HUGE - p));    /* (the mapping was span + 2 MiB) */
+        return p;
+    }
     static void* gd_table_alloc(size_t bytes) {
-        void* p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
+        void* p = gd_map_aligned(bytes, PROT_READ | PROT_WRITE);
+        if (p == NULL)
             return NULL;
         gd_table_advise(p, bytes);
         memset(p, 0, bytes);    /* its pages now, not one fault at a time in the search:
@@ -312,9 +331,15 @@ cdef extern from *:
     static void gd_table_clear(void* p, size_t bytes) { memset(p, 0, bytes); }
     /* the first old_bytes kept, the rest zero; NULL (p untouched) when there is no memory */
     static void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) {
-        void* q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
-        if (q == MAP_FAILED)
+        /* moved onto an aligned reservation, which it replaces */
+        void* target = gd_map_aligned(new_bytes, PROT_NONE);
+        if (target == NULL)
             return NULL;
+        void* q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+        if (q == MAP_FAILED) {
+            munmap(target, new_bytes);
+            return NULL;
+        }
         gd_table_advise(q, new_bytes);
         memset((char*) q + old_bytes, 0, new_bytes - old_bytes);   /* (zero already) */
         return q;
