@@ -23,6 +23,8 @@ from __future__ import annotations
 import numbers
 from typing import Iterable
 
+from .usertext import quoted
+
 __all__ = [
     "RANKS", "SUITS", "NUM_KINDS", "SMALL_JOKER", "BIG_JOKER",
     "CardError", "LevelError",
@@ -51,20 +53,6 @@ class LevelError(ValueError):
     """A level that is not a rank from 2 to A."""
 
 
-def quoted(value, limit: int = 120) -> str:
-    """``repr(value)`` for an error message, its middle left out past ``limit`` characters
-    (a bad value can be megabytes long; the message stays one readable line).
-
-    >>> quoted("S3"), quoted("x" * 1000, 20)
-    ("'S3'", "'xxxxxx...xxxxxx' (1,002 characters)")
-    """
-    text = repr(value)
-    if len(text) <= limit:
-        return text
-    keep = max(limit - 6, 2) // 2
-    return f"{text[:keep]}...{text[-keep:]} ({len(text):,} characters)"
-
-
 def _parse_rank(text: str) -> int:
     if text == "10":
         return 8
@@ -84,13 +72,12 @@ def parse_card(text: str) -> int:
     """
     if not isinstance(text, str):
         raise CardError(f"not a card: {quoted(text)}")
-    token = text
-    upper = token.translate(_ASCII_UPPER)
+    upper = text.translate(_ASCII_UPPER)
     if upper in _JOKER_ALIASES:
         return _JOKER_ALIASES[upper]
-    if len(token) >= 2:
+    if len(text) >= 2:
         # suit first (platform: "H7", "S10") or rank first ("7♥", "10s")
-        for suit_text, rank_text in ((token[0], token[1:]), (token[-1], token[:-1])):
+        for suit_text, rank_text in ((text[0], text[1:]), (text[-1], text[:-1])):
             suit = _SUIT_ALIASES.get(suit_text.translate(_ASCII_UPPER))
             if suit is None:
                 continue

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 
 from . import __version__
@@ -17,7 +16,7 @@ from .cards import CardError, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
-from .usertext import one_line
+from .usertext import one_line, read_count
 
 EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
                 "SA HA CA CA")
@@ -103,10 +102,10 @@ def whole_number_type(description: str, low: int, high: int):
     (``int()`` would also read "+5", "1_0" and digits of other scripts), else a usage
     error "DESCRIPTION, not 'TEXT'"."""
     def parse(text: str) -> int:
-        if not (re.fullmatch(r"[0-9]+", text) and len(text) <= len(str(high))
-                and low <= int(text) <= high):
+        value = read_count(text, digits=len(str(high)))
+        if value is None or not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{description}, not {text!r}")
-        return int(text)
+        return value
     return parse
 
 

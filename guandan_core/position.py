@@ -38,9 +38,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, is_whole,
-                    parse_card, parse_level, quoted)
+                    parse_card, parse_level)
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
+from .usertext import quoted
 from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, is_reading
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
@@ -62,6 +63,12 @@ class IllegalMoveError(ValueError):
 
 class GameOverError(IllegalMoveError):
     """A move asked for after the hand is over."""
+
+
+def _is_sequence(value) -> bool:
+    # what the constructor takes for hands and finished: the seats need an order, which a
+    # set, a dict's keys or a 0-d array does not give
+    return isinstance(value, (list, tuple, np.ndarray)) and getattr(value, "ndim", 1) != 0
 
 
 def _describe(move) -> str:
@@ -234,9 +241,7 @@ class Position:
         except LevelError as exc:
             raise PositionError(str(exc)) from None
         self._set_rules(rules)
-        # a sequence, so that the seats have an order (a set or a dict's keys have none)
-        if not isinstance(hands, (list, tuple, np.ndarray)) \
-                or getattr(hands, "ndim", 1) == 0:
+        if not _is_sequence(hands):
             raise PositionError(f"hands: a list of 4 hands, not {quoted(hands)}")
         if len(hands) != 4:
             raise PositionError(f"a position has 4 hands, not {len(hands)}")
@@ -255,8 +260,7 @@ class Position:
                 raise PositionError(f"hand of seat {seat}: {exc}") from None
             counts.append(bytearray(hand.counts.tobytes()))
         self._set_counts(counts)
-        if not isinstance(finished, (list, tuple, np.ndarray)) \
-                or getattr(finished, "ndim", 1) == 0:
+        if not _is_sequence(finished):
             raise PositionError(f"finished: a list of seats in the order they went out, "
                                 f"not {quoted(finished)}")
         for s in finished:

@@ -233,10 +233,12 @@ class EngineProtocol:
                         # skipped to its end unread (a stream with no line breaks, such as
                         # /dev/zero, would otherwise be read until memory runs out); a
                         # comment or a blank line gets no reply, however long
-                        head, blank = _stripped(line[:100]), not _stripped(line)
-                        while (rest := stdin.readline(MAX_LINE)) and not rest.endswith("\n"):
+                        head, blank, rest = _stripped(line[:100]), True, line
+                        while rest:
                             blank = blank and not _stripped(rest)
-                        blank = blank and not _stripped(rest)
+                            if rest.endswith("\n"):
+                                break
+                            rest = stdin.readline(MAX_LINE)
                         if not blank and not head.startswith("#"):
                             lines.put((head, _TOO_LONG, None))
                         continue
@@ -445,6 +447,9 @@ class EngineProtocol:
         state = {"value_sent": False}
 
         def send_value(lower, upper, nodes, elapsed):
+            # once, before the best move's and the moves' lines
+            if state["value_sent"]:
+                return
             exact = lower == upper
             info(_info(("value", lower if exact else None), ("exact", exact),
                        ("lower", lower), ("upper", upper), ("nodes", nodes),
@@ -460,16 +465,15 @@ class EngineProtocol:
                 info(_info(("bound", None), ("lower", event["lower"]),
                            ("upper", event["upper"]), ("nodes", event["nodes"]),
                            ("time", elapsed)))
-            elif stage == "best":
-                lower, upper = state.get("bounds", (-3, 3))
-                send_value(lower, upper, event["nodes"], elapsed)
+                return
+            # the best move or a move's score: the value search is over (in threshold mode
+            # with V out of reach there is no best move, and the moves come first)
+            send_value(*state.get("bounds", (-3, 3)), event["nodes"], elapsed)
+            if stage == "best":
                 info(_info(("best", event["move"].to_platform()),
                            ("pv", [[seat, m.to_platform()] for seat, m in event["pv"]]),
                            ("nodes", event["nodes"]), ("time", elapsed)))
             elif stage == "move":
-                if not state["value_sent"]:     # threshold mode, V out of reach: no best
-                    lower, upper = state.get("bounds", (-3, 3))
-                    send_value(lower, upper, event["nodes"], elapsed)
                 pairs = [("move", event["move"].to_platform()), ("value", event["value"])]
                 if "reaches" in event:
                     pairs.append(("reaches", event["reaches"]))
@@ -481,9 +485,8 @@ class EngineProtocol:
         result = solve(pos, all_moves=all_moves, time_limit=time_limit,
                        node_limit=node_limit, on_info=on_info, at_least=at_least,
                        stop=self._stop)
-        if not state["value_sent"]:
-            send_value(result.lower, result.upper, result.nodes,
-                       round(time.perf_counter() - start, 6))
+        send_value(result.lower, result.upper, result.nodes,
+                   round(time.perf_counter() - start, 6))
         if all_moves:
             scored = sum(1 for m in result.moves
                          if m.value is not None or m.reaches is not None)

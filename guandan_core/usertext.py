@@ -14,17 +14,19 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["read_count", "read_seconds", "one_line"]
+__all__ = ["read_count", "read_seconds", "quoted", "one_line"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
 
-_COUNT_RE = re.compile(r"[0-9]{1,18}\Z")    # int() refuses over 4,300 digits in its own words
+_DIGITS_RE = re.compile(r"[0-9]+\Z")    # (int() refuses over 4,300 digits in its own words)
 _SECONDS_RE = re.compile(r"(?:[0-9]{1,18}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?\Z")
 
 
-def read_count(text: str) -> int | None:
-    """A whole number of at most 18 ASCII digits, else None."""
-    return int(text) if _COUNT_RE.match(text) else None
+def read_count(text: str, digits: int = 18) -> int | None:
+    """A whole number of at most ``digits`` ASCII digits, else None."""
+    if len(text) > digits or not _DIGITS_RE.match(text):
+        return None
+    return int(text)
 
 
 def read_seconds(text: str) -> float | None:
@@ -33,6 +35,23 @@ def read_seconds(text: str) -> float | None:
         return None
     value = float(text)
     return value if value < float("inf") else None
+
+
+def _elided(text: str, limit: int) -> str:
+    # the text, or its start and end with how long it was: a bad value can be megabytes
+    if len(text) <= limit:
+        return text
+    keep = max(limit // 2 - 16, 2)
+    return f"{text[:keep]}...{text[-keep:]} ({len(text):,} characters)"
+
+
+def quoted(value, limit: int = 120) -> str:
+    """``repr(value)`` for an error message, its middle left out past ``limit`` characters.
+
+    >>> quoted("S3"), quoted("x" * 1000, 40)
+    ("'S3'", "'xxx...xxx' (1,002 characters)")
+    """
+    return _elided(repr(value), limit)
 
 
 def one_line(text, limit: int = MAX_MESSAGE) -> str:
@@ -44,13 +63,9 @@ def one_line(text, limit: int = MAX_MESSAGE) -> str:
     >>> one_line("unknown card 'X'\n  in hand 2\x00")
     "unknown card 'X' in hand 2\\x00"
     >>> one_line("x" * 100, limit=60)
-    'xxxxxxxxxx ... (80 characters left out) ... xxxxxxxxxx'
+    'xxxxxxxxxxxxxx...xxxxxxxxxxxxxx (100 characters)'
     """
     words = " ".join(str(text).split()) or "error"
     if not words.isprintable():
         words = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
-    if len(words) > limit:
-        keep = max(limit // 2 - 20, 10)
-        words = f"{words[:keep]} ... ({len(words) - 2 * keep:,} characters left out) ... " \
-                f"{words[-keep:]}"
-    return words
+    return _elided(words, limit)

@@ -328,7 +328,6 @@ cdef extern from *:
         if (p != NULL)
             munmap(p, bytes);
     }
-    static void gd_table_clear(void* p, size_t bytes) { memset(p, 0, bytes); }
     /* the first old_bytes kept, the rest zero; NULL (p untouched) when there is no memory */
     static void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) {
         /* moved onto an aligned reservation, which it replaces */
@@ -347,7 +346,6 @@ cdef extern from *:
     #else
     static void* gd_table_alloc(size_t bytes) { return calloc(1, bytes); }
     static void gd_table_free(void* p, size_t bytes) { (void) bytes; free(p); }
-    static void gd_table_clear(void* p, size_t bytes) { memset(p, 0, bytes); }
     static void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) {
         void* q = calloc(1, new_bytes);
         if (q == NULL)
@@ -364,7 +362,6 @@ cdef extern from *:
     """
     void* gd_table_alloc(size_t nbytes) nogil
     void gd_table_free(void* p, size_t nbytes) nogil
-    void gd_table_clear(void* p, size_t nbytes) nogil
     void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) nogil
     int gd_flag_load(const int* flag) nogil
     void gd_flag_store(int* flag, int v) nogil
@@ -730,7 +727,7 @@ cdef class Searcher:
                 gd_table_free(self.tt, self._table_bytes())
                 self._use_table(small, self.initial_tt_bits)
                 return
-        gd_table_clear(self.tt, self._table_bytes())
+        memset(self.tt, 0, self._table_bytes())
         self._set_grow_at()
 
     def grow_table(self):
