@@ -529,6 +529,11 @@ MIN_TT_BITS = 4
 MAX_TT_BITS = 30
 
 
+def default_max_tt_bits(tt_bits):
+    """The bound a main table of ``2**tt_bits`` entries grows to when none is given."""
+    return max(tt_bits, DEFAULT_MAX_TT_BITS)
+
+
 cdef void _check_record(const uint8_t[::1] record, gd_move_t* m) except *:
     """Copy a move record given from Python into ``m``, refusing one the search would read
     out of bounds with (a ValueError): the wrong size, more than 10 cards, a kind over 53."""
@@ -624,7 +629,7 @@ cdef class Searcher:
                              f"not {tt_bits!r}")
         tt_bits = int(tt_bits)
         if max_tt_bits is None:
-            max_tt_bits = max(tt_bits, DEFAULT_MAX_TT_BITS)
+            max_tt_bits = default_max_tt_bits(tt_bits)
         if isinstance(max_tt_bits, bool) or not isinstance(max_tt_bits, numbers.Integral) \
                 or not tt_bits <= max_tt_bits <= MAX_TT_BITS:
             raise ValueError(f"max_tt_bits must be tt_bits ({tt_bits}) to {MAX_TT_BITS}, "

@@ -21,7 +21,8 @@ import numpy as np
 from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import OUTCOMES, Position
 
-from ._search import DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher
+from ._search import (DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher,
+                      default_max_tt_bits)
 
 __all__ = ["solve", "probe", "clear_tables", "Stop", "SolveResult", "MoveScore", "Searcher",
            "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
@@ -41,7 +42,7 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
     # table's memory bound (one searcher per size setting kept them all, for good)
     _check_table_sizes(table_bits, max_table_bits)
     table_bits = int(table_bits)
-    max_bits = max(table_bits, DEFAULT_MAX_TABLE_BITS) if max_table_bits is None \
+    max_bits = default_max_tt_bits(table_bits) if max_table_bits is None \
         else int(max_table_bits)
     s = getattr(_local, "searcher", None)
     if s is not None and s.busy:
