@@ -54,7 +54,7 @@ def pytest_report_header(config):
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if config.get_verbosity() < 0:  # -q hides the header; say it here instead
+    if config.getoption("verbose") < 0:  # -q hides the header; say it here instead
         for name, path in _loaded.items():
             terminalreporter.write_line(f"guandan build: {name} -> {path}")
 

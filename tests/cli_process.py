@@ -17,7 +17,9 @@ PACKAGES = Path(guandan_core.__file__).resolve().parent.parent
 def cli_env(drop: tuple[str, ...] = (), **extra: str) -> dict:
     """The environment for a command-line subprocess: the packages' directory first on the
     import path, the current directory kept off it (Python 3.11+), variables in ``drop``
-    removed and ``extra`` set."""
+    removed and ``extra`` set. Run such subprocesses in ``PACKAGES``: Python 3.10 ignores
+    ``PYTHONSAFEPATH`` and puts the current directory first, where a CMake build's tests
+    would otherwise import the checkout's unbuilt packages."""
     env = dict(os.environ, PYTHONSAFEPATH="1",
                PYTHONPATH=str(PACKAGES) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     for name in drop:
@@ -29,7 +31,7 @@ def cli_env(drop: tuple[str, ...] = (), **extra: str) -> dict:
 def run_cli(args, stdin=None):
     """``guandan ARGS`` with ``stdin`` as its input; the finished process, output as text."""
     return subprocess.run([sys.executable, "-m", "guandan_core.cli", *args], input=stdin,
-                          capture_output=True, text=True, cwd=ROOT, env=cli_env(), timeout=120)
+                          capture_output=True, text=True, cwd=PACKAGES, env=cli_env(), timeout=120)
 
 
 def assert_one_line_error(proc, message: str) -> None:

@@ -24,7 +24,7 @@ from guandan_core.analysis import (analyze, best_split, control, list_bombs, spl
 from guandan_core.cards import format_card, parse_level
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cli_process import ROOT, cli_env  # noqa: E402
+from cli_process import PACKAGES, ROOT, cli_env  # noqa: E402
 from reference_split import reference_best, reference_best_lowest_first  # noqa: E402
 
 HANDS_WILD = ROOT / "tests" / "data" / "hands_wild.json"
@@ -93,7 +93,7 @@ def strs(moves):
 
 def run_cli(*args, env_extra=None, **kwargs):
     return subprocess.run([sys.executable, "-m", "guandan_core.cli", "analyze", *args],
-                          cwd=ROOT, env=cli_env(drop=("NO_COLOR",), **(env_extra or {})), capture_output=True, text=True, timeout=120,
+                          cwd=PACKAGES, env=cli_env(drop=("NO_COLOR",), **(env_extra or {})), capture_output=True, text=True, timeout=120,
                           **kwargs)
 
 
@@ -479,7 +479,7 @@ def _run_in_pty(env_extra):
     try:
         proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "analyze",
                                  "S9 C9 D9 H7 H7 SB SB HR", "--level", "7"],
-                                cwd=ROOT, env=cli_env(drop=("NO_COLOR",), **env_extra), stdout=slave, stderr=subprocess.PIPE)
+                                cwd=PACKAGES, env=cli_env(drop=("NO_COLOR",), **env_extra), stdout=slave, stderr=subprocess.PIPE)
         os.close(slave)
         slave = None
         chunks = []

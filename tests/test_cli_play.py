@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from cli_process import ROOT, cli_env
+from cli_process import PACKAGES, cli_env
 from guandan_core import cli_play
 from guandan_core.match import Match, MatchRules
 
@@ -378,14 +378,14 @@ def test_cli_subprocess(tmp_path):
     env = cli_env()
     res = subprocess.run([sys.executable, "-m", module, "play", "--players",
                           "greedy,random,greedy,random", "--hands", "3", "--seed", "2",
-                          "--json"], capture_output=True, text=True, cwd=ROOT, env=env)
+                          "--json"], capture_output=True, text=True, cwd=PACKAGES, env=env)
     assert res.returncode == 0 and res.stderr == ""
     path = tmp_path / "log.jsonl"
     path.write_text(res.stdout)
     res = subprocess.run([sys.executable, "-m", module, "replay", str(path)],
-                         capture_output=True, text=True, cwd=ROOT, env=env)
+                         capture_output=True, text=True, cwd=PACKAGES, env=env)
     assert res.returncode == 0 and res.stdout.startswith("valid")
     res = subprocess.run([sys.executable, "-m", module, "replay", str(tmp_path / "no")],
-                         capture_output=True, text=True, cwd=ROOT, env=env)
+                         capture_output=True, text=True, cwd=PACKAGES, env=env)
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cli_process import ROOT, assert_one_line_error, cli_env, run_cli
+from cli_process import PACKAGES, ROOT, assert_one_line_error, cli_env, run_cli
 from guandan_core.cli import main
 from guandan_core.cli_solve import EXAMPLE_POSITION
 
@@ -162,7 +162,7 @@ def test_position_files_are_utf8_text_named_when_not(tmp_path):
                                      ["engine"]])
 def test_closed_output_is_one_line_and_status_2(command):
     proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *command],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=PACKAGES,
                           env=cli_env(), timeout=120, input=b"",
                           preexec_fn=lambda: os.close(1))
     assert proc.returncode == 2
@@ -175,7 +175,7 @@ def test_closed_input():
     for command, code, err in ((["solve", "-"], 2, "guandan solve: error: '-': there is no "
                                 "standard input (it is closed)\n"), (["engine"], 0, "")):
         proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *command],
-                              stdin=subprocess.DEVNULL, capture_output=True, cwd=ROOT,
+                              stdin=subprocess.DEVNULL, capture_output=True, cwd=PACKAGES,
                               env=cli_env(), timeout=120, preexec_fn=lambda: os.close(0))
         assert (proc.returncode, proc.stdout, proc.stderr.decode()) == (code, b"", err)
 
@@ -187,7 +187,7 @@ def test_output_cut_short_by_the_reader_is_not_an_error():
     os.close(read_end)
     try:
         proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "solve", "--example"],
-                              stdout=write_end, stderr=subprocess.PIPE, cwd=ROOT, env=cli_env(),
+                              stdout=write_end, stderr=subprocess.PIPE, cwd=PACKAGES, env=cli_env(),
                               timeout=120)
     finally:
         os.close(write_end)
@@ -217,7 +217,7 @@ def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
     # a child inherits an ignored signal
     proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "solve", str(path)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=ROOT, env=cli_env(),
+                            cwd=PACKAGES, env=cli_env(),
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # searching for sure: more CPU time than starting up takes
@@ -308,9 +308,9 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
         script = ("from guandan_core.jsontext import read_text\n"
                   "def peak(): return int([l for l in open('/proc/self/status')"
                   " if l.startswith('VmPeak')][0].split()[1])\n"
-                  "before = peak(); read_text('README.md'); print(peak() - before)\n")
+                  f"before = peak(); read_text({str(ROOT / 'README.md')!r}); print(peak() - before)\n")
         proc = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                              text=True, cwd=ROOT, env=cli_env(), timeout=60)
+                              text=True, cwd=PACKAGES, env=cli_env(), timeout=60)
         assert proc.returncode == 0 and int(proc.stdout) < 64 * 1024, proc
     # a long bad value is shortened on the one line
     (tmp_path / "long.json").write_text(json.dumps(dict(EXAMPLE_POSITION, level="Q" * 10**6)))

@@ -32,13 +32,13 @@ def test_numba_is_an_extra_that_only_the_batch_layer_imports():
     code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n"
                                                for m in modules) + \
         "print('numba' in sys.modules)"
-    done = _python(code, ROOT)
+    done = _python(code, PACKAGES)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
 
 
 def test_batch_without_numba_says_how_to_get_it():
-    done = _python("import sys; sys.modules['numba'] = None; import guandan_core.batch", ROOT)
+    done = _python("import sys; sys.modules['numba'] = None; import guandan_core.batch", PACKAGES)
     assert done.returncode == 1
     assert "guandan_core.batch needs numba: pip install 'guandan-core[batch]'" in done.stderr
 

@@ -12,7 +12,7 @@ import threading
 import pytest
 
 import guandan_core
-from cli_process import ROOT, cli_env
+from cli_process import PACKAGES, ROOT, cli_env
 from guandan_core.position import Position
 from guandan_core import protocol
 from guandan_core.protocol import EngineProtocol
@@ -526,7 +526,7 @@ class Engine:
 
     def __init__(self, *args):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=ROOT, env=cli_env(),
+            [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=PACKAGES, env=cli_env(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -760,6 +760,6 @@ def test_subprocess_eof_exits_zero():
 
 def test_subprocess_unknown_rules_is_a_usage_error():
     r = subprocess.run([sys.executable, "-m", "guandan_core.cli", "engine", "--rules", "x"],
-                       cwd=ROOT, env=cli_env(), input=b"", capture_output=True, timeout=30)
+                       cwd=PACKAGES, env=cli_env(), input=b"", capture_output=True, timeout=30)
     assert r.returncode == 2 and b"unknown rules" in r.stderr and b"Traceback" not in r.stderr
     assert r.stdout == b""

@@ -12,7 +12,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from cli_process import ROOT, cli_env
+from cli_process import PACKAGES, cli_env
 from guandan_core import Move
 from guandan_core.position import Position
 from reference_minimax import Budget, minimax, random_position, value_for_mover
@@ -226,7 +226,7 @@ def test_a_growing_table_stays_within_its_bound():
         "assert s.grow_table() and s.tt_bits == 20 and s.grow_table() and s.tt_bits == 22\n"
         "print(s.table_bytes // 1024, kib('VmHWM') - base)\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=cli_env(), cwd=ROOT, timeout=120)
+                         env=cli_env(), cwd=PACKAGES, timeout=120)
     assert out.returncode == 0, out.stderr
     table_kib, peak_kib = map(int, out.stdout.split())
     assert table_kib == (2**22 + 2**18) * 16 // 1024
