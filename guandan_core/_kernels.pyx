@@ -688,7 +688,8 @@ def py_enumerate(const uint8_t[::1] hand, int level, beat, int sf_is_bomb,
     """Fill ``out_bytes`` (a buffer of move records) and return the count or a status."""
     cdef gd_rules_t rules
     cdef const gd_move_t* beat_ptr = NULL
-    cdef int capacity = out_bytes.shape[0] // sizeof(gd_move_t)
+    # (capped, not cut down to an int: a buffer of 2**31 records would wrap)
+    cdef int capacity = <int> min(out_bytes.shape[0] // <Py_ssize_t> sizeof(gd_move_t), 1 << 30)
     cdef int n
     _check_counts(hand, "hand")
     cdef gd_move_t* out = _out_records(out_bytes)
@@ -703,7 +704,7 @@ def py_enumerate(const uint8_t[::1] hand, int level, beat, int sf_is_bomb,
 def py_classify(const uint8_t[::1] cards, int level, int sf_is_bomb, int sf_wild_any_suit,
                 int long_sequences, uint8_t[::1] out_bytes):
     cdef gd_rules_t rules
-    cdef int capacity = out_bytes.shape[0] // sizeof(gd_move_t)
+    cdef int capacity = <int> min(out_bytes.shape[0] // <Py_ssize_t> sizeof(gd_move_t), 1 << 30)
     cdef int n
     _check_counts(cards, "cards")
     cdef gd_move_t* out = _out_records(out_bytes)
