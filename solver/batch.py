@@ -86,7 +86,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         except ValueError as exc:
             raise ValueError(f"position {i}: {exc}") from None
 
-    def one(pos):
+    def one(pos, stop):
         if stop is not None and stop.is_set():
             return None         # stopped before its turn came: not solved
         return solve(pos, all_moves=all_moves, time_limit=time_limit, node_limit=node_limit,
@@ -95,25 +95,48 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
 
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:
+        # (the searches run in this thread: a Ctrl-C reaches them as it reaches solve's)
         for i, pos in enumerate(parsed):
-            results[i] = one(pos)
+            results[i] = one(pos, stop)
             if results[i] is None:
                 break
             if on_result is not None:
                 on_result(i, results[i])
         return results
-    # a pool of long-lived threads: each keeps its searcher and table across its positions
-    with ThreadPoolExecutor(max_workers=min(threads, len(parsed))) as pool:
-        futures = {pool.submit(one, pos): i for i, pos in enumerate(parsed)}
-        try:
-            for future in as_completed(futures):
-                i = futures[future]
-                results[i] = future.result()
-                if on_result is not None and results[i] is not None:
-                    on_result(i, results[i])
-        except BaseException:
-            for future in futures:
-                future.cancel()     # positions not yet started are dropped, not solved
-            raise
+    # the workers' searches answer to a Stop of solve_many's own, which the caller's sets:
+    # leaving early (Ctrl-C, an on_result that raises) ends them at once instead of
+    # waiting for them to finish (with no limit, for minutes)
+    own = Stop()
+    link = _SetsStop(own)
+    if stop is not None:
+        stop._attach(link)
+    try:
+        # a pool of long-lived threads: each keeps its searcher and table across its
+        # positions
+        with ThreadPoolExecutor(max_workers=min(threads, len(parsed))) as pool:
+            futures = {pool.submit(one, pos, own): i for i, pos in enumerate(parsed)}
+            try:
+                for future in as_completed(futures):
+                    i = futures[future]
+                    results[i] = future.result()
+                    if on_result is not None and results[i] is not None:
+                        on_result(i, results[i])
+            except BaseException:
+                for future in futures:
+                    future.cancel()     # positions not yet started are dropped
+                own.set()               # and those running end now
+                raise
+    finally:
+        if stop is not None:
+            stop._detach(link)
     return results
 
+
+class _SetsStop:
+    """Attached to a caller's :class:`Stop` like a searcher: its ``set()`` sets ``stop``."""
+
+    def __init__(self, stop: Stop) -> None:
+        self._stop = stop
+
+    def stop(self) -> None:
+        self._stop.set()

@@ -613,7 +613,7 @@ def _full_deal(seed):
 def test_stop_set_before_a_search_ends_it_at_once_with_the_bounds_it_proved():
     from solver import Stop, clear_tables
     obj = _endgames_4x6(3)[2]
-    full = solve(obj, pv=False)
+    full = solve(obj, pv=False, fresh_tables=True)     # (not what earlier tests left)
     assert full.nodes > 20_000
     stop = Stop()
     stop.set()
@@ -701,6 +701,27 @@ def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
     timer.join()
     assert sorted(seen) == [0, 1] and results[2] is None
     assert all(not r.exact for r in results[:2])
+
+
+def test_leaving_solve_many_early_ends_its_running_searches():
+    """An on_result that raises (or a Ctrl-C) leaves solve_many at once: the positions not
+    started are dropped and the ones running in its worker threads end now. They used to
+    run to their limit first (here 20 s; with none, minutes), and the caller's own Stop is
+    not set by it."""
+    import time
+    from solver import Stop, solve_many
+
+    def fail(i, r):
+        raise RuntimeError(f"position {i} done")
+
+    caller = Stop()
+    start = time.perf_counter()
+    with pytest.raises(RuntimeError, match="position 0 done"):
+        solve_many([_endgames_4x6(1)[0]] + [_full_deal(s) for s in (1, 2, 3)], threads=2,
+                   time_limit=20, on_result=fail, stop=caller)
+    elapsed = time.perf_counter() - start
+    assert elapsed < 5, elapsed
+    assert not caller.is_set()
 
 
 @pytest.mark.parametrize("call", ["solve", "probe", "solve_many"])
