@@ -218,7 +218,7 @@ class SolveResult:
     moves: list                # [MoveScore, ...] with all_moves
     nodes: int
     tt_hits: int
-    seconds: float
+    seconds: float = field(compare=False)   # (two runs of one search are equal results)
     to_move: int
     threshold: int | None = None    # the question of threshold mode (``at_least``)
 

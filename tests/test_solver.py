@@ -774,6 +774,10 @@ def test_positions_and_results_survive_pickling():
     again = pickle.loads(pickle.dumps(pos))
     assert again == pos
     assert pickle.loads(pickle.dumps(result)) == result
+    assert pickle.loads(pickle.dumps(result)).seconds == result.seconds
+    # equal results whatever the time taken: the same search twice compares equal
+    assert solve(pos, all_moves=True, fresh_tables=True) == \
+        solve(pos, all_moves=True, fresh_tables=True)
     assert _answer(solve(again, all_moves=True)) == _answer(result)
 
 
