@@ -46,6 +46,7 @@ __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME",
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 1 << 20          # characters of a command line; a position takes about 1,000
+READ_AHEAD = 64 << 20       # serve(): how much input is read ahead of the running command
 _TOO_LONG = object()        # serve(): the command name of a line over MAX_LINE
 ENGINE_NAME = "guandan-core"
 
@@ -74,11 +75,6 @@ def _stripped(line: str) -> str:
     """An input line without its line break and surrounding blanks, tabs read as spaces.
     Only ASCII blanks: U+00A0 or U+2028 around a word is part of it, not a separator."""
     return line.replace("\t", " ").strip(_BLANKS)
-
-
-def _command_of(line: str) -> tuple[str, str]:
-    """The command word of an input line ("" when there is none) and its arguments."""
-    return _split_command(_stripped(line))[1:]
 
 
 def _new_stop():
@@ -218,31 +214,50 @@ class EngineProtocol:
         lines: queue.SimpleQueue = queue.SimpleQueue()
         lock = threading.Lock()
         unanswered: list = []           # the Stops of the solves read and not yet answered
+        # what the lines read ahead hold, in characters plus a line's own cost in memory:
+        # a client writing while a solve runs waits once it is over READ_AHEAD (they were
+        # kept without bound: 30 MB of short lines took 866 MB)
+        backlog = threading.Condition()
+        held = [0]
+
+        def queue_line(item, cost: int) -> None:
+            with backlog:
+                while held[0] and held[0] + cost > READ_AHEAD:
+                    backlog.wait()
+                held[0] += cost
+            lines.put((item, cost))
 
         def read() -> None:
             first = True
             try:
                 while True:
-                    line = stdin.readline(MAX_LINE + 1)
+                    # room for the line break, \r\n included (a line of MAX_LINE
+                    # characters ended by \r\n was refused)
+                    line = stdin.readline(MAX_LINE + 2)
                     if not line:
                         break
-                    too_long = len(line) > MAX_LINE and not line.endswith("\n")
                     if first:           # a byte order mark some editors and tools write
                         line, first = line.removeprefix("\ufeff"), False
-                    if too_long:
+                    ended = line.endswith("\n")
+                    body = line[:-1] if ended else line
+                    if len(body.removesuffix("\r")) > MAX_LINE:
                         # skipped to its end unread (a stream with no line breaks, such as
                         # /dev/zero, would otherwise be read until memory runs out); a
                         # comment or a blank line gets no reply, however long
-                        head, blank, rest = _stripped(line[:100]), True, line
+                        text, blank, rest = _stripped(line), True, line
                         while rest:
                             blank = blank and not _stripped(rest)
                             if rest.endswith("\n"):
                                 break
                             rest = stdin.readline(MAX_LINE)
-                        if not blank and not head.startswith("#"):
-                            lines.put((head, _TOO_LONG, None))
+                        if not blank and not text.startswith("#"):
+                            queue_line((_split_command(text)[0], _TOO_LONG, None), 64)
                         continue
-                    (name, args), stop = _command_of(line), None
+                    text = _stripped(line)
+                    if not text or text.startswith("#"):
+                        continue        # no reply: nothing to keep
+                    name, args = _split_command(text)[1:]
+                    stop = None
                     # `stop x` and `quit x` are refused when handled: they do nothing. A
                     # `quit` does not stop the solves before it: a command file ending in
                     # quit, read ahead while its first solve runs, is answered whole
@@ -255,7 +270,7 @@ class EngineProtocol:
                             for pending in unanswered:
                                 if pending is not None:
                                     pending.set()
-                    lines.put((line, name, stop))
+                    queue_line((line, name, stop), len(line) + 256)
                     if name == "quit" and not args:
                         break           # lines after quit are not read
             except (OSError, ValueError):
@@ -266,10 +281,13 @@ class EngineProtocol:
         threading.Thread(target=read, name="guandan-engine-input", daemon=True).start()
         try:
             while not self.done:
-                item = lines.get()
-                if item is None:
+                entry = lines.get()
+                if entry is None:
                     break
-                line, name, self._stop = item
+                (line, name, self._stop), cost = entry
+                with backlog:
+                    held[0] -= cost
+                    backlog.notify()
                 try:
                     reply = self.handle(line, emit) if name is not _TOO_LONG \
                         else self._refuse_long_line(line)
@@ -286,10 +304,8 @@ class EngineProtocol:
         return 0
 
     @staticmethod
-    def _refuse_long_line(head: str) -> str:
-        """The reply to a line longer than MAX_LINE characters (``head``: its start, for
-        the id it may carry)."""
-        ident = _split_command(_stripped(head))[0]
+    def _refuse_long_line(ident: str) -> str:
+        """The reply to a line longer than MAX_LINE characters that began with ``ident``."""
         return (f"?{ident} line too long: more than {MAX_LINE:,} characters (skipped to its "
                 f"end)\n\n")
 
@@ -413,7 +429,7 @@ class EngineProtocol:
         all_moves = False
         at_least = None
         seen: set = set()
-        for token in args.split():
+        for token in filter(None, args.split(" ")):    # (a no-break space is no separator)
             key, eq, value = token.partition("=")
             if token == "all" or (eq and key in ("time", "nodes", "at_least")):
                 _once(seen, key, "solve")

@@ -5,6 +5,7 @@ driven through its stdin/stdout."""
 import io
 import json
 import queue
+import re
 import subprocess
 import sys
 import threading
@@ -496,6 +497,67 @@ def test_an_over_long_line_is_refused_and_skipped(monkeypatch):
         "?6 unknown command 'frob" + "x" * 994 + "' (see list_commands)\n\n")
 
 
+def test_line_length_counts_no_line_break(monkeypatch):
+    """MAX_LINE characters are the line's own: a line of exactly MAX_LINE characters ended
+    by \\r\\n is read (the \\r was counted and the line refused), one more is refused; the
+    id of an over-long line is echoed whole, however long."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    long_id = "9" * 150
+    script = ("1 frob" + "x" * 994 + "\r\n" + "2 frob" + "x" * 995 + "\r\n3 name\r\n"
+              + long_id + " name " + "x" * 1000 + "\r\n")
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    assert out.getvalue() == (
+        "?1 unknown command 'frob" + "x" * 994 + "' (see list_commands)\n\n"
+        "?2 line too long: more than 1,000 characters (skipped to its end)\n\n"
+        "=3 guandan-core\n\n"
+        "?" + long_id + " line too long: more than 1,000 characters (skipped to its end)\n\n")
+
+
+def test_solve_options_are_separated_by_spaces_only():
+    """PROTOCOL.md: only spaces and tabs separate words; a no-break space (or U+2028)
+    is part of the word it touches, in solve's options as in every other command."""
+    engine = EngineProtocol()
+    ok(engine.handle(pos_line(LEAD)))
+    for blank in ("\u00a0", "\u2028", "\u3000", "\x0b"):
+        reply = engine.handle("5 solve nodes=5" + blank + "all")
+        assert reply.startswith("?5 solve: nodes must be a whole number"), (blank, reply)
+    last = engine.handle("6 solve nodes=5 \t all").strip().split("\n")[-1]
+    answer = json.loads(last.removeprefix("=6 "))
+    assert answer["nodes"] <= 5 and len(answer["moves"]) == 3
+
+
+class _PacedInput:
+    """stdin for serve(): a first line, then `count` copies of `line`; at each read it
+    notes how many lines were read before it and how many replies were written by then."""
+
+    def __init__(self, first, line, count, out):
+        self.lines = [first + "\n"] + [line + "\n"] * count
+        self.out = out
+        self.reads = []
+
+    def readline(self, size=-1):
+        self.reads.append((len(self.reads), self.out.getvalue().count("\n\n")))
+        return self.lines.pop(0) if self.lines else ""
+
+
+def test_input_read_ahead_of_a_running_command_is_bounded(monkeypatch):
+    """While a solve runs the engine reads on (so that `stop` is seen), but no further than
+    READ_AHEAD: lines were kept without bound, and 30 MB of short lines written during a
+    search took 866 MB. Every line is still answered, in order."""
+    line = "solve time=0.05"
+    held = 10       # lines the bound holds: each costs its characters and 256 more
+    monkeypatch.setattr(protocol, "READ_AHEAD", held * (len(line) + 1 + 256))
+    out = io.StringIO()
+    stdin = _PacedInput(_whole_deal_line(), line, 40, out)
+    assert EngineProtocol().serve(stdin, out) == 0
+    replies = out.getvalue().split("\n\n")[:-1]
+    assert len(replies) == 41 and replies[0].startswith("= to_move 0")
+    assert all(r.split("\n")[-1].startswith("= {") for r in replies[1:])
+    # read but not yet answered: the lines held, and the one being answered
+    assert max(read - answered for read, answered in stdin.reads) <= held + 1
+
+
 def test_a_refused_quit_does_not_end_the_session():
     """`quit x` is answered with `?` and the engine goes on serving: the input reader acts
     on `quit` (and `stop`) only when the command itself is valid."""
@@ -744,6 +806,26 @@ def test_subprocess_a_command_file_ending_in_quit_is_answered_whole():
     assert got["exact"] is True and got["value"] == value_for_mover(pos) == fresh.value
     assert got["nodes"] == fresh.nodes and len(got["moves"]) == len(fresh.moves)
     assert rest.endswith("=12\n\n")
+
+
+def test_the_example_session_is_what_the_engine_writes():
+    """PROTOCOL.md's example session, replayed: the engine's output is the document's,
+    line for line, but for the times (its solve reply had `moves` after `seconds`)."""
+    doc = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
+    block = doc[doc.index("## Example session"):]
+    block = block[block.index("```\n") + 4:]
+    block = block[:block.index("```")].splitlines()
+    script = "".join(line[2:] + "\n" for line in block if line.startswith(">"))
+    e = Engine()
+    e.send(script)
+    code, rest, err = e.finish(timeout=60)
+    assert (code, err) == (0, "")
+
+    def shown(lines):
+        return [re.sub(r'(time |"seconds": )[0-9.e-]+', r"\1T", line) for line in lines
+                if line]
+
+    assert shown(rest.splitlines()) == shown(l for l in block if not l.startswith(">"))
 
 
 def test_subprocess_eof_exits_zero():
