@@ -156,6 +156,35 @@ class Move:
         raise MoveError(f"{' '.join(map(str, cards)) or 'no cards'} is not a {mtype} of "
                         f"rank {rank!r} at level {level!r}")
 
+    def index_in(self, actions, level, rules: Rules | None = None) -> int:
+        """Where this move is in a list of platform actions: the competition platform
+        sends its legal moves as ``actionList`` and takes the answer as
+        ``{"actIndex": i}``, in its own order, which is not :func:`legal_moves`'s. The
+        actions are read at ``level`` under ``rules`` (the platform's are
+        ``Rules.platform()``); a :class:`MoveError` names an action of this move's type
+        and size that cannot be read, or this move when no action is it.
+
+        >>> actions = [["PASS", "PASS", "PASS"], ["Pair", "9", ["D9", "S9"]]]
+        >>> Move.from_platform(["Pair", "9", ["S9", "D9"]], "2").index_in(actions, "2")
+        1
+        """
+        if not isinstance(actions, (list, tuple)):
+            raise TypeError(f"actions must be a list of platform actions, not "
+                            f"{type(actions).__name__}")
+        mine = self.to_platform()
+        for i, triple in enumerate(actions):
+            if isinstance(triple, (list, tuple)) and len(triple) == 3 and \
+                    isinstance(triple[2], (list, tuple)) and \
+                    (triple[0] != mine[0] or len(triple[2]) != len(self)):
+                continue        # another type or size: not this move (and not read)
+            try:
+                action = Move.from_platform(triple, level, rules)
+            except MoveError as exc:
+                raise MoveError(f"action {i}: {exc}") from None
+            if action == self:
+                return i
+        raise MoveError(f"{mine} is not one of the {len(actions)} actions")
+
     @classmethod
     def parse(cls, text: str, level, rules: Rules | None = None) -> "Move":
         """Parse ``str(move)``: ``"Pair 4: H2 C4"`` or ``"PASS"``."""

@@ -55,3 +55,27 @@ def test_sec9_platform_lead_list_reference(actionlist):
     got = ref_legal_moves(_cards.parse_cards(hand), _cards.parse_level(level),
                           sf_is_bomb=True, sf_wild_any_suit=False, long_sequences=False)
     assert got == expected, _diff(got, expected)
+
+
+def test_sec7_a_move_is_answered_by_its_index_in_the_platform_list(actionlist):
+    """RULES 7: the platform takes an answer as an index into its actionList: each of our
+    legal moves has exactly one index there, and the list's order is its own."""
+    hand, level, expected = actionlist
+    with open(DATA) as f:
+        actions = json.load(f)["moves"]
+    rules = Rules.platform()
+    indices = [m.index_in(actions, level, rules)
+               for m in legal_moves(Hand(hand), level, rules=rules)]
+    assert sorted(indices) == list(range(len(actions)))
+    for m, i in zip(legal_moves(Hand(hand), level, rules=rules), indices):
+        assert Move.from_platform(actions[i], level, rules) == m
+    # a move not in the list, an action that cannot be read, a list that is not one
+    pair = Move.from_platform(["Pair", "9", ["D9", "D9"]], level, rules)
+    with pytest.raises(ValueError, match=r"\['Pair', '9', \['D9', 'D9'\]\] is not one of the 3"):
+        pair.index_in(actions[:3], level, rules)
+    with pytest.raises(ValueError, match="action 1: D9 S9 is not a Pair of rank 'A'"):
+        pair.index_in([actions[0], ["Pair", "A", ["D9", "S9"]]], level, rules)
+    with pytest.raises(ValueError, match="action 1: a move is .type, rank, cards., not 'x'"):
+        pair.index_in([actions[0], "x"], level, rules)
+    with pytest.raises(TypeError, match="actions must be a list of platform actions, not str"):
+        pair.index_in("PASS", level, rules)
