@@ -16,6 +16,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from guandan_core.position import Position
+from guandan_core.rules import Rules
 
 from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_callback, _checked_flag,
                      _checked_limits, _checked_question, _checked_stop, _solvable, solve)
@@ -37,13 +38,14 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                on_result=None, max_table_bits: int | None = None,
                at_least: int | None = None,
                stop: Stop | None = None,
-               fresh_tables: bool = False) -> list[SolveResult | None]:
+               fresh_tables: bool = False, rules=None) -> list[SolveResult | None]:
     """Solve every position of ``positions`` (Positions or their JSON), ``threads`` at a time
     (default: every available core); the results in the order of the positions.
 
     ``all_moves``, ``time_limit``, ``node_limit`` (both per position), ``table_bits``,
     ``max_table_bits`` (each thread has tables of its own), ``pv``, ``at_least`` (the
-    same question of every position) and ``fresh_tables`` are :func:`solve`'s. Exact
+    same question of every position), ``fresh_tables`` and ``rules`` (what JSON
+    positions are read under) are :func:`solve`'s. Exact
     answers are the same whatever the threads; node counts and what a limited solve
     proves depend on which positions a thread's tables saw before, unless
     ``fresh_tables`` (each position from empty tables: the same as
@@ -77,10 +79,12 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _checked_flag("fresh_tables", fresh_tables)
     _checked_stop(stop)
     _checked_callback("on_result", on_result)
+    if rules is not None:
+        Rules.of(rules)                 # a bad one raises before any position is read
     parsed = []
     for i, obj in enumerate(positions):
         try:
-            parsed.append(_solvable(obj))
+            parsed.append(_solvable(obj, rules))
         except TypeError as exc:
             raise TypeError(f"position {i}: {exc}") from None
         except ValueError as exc:

@@ -20,6 +20,7 @@ import numpy as np
 
 from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import OUTCOMES, Position
+from guandan_core.rules import Rules
 
 from ._search import (DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher,
                       default_max_tt_bits)
@@ -168,19 +169,26 @@ def clear_tables() -> None:
         searcher.clear_table()
 
 
-def as_position(position) -> Position:
-    """A :class:`Position` from a Position, a JSON dict or a JSON string (RULES sec. 7)."""
+def as_position(position, rules=None) -> Position:
+    """A :class:`Position` from a Position, a JSON dict or a JSON string (RULES sec. 7).
+
+    JSON is read under ``rules`` (a :class:`Rules`, a preset name, or None: standard). A
+    Position keeps the rules it was made with: ``rules`` other than those is a
+    ValueError naming both."""
     if isinstance(position, Position):
+        if rules is not None and Rules.of(rules) != position.rules:
+            raise ValueError(f"rules {rules!r} given with a Position made under "
+                             f"{position.rules!r}: a Position keeps its own rules")
         return position
     if isinstance(position, (dict, str, bytes, bytearray)):
-        return Position.from_json(position)     # (which reads JSON text too)
+        return Position.from_json(position, rules)     # (which reads JSON text too)
     raise TypeError(f"solve() takes a Position or its JSON, not {type(position).__name__}")
 
 
-def _solvable(position) -> Position:
+def _solvable(position, rules=None) -> Position:
     """:func:`as_position`, and a ValueError when the hand is already over (a position
     read from JSON never is; one reached by playing moves can be)."""
-    pos = as_position(position)
+    pos = as_position(position, rules)
     if pos.is_over:
         raise ValueError("the hand is already over: nothing to solve")
     return pos
@@ -428,10 +436,12 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
           searcher: Searcher | None = None, pv: bool = True, on_info=None,
           max_table_bits: int | None = None, at_least: int | None = None,
-          stop: Stop | None = None, fresh_tables: bool = False) -> SolveResult:
+          stop: Stop | None = None, fresh_tables: bool = False, rules=None) -> SolveResult:
     """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
 
-    ``position``: a :class:`Position` or its JSON (RULES sec. 7). ``all_moves``: also the
+    ``position``: a :class:`Position` or its JSON (RULES sec. 7), JSON read under
+    ``rules`` (a :class:`Rules` or a preset name such as ``"platform"``; default
+    standard; a Position keeps its own, see :func:`as_position`). ``all_moves``: also the
     exact value of every legal move, the pass included, with suit-equivalent moves grouped.
     ``time_limit`` (seconds) / ``node_limit``: when one runs out, ``value`` is None and
     ``lower``/``upper`` are the bounds proven so far; ``best`` is a move that reaches
@@ -476,7 +486,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ...        "finished": [1], "to_move": 0, "table": None}, at_least=1).reached
     False
     """
-    pos = _solvable(position)
+    pos = _solvable(position, rules)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     at_least = _checked_question(at_least)
     all_moves, pv = _checked_flag("all_moves", all_moves), _checked_flag("pv", pv)
@@ -637,14 +647,14 @@ def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value
 
 def probe(position, threshold: int, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
-          max_table_bits: int | None = None, stop: Stop | None = None):
+          max_table_bits: int | None = None, stop: Stop | None = None, rules=None):
     """Threshold mode: can the team of the seat to move reach at least ``threshold``?
 
     Returns True/False, or None when a limit (or ``stop``) stopped the search first. The
     other arguments are :func:`solve`'s.
     """
     threshold = _checked_threshold("threshold", threshold)
-    pos = _solvable(position)
+    pos = _solvable(position, rules)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
     stop = _checked_stop(stop)
     s = _searcher(table_bits, max_table_bits)

@@ -703,6 +703,31 @@ def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
     assert all(not r.exact for r in results[:2])
 
 
+def test_json_positions_are_read_under_the_rules_given():
+    """RULES sec. 9: solve, probe and solve_many read JSON under ``rules`` (the command
+    line's --rules); without it, standard. Here the straight flush is a bomb that beats
+    the pair of aces only where straight flushes count as bombs."""
+    from solver import Stop, solve_many
+    from guandan_core.rules import Rules
+    obj = {"level": "2", "hands": [["S3", "S4", "S5", "S6", "S7"], ["S9"], [], ["D8", "D8"]],
+           "finished": [2], "to_move": 0,
+           "table": {"owner": 1, "play": ["Pair", "A", ["SA", "HA"]]}}
+    assert solve(obj).value == 3 == solve(obj, rules="standard").value
+    assert solve(obj, rules="no-sf-bomb").value == 1
+    assert solve(obj, rules=Rules.of("no-sf-bomb"), all_moves=True).moves[0].move == Move.PASS
+    assert probe(obj, 2) is True and probe(obj, 2, rules="no-sf-bomb") is False
+    assert [r.value for r in solve_many([obj, obj], threads=2, rules="no-sf-bomb")] == [1, 1]
+    # a Position keeps its own rules; other rules given with it are refused, naming them
+    pos = Position.from_json(obj, "no-sf-bomb")
+    assert solve(pos, rules="no-sf-bomb").value == 1 == solve(pos).value
+    with pytest.raises(ValueError, match="rules 'platform' given with a Position made under"):
+        solve(pos, rules="platform")
+    with pytest.raises(ValueError, match="unknown rules"):
+        solve_many([obj], rules="nope", stop=Stop())
+    with pytest.raises(TypeError, match="rules must be a Rules, a preset name or None, not 3"):
+        probe(obj, 1, rules=3)
+
+
 def test_leaving_solve_many_early_ends_its_running_searches():
     """An on_result that raises (or a Ctrl-C) leaves solve_many at once: the positions not
     started are dropped and the ones running in its worker threads end now. They used to
