@@ -179,7 +179,7 @@ class Move:
                 continue        # another type or size: not this move (and not read)
             try:
                 action = Move.from_platform(triple, level, rules)
-            except MoveError as exc:
+            except ValueError as exc:      # (a MoveError, or a CardError for a bad card)
                 raise MoveError(f"action {i}: {exc}") from None
             if action == self:
                 return i

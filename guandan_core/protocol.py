@@ -219,28 +219,34 @@ class EngineProtocol:
         # kept without bound: 30 MB of short lines took 866 MB)
         backlog = threading.Condition()
         held = [0]
+        closed = [False]        # serve() has returned: the reader stops waiting, and reading
 
-        def queue_line(item, cost: int) -> None:
+        def queue_line(item, cost: int) -> bool:
             with backlog:
-                while held[0] and held[0] + cost > READ_AHEAD:
+                while held[0] and held[0] + cost > READ_AHEAD and not closed[0]:
                     backlog.wait()
+                if closed[0]:
+                    return False
                 held[0] += cost
             lines.put((item, cost))
+            return True
 
         def read() -> None:
             first = True
             try:
                 while True:
                     # room for the line break, \r\n included (a line of MAX_LINE
-                    # characters ended by \r\n was refused)
-                    line = stdin.readline(MAX_LINE + 2)
+                    # characters ended by \r\n was refused), and for a first line's BOM
+                    size = MAX_LINE + 2 + first
+                    line = stdin.readline(size)
                     if not line:
                         break
+                    ended = line.endswith("\n")
+                    cut = len(line) == size and not ended       # the line goes on
                     if first:           # a byte order mark some editors and tools write
                         line, first = line.removeprefix("\ufeff"), False
-                    ended = line.endswith("\n")
                     body = line[:-1] if ended else line
-                    if len(body.removesuffix("\r")) > MAX_LINE:
+                    if cut or len(body.removesuffix("\r")) > MAX_LINE:
                         # skipped to its end unread (a stream with no line breaks, such as
                         # /dev/zero, would otherwise be read until memory runs out); a
                         # comment or a blank line gets no reply, however long
@@ -251,7 +257,9 @@ class EngineProtocol:
                                 break
                             rest = stdin.readline(MAX_LINE)
                         if not blank and not text.startswith("#"):
-                            queue_line((_split_command(text)[0], _TOO_LONG, None), 64)
+                            ident = _split_command(text)[0]     # (up to MAX_LINE digits)
+                            if not queue_line((ident, _TOO_LONG, None), len(ident) + 256):
+                                break
                         continue
                     text = _stripped(line)
                     if not text or text.startswith("#"):
@@ -270,7 +278,8 @@ class EngineProtocol:
                             for pending in unanswered:
                                 if pending is not None:
                                     pending.set()
-                    queue_line((line, name, stop), len(line) + 256)
+                    if not queue_line((line, name, stop), len(line) + 256):
+                        break
                     if name == "quit" and not args:
                         break           # lines after quit are not read
             except (OSError, ValueError):
@@ -284,7 +293,7 @@ class EngineProtocol:
                 entry = lines.get()
                 if entry is None:
                     break
-                (line, name, self._stop), cost = entry
+                (line, name, self._stop), cost = entry      # (line: the id, for _TOO_LONG)
                 with backlog:
                     held[0] -= cost
                     backlog.notify()
@@ -301,6 +310,12 @@ class EngineProtocol:
                     stdout.flush()
         except BrokenPipeError:
             pass
+        finally:
+            # a reader waiting for room would wait for good (serve() called in a program
+            # that goes on): it stops instead
+            with backlog:
+                closed[0] = True
+                backlog.notify_all()
         return 0
 
     @staticmethod

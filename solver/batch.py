@@ -118,8 +118,10 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         # a pool of long-lived threads: each keeps its searcher and table across its
         # positions
         with ThreadPoolExecutor(max_workers=min(threads, len(parsed))) as pool:
-            futures = {pool.submit(one, pos, own): i for i, pos in enumerate(parsed)}
+            futures: dict = {}
             try:
+                for i, pos in enumerate(parsed):
+                    futures[pool.submit(one, pos, own)] = i
                 for future in as_completed(futures):
                     i = futures[future]
                     results[i] = future.result()

@@ -75,6 +75,8 @@ def test_sec7_a_move_is_answered_by_its_index_in_the_platform_list(actionlist):
         pair.index_in(actions[:3], level, rules)
     with pytest.raises(ValueError, match="action 1: D9 S9 is not a Pair of rank 'A'"):
         pair.index_in([actions[0], ["Pair", "A", ["D9", "S9"]]], level, rules)
+    with pytest.raises(ValueError, match="action 1: unknown card 'XX'"):
+        pair.index_in([actions[0], ["Pair", "9", ["S9", "XX"]]], level, rules)
     with pytest.raises(ValueError, match="action 1: a move is .type, rank, cards., not 'x'"):
         pair.index_in([actions[0], "x"], level, rules)
     with pytest.raises(TypeError, match="actions must be a list of platform actions, not str"):

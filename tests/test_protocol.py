@@ -528,11 +528,11 @@ def test_solve_options_are_separated_by_spaces_only():
 
 
 class _PacedInput:
-    """stdin for serve(): a first line, then `count` copies of `line`; at each read it
-    notes how many lines were read before it and how many replies were written by then."""
+    """stdin for serve(): the given lines; at each read it notes how many lines were read
+    before it and how many replies were written by then."""
 
-    def __init__(self, first, line, count, out):
-        self.lines = [first + "\n"] + [line + "\n"] * count
+    def __init__(self, lines, out):
+        self.lines = [line + "\n" for line in lines]
         self.out = out
         self.reads = []
 
@@ -549,13 +549,62 @@ def test_input_read_ahead_of_a_running_command_is_bounded(monkeypatch):
     held = 10       # lines the bound holds: each costs its characters and 256 more
     monkeypatch.setattr(protocol, "READ_AHEAD", held * (len(line) + 1 + 256))
     out = io.StringIO()
-    stdin = _PacedInput(_whole_deal_line(), line, 40, out)
+    stdin = _PacedInput([_whole_deal_line()] + [line] * 40, out)
     assert EngineProtocol().serve(stdin, out) == 0
     replies = out.getvalue().split("\n\n")[:-1]
     assert len(replies) == 41 and replies[0].startswith("= to_move 0")
     assert all(r.split("\n")[-1].startswith("= {") for r in replies[1:])
     # read but not yet answered: the lines held, and the one being answered
     assert max(read - answered for read, answered in stdin.reads) <= held + 1
+
+
+def test_over_long_lines_count_their_ids_against_the_read_ahead(monkeypatch):
+    """An over-long line keeps only its id while it waits, but that id can be as long as
+    the line: it counts against READ_AHEAD (a flat cost let about a million lines of
+    digits, each holding a 1 MiB id, queue behind a running solve)."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    held = 10
+    monkeypatch.setattr(protocol, "READ_AHEAD", held * (1001 + 256))
+    out = io.StringIO()
+    stdin = _PacedInput([_whole_deal_line(), "solve time=0.2"] + ["9" * 1001] * 40, out)
+    assert EngineProtocol().serve(stdin, out) == 0
+    replies = out.getvalue().split("\n\n")[:-1]
+    assert replies[2:] == ["?" + "9" * 1001 + " line too long: more than 1,000 characters "
+                           "(skipped to its end)"] * 40
+    assert max(read - answered for read, answered in stdin.reads) <= held + 2
+
+
+def test_the_reader_stops_when_serve_returns(monkeypatch):
+    """serve() inside a program that goes on: when it returns (here its output is
+    closed), its input reader, waiting for room in the read-ahead, ends too instead of
+    waiting for good."""
+    monkeypatch.setattr(protocol, "READ_AHEAD", 2 * (5 + 256))
+
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError
+
+    before = set(threading.enumerate())
+    assert EngineProtocol().serve(io.StringIO("name\n" * 100), Closed()) == 0
+    readers = [t for t in set(threading.enumerate()) - before
+               if t.name == "guandan-engine-input"]
+    for t in readers:
+        t.join(timeout=5)
+    assert not any(t.is_alive() for t in readers)
+
+
+def test_a_first_line_with_a_byte_order_mark_is_measured_without_it(monkeypatch):
+    """The BOM is not part of the first line's MAX_LINE characters, and a line that goes
+    on past them is refused whole (with a BOM, its MAX_LINE characters and a \\r were
+    taken for a whole line and the rest for another)."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    for script, first in (("\ufeff1 frob" + "x" * 994 + "\r\n3 name\n",
+                           "?1 unknown command 'frob" + "x" * 994 + "' (see list_commands)"),
+                          ("\ufeff1 frob" + "x" * 994 + "\r2 name\n3 name\n",
+                           "?1 line too long: more than 1,000 characters (skipped to its end)")):
+        out = io.StringIO()
+        assert EngineProtocol().serve(io.StringIO(script), out) == 0
+        assert out.getvalue() == first + "\n\n=3 guandan-core\n\n"
 
 
 def test_a_refused_quit_does_not_end_the_session():
