@@ -79,8 +79,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _checked_flag("fresh_tables", fresh_tables)
     _checked_stop(stop)
     _checked_callback("on_result", on_result)
-    if rules is not None:
-        Rules.of(rules)                 # a bad one raises before any position is read
+    Rules.of(rules)             # a bad one raises before any position is read (None: standard)
     parsed = []
     for i, obj in enumerate(positions):
         try:
