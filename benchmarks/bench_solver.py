@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from solver import clear_tables, solve
+from solver import clear_tables, free_tables, solve
 
 DATA = Path(__file__).parent / "data"
 COUNT = int(os.environ.get("GUANDAN_BENCH_POSITIONS", "100"))
@@ -99,7 +99,7 @@ def test_solve_many_threads(benchmark, name):
     stats = {}
 
     def run():
-        clear_tables()      # one thread runs in this thread: start from an empty table
+        free_tables()       # both runs start from new, empty tables
         t0 = time.perf_counter()
         one = solve_many(positions, threads=1, all_moves=True, pv=False, time_limit=LIMIT)
         t1 = time.perf_counter()
@@ -112,3 +112,34 @@ def test_solve_many_threads(benchmark, name):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\n{name} solve_many: {stats}")
+
+
+def test_solve_many_small_batches(benchmark):
+    """A training loop's pattern: many calls of ``solve_many`` on a few small positions
+    (four 2 x 10 positions, value only, 50 calls) on every core, against solving the same
+    four one after another in this thread, in the same process. Reports the time a call
+    of each; what a call costs beyond its searches (threads, tables) shows in the ratio."""
+    from solver import available_cores, solve_many
+    positions = _positions("endgames_2x10")[:4]
+    cores = available_cores()
+    calls = 50
+    stats = {}
+
+    def run():
+        free_tables()
+        solve_many(positions, threads=cores)        # (the first call makes the tables)
+        [solve(p) for p in positions]
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            solve_many(positions, threads=cores)
+        t1 = time.perf_counter()
+        for _ in range(calls):
+            [solve(p) for p in positions]
+        t2 = time.perf_counter()
+        stats.update(threads=cores, solve_many_ms=round((t1 - t0) / calls * 1000, 3),
+                     one_by_one_ms=round((t2 - t1) / calls * 1000, 3),
+                     ratio=round((t1 - t0) / (t2 - t1), 2))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nsolve_many small batches: {stats}")

@@ -1,8 +1,10 @@
 """Many positions solved on several cores at once (the bridge solver's "solve all boards").
 
-The search runs without the GIL and every thread keeps its own searcher and table (see
-``search._searcher``), so threads scale across cores; only the few Python steps between
-null-window probes take the GIL. Exact answers do not depend on the tables, hence not on
+The search runs without the GIL and every worker has a searcher and table of its own, so
+threads scale across cores; only the few Python steps between null-window probes take the
+GIL. The worker threads and their tables are kept for the next call (at most one table a
+core, at its first size; ``free_tables()`` frees them), since making them anew cost more
+than solving a few small positions. Exact answers do not depend on the tables, hence not on
 the thread count or on which thread solved what: ``solve_many(ps, threads=k)`` answers
 exactly as ``[solve(p) for p in ps]`` does. Node counts and limited answers depend on
 what a thread's tables hold from its earlier positions; with ``fresh_tables=True`` every
@@ -11,15 +13,19 @@ position starts from empty tables and those are reproducible too, whatever the t
 
 from __future__ import annotations
 
+import itertools
 import numbers
 import os
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import queue
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
 
 from guandan_core.position import Position
 from guandan_core.rules import Rules
 
-from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_callback, _checked_flag,
-                     _checked_limits, _checked_question, _checked_stop, _solvable, solve)
+from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _borrow, _check_table_sizes,
+                     _checked_callback, _checked_flag, _checked_limits, _checked_question,
+                     _checked_stop, _give_back, _solvable, _trim_spares, solve)
 
 __all__ = ["solve_many", "available_cores"]
 
@@ -43,7 +49,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     (default: every available core); the results in the order of the positions.
 
     ``all_moves``, ``time_limit``, ``node_limit`` (both per position), ``table_bits``,
-    ``max_table_bits`` (each thread has tables of its own), ``pv``, ``at_least`` (the
+    ``max_table_bits`` (each worker has tables of its own, kept for the next call's
+    workers), ``pv``, ``at_least`` (the
     same question of every position), ``fresh_tables`` and ``rules`` (what JSON
     positions are read under) are :func:`solve`'s. Exact
     answers are the same whatever the threads; node counts and what a limited solve
@@ -79,6 +86,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _checked_flag("fresh_tables", fresh_tables)
     _checked_stop(stop)
     _checked_callback("on_result", on_result)
+    _check_table_sizes(table_bits, max_table_bits)
     Rules.of(rules)             # a bad one raises before any position is read (None: standard)
     parsed = []
     for i, obj in enumerate(positions):
@@ -89,52 +97,114 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         except ValueError as exc:
             raise ValueError(f"position {i}: {exc}") from None
 
-    def one(pos, stop):
-        if stop is not None and stop.is_set():
-            return None         # stopped before its turn came: not solved
-        return solve(pos, all_moves=all_moves, time_limit=time_limit, node_limit=node_limit,
-                     table_bits=table_bits, max_table_bits=max_table_bits, pv=pv,
-                     at_least=at_least, stop=stop, fresh_tables=fresh_tables)
-
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:
-        # (the searches run in this thread: a Ctrl-C reaches them as it reaches solve's)
+        # the searches run in this thread, with its tables (as solve's do): a Ctrl-C
+        # reaches them as it reaches solve's
         for i, pos in enumerate(parsed):
-            results[i] = one(pos, stop)
-            if results[i] is None:
-                break
+            if stop is not None and stop.is_set():
+                break           # the positions not started are not solved
+            results[i] = solve(pos, all_moves=all_moves, time_limit=time_limit,
+                               node_limit=node_limit, table_bits=table_bits,
+                               max_table_bits=max_table_bits, pv=pv, at_least=at_least,
+                               stop=stop, fresh_tables=fresh_tables)
             if on_result is not None:
                 on_result(i, results[i])
         return results
+
     # the workers' searches answer to a Stop of solve_many's own, which the caller's sets:
     # leaving early (Ctrl-C, an on_result that raises) ends them at once instead of
     # waiting for them to finish (with no limit, for minutes)
     own = Stop()
+    taken = itertools.count()       # the next position to solve (next() is atomic)
+    finished: queue.SimpleQueue = queue.SimpleQueue()
+
+    def worker() -> None:
+        # one of `threads` workers, each taking the next position until none is left,
+        # with a searcher lent for the whole run (the tables its earlier positions, or an
+        # earlier call's, left), given back at the end; each result is sent to the caller
+        # as (index, result), an error as (index, None, exception), the end as None
+        try:
+            s, generation = _borrow(table_bits, max_table_bits)
+            try:
+                while not own.is_set():
+                    i = next(taken)
+                    if i >= len(parsed):
+                        break
+                    finished.put((i, solve(parsed[i], all_moves=all_moves,
+                                           time_limit=time_limit, node_limit=node_limit,
+                                           searcher=s, pv=pv, at_least=at_least,
+                                           stop=own, fresh_tables=fresh_tables)))
+            finally:
+                _give_back(s, generation)
+        except BaseException as exc:        # (reported to the caller, which raises it)
+            finished.put((-1, None, exc))
+        finally:
+            finished.put(None)
+
     link = _SetsStop(own)
     if stop is not None:
         stop._attach(link)
+    pool = _workers(threads)
     try:
-        # a pool of long-lived threads: each keeps its searcher and table across its
-        # positions
-        with ThreadPoolExecutor(max_workers=min(threads, len(parsed))) as pool:
-            futures: dict = {}
-            try:
-                for i, pos in enumerate(parsed):
-                    futures[pool.submit(one, pos, own)] = i
-                for future in as_completed(futures):
-                    i = futures[future]
-                    results[i] = future.result()
-                    if on_result is not None and results[i] is not None:
+        workers = [pool.submit(worker) for _ in range(min(threads, len(parsed)))]
+        try:
+            ended = 0
+            while ended < len(workers):
+                item = finished.get()
+                if item is None:
+                    ended += 1
+                elif len(item) == 3:
+                    raise item[2]
+                else:
+                    i, results[i] = item
+                    if on_result is not None:
                         on_result(i, results[i])
-            except BaseException:
-                for future in futures:
-                    future.cancel()     # positions not yet started are dropped
-                own.set()               # and those running end now
-                raise
+        except BaseException:
+            own.set()           # the positions running end now, the others never start
+            for future in workers:
+                future.cancel()     # (one still queued behind another call's never starts)
+            wait(workers)       # so that none is still searching when this returns
+            raise
     finally:
         if stop is not None:
             stop._detach(link)
+        if pool is not _shared_pool:
+            pool.shutdown(wait=False)
+    _trim_spares(available_cores())
     return results
+
+
+# Worker threads kept across calls (DDS keeps its threads too): a new thread waits for
+# the GIL to start, up to the 5 ms switch interval while another worker runs Python
+# code, which made a call of four small positions on two threads take 9 ms instead of
+# 1 ms. Made as needed, up to SHARED_WORKERS; a call asking for more threads gets a pool
+# of its own. A forked child (a process pool) has none of its parent's threads, so it
+# starts without the pool, and without a lock some other thread may have held.
+SHARED_WORKERS = 64
+_shared_pool: ThreadPoolExecutor | None = None
+_shared_lock = threading.Lock()
+
+
+def _workers(threads: int) -> ThreadPoolExecutor:
+    global _shared_pool
+    if threads > SHARED_WORKERS:
+        return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="solve_many")
+    with _shared_lock:
+        if _shared_pool is None:
+            _shared_pool = ThreadPoolExecutor(max_workers=SHARED_WORKERS,
+                                              thread_name_prefix="solve_many")
+        return _shared_pool
+
+
+def _forget_workers() -> None:
+    global _shared_pool, _shared_lock
+    _shared_pool = None
+    _shared_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)
 
 
 class _SetsStop:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import threading
 import time
 from contextlib import contextmanager
@@ -25,7 +26,7 @@ from guandan_core.rules import Rules
 from ._search import (DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher,
                       default_max_tt_bits)
 
-__all__ = ["solve", "probe", "clear_tables", "Stop", "SolveResult", "MoveScore", "Searcher",
+__all__ = ["solve", "probe", "clear_tables", "free_tables", "Stop", "SolveResult", "MoveScore", "Searcher",
            "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
 
 VALUES = tuple(sorted(OUTCOMES))      # the values of RULES sec. 6, lowest first
@@ -41,10 +42,7 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
     # one searcher per thread, reused across solves (like DDS's tables); a solve asking
     # for other table sizes replaces it, so that a thread never holds more than one
     # table's memory bound (one searcher per size setting kept them all, for good)
-    _check_table_sizes(table_bits, max_table_bits)
-    table_bits = int(table_bits)
-    max_bits = default_max_tt_bits(table_bits) if max_table_bits is None \
-        else int(max_table_bits)
+    table_bits, max_bits = _sizes(table_bits, max_table_bits)
     s = getattr(_local, "searcher", None)
     if s is not None and s.busy:
         # a solve called from inside another's on_info gets a searcher of its own, not
@@ -54,6 +52,74 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
         _local.searcher = None          # (the old table freed before the new one is made)
         s = _local.searcher = Searcher(table_bits, max_tt_bits=max_bits)
     return s
+
+
+def _sizes(table_bits, max_table_bits) -> tuple[int, int]:
+    """The checked table sizes, as (initial bits, largest bits)."""
+    _check_table_sizes(table_bits, max_table_bits)
+    table_bits = int(table_bits)
+    return table_bits, (default_max_tt_bits(table_bits) if max_table_bits is None
+                        else int(max_table_bits))
+
+
+# Searchers lent to solve_many's workers, one a position being solved, and given back
+# after it: a new table costs milliseconds to map and zero, which a program solving many
+# small batches paid on every call. Between calls at most one a core is kept, each at its
+# first size (see _trim_spares); free_tables() drops them.
+_spares: list = []
+_spares_lock = threading.Lock()
+_spares_generation = 0          # free_tables() moves it on: searchers lent before are dropped
+
+
+def _borrow(table_bits, max_table_bits) -> tuple[Searcher, int]:
+    """A kept searcher of these sizes (the last given back first), or a new one; with the
+    generation to give it back under."""
+    sizes = _sizes(table_bits, max_table_bits)
+    with _spares_lock:
+        for i in range(len(_spares) - 1, -1, -1):
+            s = _spares[i]
+            if (s.initial_tt_bits, s.max_tt_bits) == sizes:
+                return _spares.pop(i), _spares_generation
+        generation = _spares_generation
+    return Searcher(sizes[0], max_tt_bits=sizes[1]), generation
+
+
+def _give_back(s: Searcher, generation: int) -> None:
+    with _spares_lock:
+        if generation == _spares_generation and not s.busy:
+            _spares.append(s)
+
+
+def _trim_spares(most: int) -> None:
+    """What solve_many keeps once its positions are done: at most ``most`` searchers, the
+    last given back, each at its first size (a grown table is emptied and shrunk)."""
+    with _spares_lock:
+        del _spares[:max(0, len(_spares) - most)]
+        for s in _spares:
+            if s.tt_bits != s.initial_tt_bits:
+                s.clear_table()
+
+
+def _reset_after_fork() -> None:
+    # a lock another thread held when the process forked would stay held in the child
+    global _spares_lock
+    _spares_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def free_tables() -> None:
+    """Free the tables kept for later solves: this thread's, and those kept for
+    :func:`solve_many`'s workers (like DDS's ``FreeMemory``). The next solve makes new
+    ones. A solve running meanwhile (this called from its ``on_info``, or in another
+    thread) keeps its tables until it returns, then they are freed."""
+    global _spares_generation
+    _local.searcher = None
+    with _spares_lock:
+        _spares.clear()
+        _spares_generation += 1
 
 
 def _in_use(s: Searcher) -> Searcher:

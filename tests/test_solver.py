@@ -821,6 +821,101 @@ def test_solve_many_answers_as_one_solve_after_another():
     assert solve_many([], threads=2) == []
 
 
+def test_solve_many_keeps_its_workers_tables_for_the_next_call(monkeypatch):
+    """A program solving many small batches (sampled deals, a training loop) used to pay
+    for new worker threads and new tables on every call, several times the search itself
+    for small positions. Each worker now borrows a kept searcher (and its tables), gives it
+    back at the end, and the next call's workers get the same ones; free_tables() frees
+    them."""
+    import solver.batch
+    import solver.search
+    from solver import free_tables, solve_many
+    monkeypatch.setattr(solver.batch, "available_cores", lambda: 2)
+    free_tables()
+    items = _endgames_4x6(4)
+    expected = [_answer(solve(obj)) for obj in items]
+    assert [_answer(r) for r in solve_many(items, threads=2)] == expected
+    first = list(solver.search._spares)
+    assert len(first) == 2
+    for _ in range(2):
+        assert [_answer(r) for r in solve_many(items, threads=2)] == expected
+        assert sorted(map(id, solver.search._spares)) == sorted(map(id, first))
+    free_tables()
+    assert solver.search._spares == []
+    assert [_answer(r) for r in solve_many(items, threads=2)] == expected
+    assert not {id(s) for s in solver.search._spares} & {id(s) for s in first}
+
+
+def test_solve_many_keeps_a_table_a_core_at_its_first_size(monkeypatch):
+    """What solve_many keeps between calls is bounded: at most one table a core, each at
+    its first size even when a search grew it (4 x 8 tables grow to 256 MiB each)."""
+    import solver.batch
+    import solver.search
+    from solver import free_tables, solve_many
+    free_tables()
+    items = _endgames_4x6(6)
+    monkeypatch.setattr(solver.batch, "available_cores", lambda: 1)
+    # 2**4 entries grow after 256 nodes: every one of these searches grows its table
+    results = solve_many(items, threads=2, table_bits=4, max_table_bits=12,
+                         fresh_tables=True)
+    assert all(r.exact for r in results) and max(r.nodes for r in results) > 4096
+    kept = solver.search._spares
+    assert len(kept) == 1
+    assert (kept[0].tt_bits, kept[0].initial_tt_bits, kept[0].max_tt_bits) == (4, 4, 12)
+    free_tables()
+    assert solver.search._spares == []
+
+
+def test_solve_many_calls_from_two_threads_at_once_share_the_workers():
+    """Two callers' solve_many calls at once share the kept workers and tables (lent to
+    one worker at a time) and each answers as one solve after another."""
+    from concurrency import run_at_once
+    from solver import solve_many
+    items = _endgames_4x6(10)
+    expected = [_answer(solve(obj, all_moves=True)) for obj in items]
+    answers = {}
+
+    def work(k):
+        batch = items if k == 0 else items[::-1]
+        answers[k] = [_answer(r) for r in solve_many(batch, threads=2, all_moves=True)]
+
+    run_at_once(work)
+    assert answers[0] == expected and answers[1][::-1] == expected
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_solve_many_works_in_a_child_forked_after_it_ran():
+    """Process pools fork (multiprocessing's default on Linux before 3.14): a child
+    inherits the kept worker pool without its threads, so it must make its own, or its
+    first solve_many waits for workers that do not exist."""
+    import time
+    import warnings
+    from solver import solve_many
+    items = _endgames_4x6(4)
+    expected = [r.value for r in solve_many(items, threads=2)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # (fork with threads, 3.12+)
+        pid = os.fork()
+    if pid == 0:                                # the child: exit 0 when it answers right
+        code = 1
+        try:
+            if [r.value for r in solve_many(items, threads=2)] == expected:
+                code = 0
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            pytest.fail("solve_many in the forked child did not return within 60 s")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
 @pytest.mark.parametrize("limits, named", [
     ({"time_limit": -1}, "-1"), ({"time_limit": float("nan")}, "nan"),
     ({"time_limit": "1"}, "'1'"), ({"node_limit": -5}, "-5"), ({"node_limit": 1.5}, "1.5"),
