@@ -26,7 +26,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from . import _kernels
-from .cards import (NUM_KINDS, RANKS, CardError, format_card, parse_level)
+from .cards import (NUM_KINDS, RANKS, CardError, format_card, format_rank, parse_level)
 from .hand import Hand, hand_batch, level_batch, to_counts
 from .rules import Rules
 
@@ -154,7 +154,7 @@ class Move:
             if reading.type == mtype and reading.rank == label:
                 return reading
         raise MoveError(f"{' '.join(map(str, cards)) or 'no cards'} is not a {mtype} of "
-                        f"rank {rank!r} at level {level!r}")
+                        f"rank {rank!r} at level {format_rank(parse_level(level))}")
 
     def index_in(self, actions, level, rules: Rules | None = None) -> int:
         """Where this move is in a list of platform actions: the competition platform

@@ -628,6 +628,30 @@ class Position:
             return False
         return True
 
+    def parse_move(self, move) -> Move:
+        """The legal move of the seat to move that ``move`` names, read at this position's
+        level and rules: a platform action ``[type, rank, cards]`` (as the competition
+        platform sends and takes them), text as ``str(move)`` writes it (``"Pair 4: H2
+        C4"``, ``"PASS"``), or a :class:`Move`. A :class:`MoveError` when it cannot be
+        read, :class:`IllegalMoveError` when it is not legal here; both name it.
+
+        >>> p = Position.from_json({"level": "2", "hands": [["S3", "H3"], ["S4"], [], []],
+        ...                         "finished": [2, 3], "to_move": 0, "table": None})
+        >>> p.parse_move(["Single", "4", ["S4"]])
+        Traceback (most recent call last):
+        ...
+        guandan_core.position.IllegalMoveError: seat 0 cannot play ["Single", "4", ["S4"]]: it does not hold S4
+        >>> p.push(p.parse_move(["Pair", "3", ["H3", "S3"]]))
+        >>> p.is_over, p.finished
+        (True, (2, 3, 0))
+        """
+        if isinstance(move, str):
+            move = Move.parse(move, self._level, self._rules)
+        elif not isinstance(move, Move):
+            move = Move.from_platform(move, self._level, self._rules)
+        self._check(move, full=True)
+        return move
+
     def check(self, move) -> None:
         """Raise :class:`IllegalMoveError` (naming the move) unless ``move`` is legal."""
         self._check(move, full=True)

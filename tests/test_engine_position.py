@@ -501,3 +501,51 @@ def test_hands_are_hand_objects():
     assert pos.counts(3)[Hand("D9").kinds()[0]] == 2
     moves = classify(["D9", "D9"], "7")
     assert [m.type for m in moves] == ["Pair"]
+
+
+def test_parse_move_reads_platform_actions_and_text_at_the_positions_level_and_rules():
+    """Position.parse_move: a bot answering the platform reads its triples (sec. 4
+    readings, sec. 5 beating, sec. 7 turn) at the position's own level and rules, without
+    passing them along each time. Every legal move of random positions round-trips
+    through its triple and its text; cards the seat lacks, a play that does not beat the
+    table, a pass on lead and an unreadable triple are refused, naming them."""
+    import random
+    from guandan_core.moves import MoveError
+    from reference_minimax import random_position
+    rng = random.Random(26)
+    checked = 0
+    for _ in range(150):
+        pos = random_position(rng, rng.randint(1, 5))
+        while pos is not None and not pos.is_over:
+            for move in pos.legal_moves():
+                assert pos.parse_move(move.to_platform()) == move
+                assert pos.parse_move(str(move)) == move
+                assert pos.parse_move(move) is move
+                checked += 1
+            pos.push(rng.choice(pos.legal_moves()))
+    assert checked > 1000
+    # the level is the position's: H7 is wild at level 7 only
+    at7 = P(["H7 S5", "S9", "", ""], finished=(2, 3), level="7")
+    assert at7.parse_move(["Pair", "5", ["S5", "H7"]]).cards == ("S5", "H7")
+    with pytest.raises(MoveError, match="S5 H7 is not a Pair of rank '5' at level 2"):
+        P(["H7 S5", "S9", "", ""], finished=(2, 3)).parse_move(["Pair", "5", ["S5", "H7"]])
+    # and so are the rules: a straight flush is a bomb only where the rules say so
+    flush = ["StraightFlush", "3", ["S3", "S4", "S5", "S6", "S7"]]
+    hands = ["S3 S4 S5 S6 S7", "S9", "", ""]
+    assert P(hands, finished=(2, 3)).parse_move(flush).is_bomb
+    with pytest.raises(MoveError, match="not a StraightFlush of rank '3'"):
+        P(hands, finished=(2, 3), rules="no-sf-bomb").parse_move(flush)
+    on_table = P(["S3 S4", "S9", "", ""], to_move=1, finished=(2, 3),
+                 table=["Single", "4", ["S4"]], owner=0)
+    with pytest.raises(IllegalMoveError, match="it does not hold S8"):
+        on_table.parse_move(["Single", "8", ["S8"]])
+    lead = P(["S3 S4", "S9", "", ""], finished=(2, 3))
+    with pytest.raises(IllegalMoveError, match="seat 0 is on lead and may not pass"):
+        lead.parse_move(["PASS", "PASS", "PASS"])
+    with pytest.raises(IllegalMoveError, match="does not beat the table play"):
+        P(["S3 S4", "S3", "", ""], to_move=1, finished=(2, 3),
+          table=["Single", "4", ["S4"]], owner=0).parse_move("Single 3: S3")
+    with pytest.raises(MoveError, match="a move is written 'Type rank: cards', not 'S3'"):
+        lead.parse_move("S3")
+    with pytest.raises(MoveError, match=r"a move is \[type, rank, cards\], not 3"):
+        lead.parse_move(3)
