@@ -13,12 +13,13 @@ position starts from empty tables and those are reproducible too, whatever the t
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import numbers
 import os
 import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor, wait
+import weakref
 
 from guandan_core.position import Position
 from guandan_core.rules import Rules
@@ -145,12 +146,13 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     link = _SetsStop(own)
     if stop is not None:
         stop._attach(link)
-    pool = _workers(threads)
+    started = [0]                   # workers started (each ends by sending None)
+    ended = 0
+    _running.add(own)
     try:
-        workers = [pool.submit(worker) for _ in range(min(threads, len(parsed)))]
         try:
-            ended = 0
-            while ended < len(workers):
+            _start(worker, min(threads, len(parsed)), started)
+            while ended < started[0]:
                 item = finished.get()
                 if item is None:
                     ended += 1
@@ -162,47 +164,70 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                         on_result(i, results[i])
         except BaseException:
             own.set()           # the positions running end now, the others never start
-            for future in workers:
-                future.cancel()     # (one still queued behind another call's never starts)
-            wait(workers)       # so that none is still searching when this returns
+            while ended < started[0]:       # so that none is still searching on return
+                if finished.get() is None:
+                    ended += 1
             raise
     finally:
+        _running.discard(own)
         if stop is not None:
             stop._detach(link)
-        if pool is not _shared_pool:
-            pool.shutdown(wait=False)
-    _trim_spares(available_cores())
+        _trim_spares(available_cores())
     return results
 
 
 # Worker threads kept across calls (DDS keeps its threads too): a new thread waits for
 # the GIL to start, up to the 5 ms switch interval while another worker runs Python
 # code, which made a call of four small positions on two threads take 9 ms instead of
-# 1 ms. Made as needed, up to SHARED_WORKERS; a call asking for more threads gets a pool
-# of its own. A forked child (a process pool) has none of its parent's threads, so it
-# starts without the pool, and without a lock some other thread may have held.
-SHARED_WORKERS = 64
-_shared_pool: ThreadPoolExecutor | None = None
-_shared_lock = threading.Lock()
+# 1 ms. A call takes idle kept threads first and starts new ones for the rest (so calls at
+# once never wait for each other's threads); a thread done with its job stays, idle,
+# while fewer than available_cores() are. They are daemon threads: the process exits
+# without waiting for them, and the searches still running then are stopped first.
+# A forked child (a process pool) has none of its parent's threads: it starts with none
+# idle, and with fresh locks (another thread may have held one at the fork).
+_idle: list = []                    # the job queues of idle kept threads
+_idle_lock = threading.Lock()
+_running: "weakref.WeakSet[Stop]" = weakref.WeakSet()     # the Stops of calls running
 
 
-def _workers(threads: int) -> ThreadPoolExecutor:
-    global _shared_pool
-    if threads > SHARED_WORKERS:
-        return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="solve_many")
-    with _shared_lock:
-        if _shared_pool is None:
-            _shared_pool = ThreadPoolExecutor(max_workers=SHARED_WORKERS,
-                                              thread_name_prefix="solve_many")
-        return _shared_pool
+def _start(job, count: int, started: list) -> None:
+    """Run ``job()`` in ``count`` threads, kept idle ones first; ``started[0]`` counts
+    those started so far (a Ctrl-C may land in between)."""
+    with _idle_lock:
+        reused = min(count, len(_idle))
+        queues = _idle[len(_idle) - reused:]
+        del _idle[len(_idle) - reused:]
+    for jobs in queues:
+        jobs.put(job)
+        started[0] += 1
+    for _ in range(count - reused):
+        jobs = queue.SimpleQueue()
+        jobs.put(job)
+        threading.Thread(target=_serve, args=(jobs,), name="solve_many", daemon=True).start()
+        started[0] += 1
+
+
+def _serve(jobs: queue.SimpleQueue) -> None:
+    while True:
+        jobs.get()()            # (a job reports its own errors: it never raises)
+        with _idle_lock:
+            if len(_idle) >= available_cores():
+                return
+            _idle.append(jobs)
+
+
+def _stop_running() -> None:
+    for own in list(_running):
+        own.set()
 
 
 def _forget_workers() -> None:
-    global _shared_pool, _shared_lock
-    _shared_pool = None
-    _shared_lock = threading.Lock()
+    global _idle_lock
+    _idle.clear()
+    _idle_lock = threading.Lock()
 
 
+atexit.register(_stop_running)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_workers)
 

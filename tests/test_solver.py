@@ -883,6 +883,120 @@ def test_solve_many_calls_from_two_threads_at_once_share_the_workers():
     assert answers[0] == expected and answers[1][::-1] == expected
 
 
+def test_ctrl_c_while_solve_many_starts_its_workers_stops_those_started(monkeypatch):
+    """A Ctrl-C can land while the workers are being started (starting 64 threads took
+    seconds on two busy cores): the worker already started must be stopped too, not left
+    searching a whole deal in the background."""
+    import threading
+    import time
+    from solver import solve_many
+    start = threading.Thread.start
+    calls = []
+
+    def interrupted_second_start(thread):
+        calls.append(thread)
+        if len(calls) == 2:
+            raise KeyboardInterrupt       # as a SIGINT arriving in Thread.start()
+        start(thread)
+
+    import solver.batch
+    solver.batch._forget_workers()        # no idle workers: both are started anew
+    monkeypatch.setattr(threading.Thread, "start", interrupted_second_start)
+    with pytest.raises(KeyboardInterrupt):
+        solve_many([_full_deal(s) for s in (1, 2, 3)], threads=2, table_bits=12)
+    monkeypatch.undo()
+    assert len(calls) == 2
+    before = time.process_time()
+    time.sleep(1)
+    assert time.process_time() - before < 0.5, "a search went on after the Ctrl-C"
+
+
+def test_solve_many_left_by_an_error_still_keeps_only_a_table_a_core(monkeypatch):
+    """The bound on the tables kept between calls holds however a call ends: an
+    on_result that raises (or a Ctrl-C) used to leave every worker's table kept, grown."""
+    import solver.batch
+    import solver.search
+    from solver import free_tables, solve_many
+    free_tables()
+    monkeypatch.setattr(solver.batch, "available_cores", lambda: 1)
+
+    def fail(i, r):
+        raise RuntimeError("enough")
+
+    with pytest.raises(RuntimeError, match="enough"):
+        solve_many(_endgames_4x6(6), threads=3, table_bits=4, max_table_bits=12,
+                   on_result=fail)
+    kept = solver.search._spares
+    assert len(kept) == 1 and kept[0].tt_bits == kept[0].initial_tt_bits == 4
+    free_tables()
+
+
+def test_solve_many_calls_at_once_do_not_wait_for_each_others_workers():
+    """A call using many threads (the default on a machine of many cores) must not hold
+    up a small call made meanwhile from another thread: kept threads serve one call at a
+    time, so the small call starts threads of its own when none is idle."""
+    import threading
+    from solver import Stop, solve_many
+    stop = Stop()
+    big = threading.Thread(target=solve_many, args=([_full_deal(s) for s in range(64)],),
+                           kwargs={"threads": 64, "table_bits": 10, "stop": stop})
+    big.start()
+    small_results = []
+    small = threading.Thread(target=lambda: small_results.extend(
+        solve_many(_endgames_4x6(4), threads=2)))
+    try:
+        small.start()
+        small.join(60)
+        finished_first = not small.is_alive()
+    finally:
+        stop.set()
+        big.join()
+        small.join()
+    assert finished_first, "the small call waited for the big one"
+    assert [r.value for r in small_results] == [solve(o).value for o in _endgames_4x6(4)]
+
+
+_EXIT_SCRIPTS = {
+    # a daemon thread's call still searching when the program ends: it must not keep the
+    # process alive (its workers are daemon threads and are stopped at exit)
+    "daemon caller": """
+import threading, time, random
+from guandan_core.match import deal
+from guandan_core.position import Position
+from solver import solve_many
+deals = [Position(7, deal(random.Random(s)), to_move=0) for s in (1, 2)]
+threading.Thread(target=solve_many, args=(deals,), kwargs={"threads": 2}, daemon=True).start()
+time.sleep(0.5)
+print("main done")
+""",
+    # a thread still calling solve_many after the main thread returned
+    "after main": """
+import threading, time
+from solver import solve_many
+obj = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2], "to_move": 0,
+       "table": None}
+def late():
+    time.sleep(0.5)
+    print([r.value for r in solve_many([obj] * 3, threads=2)])
+threading.Thread(target=late).start()
+print("main done")
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_EXIT_SCRIPTS))
+def test_solve_many_and_the_end_of_the_program(case):
+    """The program's end: a call running in a daemon thread does not keep the process
+    (it used to wait for the searches, minutes for whole deals), and a thread may still
+    call solve_many after the main thread has returned (it used to be refused: "cannot
+    schedule new futures after shutdown")."""
+    proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPTS[case]], capture_output=True,
+                          text=True, cwd=PACKAGES, env=cli_env(), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    expected = "main done\n" + ("[3, 3, 3]\n" if case == "after main" else "")
+    assert proc.stdout == expected
+
+
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_solve_many_works_in_a_child_forked_after_it_ran():
     """Process pools fork (multiprocessing's default on Linux before 3.14): a child
