@@ -124,7 +124,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         # one of `threads` workers, each taking the next position until none is left,
         # with a searcher lent for the whole run (the tables its earlier positions, or an
         # earlier call's, left), given back at the end; each result is sent to the caller
-        # as (index, result), an error as (index, None, exception), the end as None
+        # as (index, result), an error as (index, None, exception); its thread sends None
+        # when it has ended
         try:
             s, generation = _borrow(table_bits, max_table_bits)
             try:
@@ -140,8 +141,6 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                 _give_back(s, generation)
         except BaseException as exc:        # (reported to the caller, which raises it)
             finished.put((-1, None, exc))
-        finally:
-            finished.put(None)
 
     link = _SetsStop(own)
     if stop is not None:
@@ -151,7 +150,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _running.add(own)
     try:
         try:
-            _start(worker, min(threads, len(parsed)), started)
+            _start(worker, finished, min(threads, len(parsed)), started)
             while ended < started[0]:
                 item = finished.get()
                 if item is None:
@@ -190,30 +189,37 @@ _idle_lock = threading.Lock()
 _running: "weakref.WeakSet[Stop]" = weakref.WeakSet()     # the Stops of calls running
 
 
-def _start(job, count: int, started: list) -> None:
-    """Run ``job()`` in ``count`` threads, kept idle ones first; ``started[0]`` counts
-    those started so far (a Ctrl-C may land in between)."""
+def _start(job, ended: queue.SimpleQueue, count: int, started: list) -> None:
+    """Run ``job()`` in ``count`` threads, kept idle ones first, each sending None to
+    ``ended`` once done; ``started[0]`` counts those started so far (a Ctrl-C may land in
+    between)."""
     with _idle_lock:
         reused = min(count, len(_idle))
         queues = _idle[len(_idle) - reused:]
         del _idle[len(_idle) - reused:]
     for jobs in queues:
-        jobs.put(job)
+        jobs.put((job, ended))
         started[0] += 1
     for _ in range(count - reused):
         jobs = queue.SimpleQueue()
-        jobs.put(job)
+        jobs.put((job, ended))
         threading.Thread(target=_serve, args=(jobs,), name="solve_many", daemon=True).start()
         started[0] += 1
 
 
 def _serve(jobs: queue.SimpleQueue) -> None:
     while True:
-        jobs.get()()            # (a job reports its own errors: it never raises)
+        job, ended = jobs.get()
+        job()                   # (a job reports its own errors: it never raises)
+        # idle again before saying so: the caller's next call then finds this thread
+        # instead of starting another
         with _idle_lock:
-            if len(_idle) >= available_cores():
-                return
-            _idle.append(jobs)
+            stay = len(_idle) < available_cores()
+            if stay:
+                _idle.append(jobs)
+        ended.put(None)
+        if not stay:
+            return
 
 
 def _stop_running() -> None:
