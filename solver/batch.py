@@ -211,6 +211,7 @@ def _serve(jobs: queue.SimpleQueue) -> None:
     while True:
         job, ended = jobs.get()
         job()                   # (a job reports its own errors: it never raises)
+        del job                 # (an idle thread must not keep the call's positions)
         # idle again before saying so: the caller's next call then finds this thread
         # instead of starting another
         with _idle_lock:
@@ -218,6 +219,7 @@ def _serve(jobs: queue.SimpleQueue) -> None:
             if stay:
                 _idle.append(jobs)
         ended.put(None)
+        del ended
         if not stay:
             return
 

@@ -956,6 +956,20 @@ def test_solve_many_calls_at_once_do_not_wait_for_each_others_workers():
     assert [r.value for r in small_results] == [solve(o).value for o in _endgames_4x6(4)]
 
 
+def test_idle_workers_do_not_keep_the_last_calls_positions():
+    """A kept worker thread waiting for the next call held the last call's job, and with
+    it every position of that call (a batch of sampled deals, say) until the next call."""
+    from solver import as_position, solve_many
+    positions = [as_position(o) for o in _endgames_4x6(4)]
+
+    def references():
+        return [sys.getrefcount(positions[i]) for i in range(len(positions))]
+
+    before = references()
+    solve_many(positions, threads=2)
+    assert references() == before       # (a worker lets go of its job before its end)
+
+
 _EXIT_SCRIPTS = {
     # a daemon thread's call still searching when the program ends: it must not keep the
     # process alive (its workers are daemon threads and are stopped at exit)
