@@ -120,13 +120,21 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     taken = itertools.count()       # the next position to solve (next() is atomic)
     finished: queue.SimpleQueue = queue.SimpleQueue()
 
+    busy = threading.Condition()
+    searching = [0]                 # workers between their start and their end
+
     def worker() -> None:
         # one of `threads` workers, each taking the next position until none is left,
         # with a searcher lent for the whole run (the tables its earlier positions, or an
         # earlier call's, left), given back at the end; each result is sent to the caller
         # as (index, result), an error as (index, None, exception); its thread sends None
-        # when it has ended
+        # when it has ended. The worker counts itself in `searching`, not the caller,
+        # whose counts a Ctrl-C may cut short.
+        with busy:
+            searching[0] += 1
         try:
+            if own.is_set():
+                return          # the call is being left: nothing to do
             s, generation = _borrow(table_bits, max_table_bits)
             try:
                 while not own.is_set():
@@ -141,11 +149,15 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                 _give_back(s, generation)
         except BaseException as exc:        # (reported to the caller, which raises it)
             finished.put((-1, None, exc))
+        finally:
+            with busy:
+                searching[0] -= 1
+                busy.notify_all()
 
     link = _SetsStop(own)
     if stop is not None:
         stop._attach(link)
-    started = [0]                   # workers started (each ends by sending None)
+    started = [0]                   # workers started (each thread sends None at its end)
     ended = 0
     _running.add(own)
     try:
@@ -163,9 +175,9 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                         on_result(i, results[i])
         except BaseException:
             own.set()           # the positions running end now, the others never start
-            while ended < started[0]:       # so that none is still searching on return
-                if finished.get() is None:
-                    ended += 1
+            with busy:          # so that none is still searching on return (a worker
+                while searching[0]:         # that starts later does not search)
+                    busy.wait()
             raise
     finally:
         _running.discard(own)
@@ -178,46 +190,47 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
 # Worker threads kept across calls (DDS keeps its threads too): a new thread waits for
 # the GIL to start, up to the 5 ms switch interval while another worker runs Python
 # code, which made a call of four small positions on two threads take 9 ms instead of
-# 1 ms. A call takes idle kept threads first and starts new ones for the rest (so calls at
-# once never wait for each other's threads); a thread done with its job stays, idle,
-# while fewer than available_cores() are. They are daemon threads: the process exits
-# without waiting for them, and the searches still running then are stopped first.
-# A forked child (a process pool) has none of its parent's threads: it starts with none
-# idle, and with fresh locks (another thread may have held one at the fork).
-_idle: list = []                    # the job queues of idle kept threads
+# 1 ms. The kept threads all wait on one queue of jobs. A call reserves idle threads and
+# starts new ones for the rest, then gives its jobs, so that there is always a thread
+# for every job (calls at once never wait for each other's threads); a thread done with
+# its job stays while fewer than available_cores() are idle. A Ctrl-C between the
+# reservation and the jobs leaves the count below the truth (a thread waits with nothing
+# reserved for it, and takes a later job), never above it, so no job is left without a
+# thread. The threads are daemon threads: the process exits without waiting for them,
+# and the searches still running then are stopped first. A forked child (a process
+# pool) has none of its parent's threads: it starts with none idle, and with a fresh
+# queue and locks (another thread may have held one at the fork).
+_jobs: queue.SimpleQueue = queue.SimpleQueue()      # (job, where to send its end)
+_idle = [0]             # threads waiting for a job, less the jobs waiting for a thread
 _idle_lock = threading.Lock()
 _running: "weakref.WeakSet[Stop]" = weakref.WeakSet()     # the Stops of calls running
 
 
 def _start(job, ended: queue.SimpleQueue, count: int, started: list) -> None:
     """Run ``job()`` in ``count`` threads, kept idle ones first, each sending None to
-    ``ended`` once done; ``started[0]`` counts those started so far (a Ctrl-C may land in
+    ``ended`` once done; ``started[0]`` counts the jobs given so far (a Ctrl-C may land in
     between)."""
     with _idle_lock:
-        reused = min(count, len(_idle))
-        queues = _idle[len(_idle) - reused:]
-        del _idle[len(_idle) - reused:]
-    for jobs in queues:
-        jobs.put((job, ended))
-        started[0] += 1
+        reused = min(count, _idle[0])
+        _idle[0] -= reused
     for _ in range(count - reused):
-        jobs = queue.SimpleQueue()
-        jobs.put((job, ended))
-        threading.Thread(target=_serve, args=(jobs,), name="solve_many", daemon=True).start()
+        threading.Thread(target=_serve, name="solve_many", daemon=True).start()
+    for _ in range(count):
+        _jobs.put((job, ended))
         started[0] += 1
 
 
-def _serve(jobs: queue.SimpleQueue) -> None:
+def _serve() -> None:
     while True:
-        job, ended = jobs.get()
+        job, ended = _jobs.get()
         job()                   # (a job reports its own errors: it never raises)
         del job                 # (an idle thread must not keep the call's positions)
         # idle again before saying so: the caller's next call then finds this thread
         # instead of starting another
         with _idle_lock:
-            stay = len(_idle) < available_cores()
+            stay = _idle[0] < available_cores()
             if stay:
-                _idle.append(jobs)
+                _idle[0] += 1
         ended.put(None)
         del ended
         if not stay:
@@ -230,9 +243,12 @@ def _stop_running() -> None:
 
 
 def _forget_workers() -> None:
-    global _idle_lock
-    _idle.clear()
+    # (and the parent's running calls: their Stops' locks may be held by its threads)
+    global _jobs, _idle_lock, _running
+    _jobs = queue.SimpleQueue()
+    _idle[0] = 0
     _idle_lock = threading.Lock()
+    _running = weakref.WeakSet()
 
 
 atexit.register(_stop_running)

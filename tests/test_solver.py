@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -968,6 +969,77 @@ def test_idle_workers_do_not_keep_the_last_calls_positions():
     before = references()
     solve_many(positions, threads=2)
     assert references() == before       # (a worker lets go of its job before its end)
+
+
+_INTERRUPTED_SCRIPTS = {
+    # the Ctrl-C lands as the caller takes a worker's end off the queue, before counting
+    # it: leaving, the call used to wait for that end again, for good
+    "end taken": """
+import queue
+RealQueue = queue.SimpleQueue
+class Queue(RealQueue):
+    armed = [True]
+    def get(self, *args):
+        item = super().get(*args)
+        if item is None and self.armed[0] and threading.current_thread() is threading.main_thread():
+            self.armed[0] = False
+            raise KeyboardInterrupt         # as a SIGINT handled as get() returns
+        return item
+queue.SimpleQueue = Queue
+CALL = ITEMS * 3
+""",
+    # the Ctrl-C lands as the first job is given to the kept threads (two are idle):
+    # the thread reserved for the second waits with no job, and must not be lost
+    "job given": """
+solve_many(ITEMS, threads=2)            # two kept threads
+class Interrupting:
+    armed = [True]
+    def __init__(self, jobs):
+        self.jobs = jobs
+    def put(self, item):
+        self.jobs.put(item)
+        if self.armed[0]:
+            self.armed[0] = False
+            raise KeyboardInterrupt         # as a SIGINT handled as put() returns
+    def get(self):
+        return self.jobs.get()
+solver.batch._jobs = Interrupting(solver.batch._jobs)
+CALL = [Position(7, deal(random.Random(s)), to_move=0) for s in (1, 2, 3)]
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(_INTERRUPTED_SCRIPTS))
+def test_solve_many_cut_short_by_a_ctrl_c_anywhere_still_ends(case):
+    """Wherever a Ctrl-C lands in solve_many, the call raises KeyboardInterrupt, leaves no
+    search running, and later calls answer right with no kept thread lost or doubled."""
+    script = """
+import json, random, threading, time
+from guandan_core.match import deal
+from guandan_core.position import Position
+from solver import solve, solve_many
+import solver.batch
+ITEMS = json.load(open(DATA))["items"][:4]
+SETUP
+try:
+    solve_many(CALL, threads=2, table_bits=12)
+    print("no interrupt")
+except KeyboardInterrupt:
+    print("interrupted")
+before = time.process_time()
+time.sleep(0.5)
+print("searching" if time.process_time() - before > 0.25 else "idle")
+for _ in range(3):
+    print([r.value for r in solve_many(ITEMS, threads=2)] == [solve(o).value for o in ITEMS])
+time.sleep(0.2)
+kept = [t for t in threading.enumerate() if t.name == "solve_many"]
+print(solver.batch._idle[0] <= len(kept) <= 3)
+""".replace("SETUP", _INTERRUPTED_SCRIPTS[case]).replace(
+        "DATA", repr(str(Path(__file__).parent / "data" / "endgames_4x6.json")))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=PACKAGES, env=cli_env(), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "interrupted\nidle\nTrue\nTrue\nTrue\nTrue\n"
 
 
 _EXIT_SCRIPTS = {
