@@ -19,6 +19,7 @@ import numbers
 import os
 import queue
 import threading
+import traceback
 import weakref
 
 from guandan_core.position import Position
@@ -126,10 +127,10 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     def worker() -> None:
         # one of `threads` workers, each taking the next position until none is left,
         # with a searcher lent for the whole run (the tables its earlier positions, or an
-        # earlier call's, left), given back at the end; each result is sent to the caller
-        # as (index, result), an error as (index, None, exception); its thread sends None
-        # when it has ended. The worker counts itself in `searching`, not the caller,
-        # whose counts a Ctrl-C may cut short.
+        # earlier call's, left), given back at the end; it sends the caller ("result",
+        # index, result) for each position and ("error", exception) if it fails, and its
+        # thread sends None once it has ended. The worker counts itself in `searching`, not
+        # the caller, whose counts a Ctrl-C may cut short.
         with busy:
             searching[0] += 1
         try:
@@ -141,14 +142,15 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                     i = next(taken)
                     if i >= len(parsed):
                         break
-                    finished.put((i, solve(parsed[i], all_moves=all_moves,
-                                           time_limit=time_limit, node_limit=node_limit,
-                                           searcher=s, pv=pv, at_least=at_least,
-                                           stop=own, fresh_tables=fresh_tables)))
+                    finished.put(("result", i,
+                                  solve(parsed[i], all_moves=all_moves,
+                                        time_limit=time_limit, node_limit=node_limit,
+                                        searcher=s, pv=pv, at_least=at_least, stop=own,
+                                        fresh_tables=fresh_tables)))
             finally:
                 _give_back(s, generation)
         except BaseException as exc:        # (reported to the caller, which raises it)
-            finished.put((-1, None, exc))
+            finished.put(("error", exc))
         finally:
             with busy:
                 searching[0] -= 1
@@ -157,27 +159,35 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     link = _SetsStop(own)
     if stop is not None:
         stop._attach(link)
-    started = [0]                   # workers started (each thread sends None at its end)
+    given = [0]                     # jobs given to threads (each sends None at its end)
     ended = 0
     _running.add(own)
     try:
         try:
-            _start(worker, finished, min(threads, len(parsed)), started)
-            while ended < started[0]:
+            _run_in_threads(worker, finished, min(threads, len(parsed)), given)
+            while ended < given[0]:
                 item = finished.get()
                 if item is None:
                     ended += 1
-                elif len(item) == 3:
-                    raise item[2]
+                elif item[0] == "error":
+                    raise item[1]
                 else:
-                    i, results[i] = item
+                    _, i, results[i] = item
                     if on_result is not None:
                         on_result(i, results[i])
         except BaseException:
-            own.set()           # the positions running end now, the others never start
-            with busy:          # so that none is still searching on return (a worker
-                while searching[0]:         # that starts later does not search)
-                    busy.wait()
+            # the positions running end now, the others never start; on return none is
+            # still searching (a worker that starts later does not search). A second
+            # Ctrl-C meanwhile must not cut this short: stopping takes milliseconds.
+            while True:
+                try:
+                    own.set()
+                    with busy:
+                        while searching[0]:
+                            busy.wait()
+                    break
+                except KeyboardInterrupt:
+                    continue
             raise
     finally:
         _running.discard(own)
@@ -206,24 +216,27 @@ _idle_lock = threading.Lock()
 _running: "weakref.WeakSet[Stop]" = weakref.WeakSet()     # the Stops of calls running
 
 
-def _start(job, ended: queue.SimpleQueue, count: int, started: list) -> None:
+def _run_in_threads(job, finished: queue.SimpleQueue, count: int, given: list) -> None:
     """Run ``job()`` in ``count`` threads, kept idle ones first, each sending None to
-    ``ended`` once done; ``started[0]`` counts the jobs given so far (a Ctrl-C may land in
-    between)."""
+    ``finished`` once done; ``given[0]`` counts the jobs given so far (a Ctrl-C may land
+    in between)."""
     with _idle_lock:
         reused = min(count, _idle[0])
         _idle[0] -= reused
     for _ in range(count - reused):
         threading.Thread(target=_serve, name="solve_many", daemon=True).start()
     for _ in range(count):
-        _jobs.put((job, ended))
-        started[0] += 1
+        _jobs.put((job, finished))
+        given[0] += 1
 
 
 def _serve() -> None:
     while True:
-        job, ended = _jobs.get()
-        job()                   # (a job reports its own errors: it never raises)
+        job, finished = _jobs.get()
+        try:
+            job()               # (a job reports its own errors to its caller)
+        except BaseException:   # (a bug in the job itself: shown, and the count kept right)
+            traceback.print_exc()
         del job                 # (an idle thread must not keep the call's positions)
         # idle again before saying so: the caller's next call then finds this thread
         # instead of starting another
@@ -231,8 +244,8 @@ def _serve() -> None:
             stay = _idle[0] < available_cores()
             if stay:
                 _idle[0] += 1
-        ended.put(None)
-        del ended
+        finished.put(None)
+        del finished
         if not stay:
             return
 
