@@ -99,6 +99,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         except ValueError as exc:
             raise ValueError(f"position {i}: {exc}") from None
 
+    options = dict(all_moves=all_moves, time_limit=time_limit, node_limit=node_limit, pv=pv,
+                   at_least=at_least, fresh_tables=fresh_tables)
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:
         # the searches run in this thread, with its tables (as solve's do): a Ctrl-C
@@ -106,10 +108,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         for i, pos in enumerate(parsed):
             if stop is not None and stop.is_set():
                 break           # the positions not started are not solved
-            results[i] = solve(pos, all_moves=all_moves, time_limit=time_limit,
-                               node_limit=node_limit, table_bits=table_bits,
-                               max_table_bits=max_table_bits, pv=pv, at_least=at_least,
-                               stop=stop, fresh_tables=fresh_tables)
+            results[i] = solve(pos, table_bits=table_bits, max_table_bits=max_table_bits,
+                               stop=stop, **options)
             if on_result is not None:
                 on_result(i, results[i])
         return results
@@ -122,7 +122,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     finished: queue.SimpleQueue = queue.SimpleQueue()
 
     busy = threading.Condition()
-    searching = [0]                 # workers between their start and their end
+    searching = 0                   # workers between their start and their end
 
     def worker() -> None:
         # one of `threads` workers, each taking the next position until none is left,
@@ -131,8 +131,9 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         # index, result) for each position and ("error", exception) if it fails, and its
         # thread sends None once it has ended. The worker counts itself in `searching`, not
         # the caller, whose counts a Ctrl-C may cut short.
+        nonlocal searching
         with busy:
-            searching[0] += 1
+            searching += 1
         try:
             if own.is_set():
                 return          # the call is being left: nothing to do
@@ -143,17 +144,14 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                     if i >= len(parsed):
                         break
                     finished.put(("result", i,
-                                  solve(parsed[i], all_moves=all_moves,
-                                        time_limit=time_limit, node_limit=node_limit,
-                                        searcher=s, pv=pv, at_least=at_least, stop=own,
-                                        fresh_tables=fresh_tables)))
+                                  solve(parsed[i], searcher=s, stop=own, **options)))
             finally:
                 _give_back(s, generation)
         except BaseException as exc:        # (reported to the caller, which raises it)
             finished.put(("error", exc))
         finally:
             with busy:
-                searching[0] -= 1
+                searching -= 1
                 busy.notify_all()
 
     link = _SetsStop(own)
@@ -183,7 +181,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                 try:
                     own.set()
                     with busy:
-                        while searching[0]:
+                        while searching:
                             busy.wait()
                     break
                 except KeyboardInterrupt:

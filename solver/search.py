@@ -26,8 +26,8 @@ from guandan_core.rules import Rules
 from ._search import (DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher,
                       default_max_tt_bits)
 
-__all__ = ["solve", "probe", "clear_tables", "free_tables", "Stop", "SolveResult", "MoveScore", "Searcher",
-           "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
+__all__ = ["solve", "probe", "clear_tables", "free_tables", "Stop", "SolveResult", "MoveScore",
+           "Searcher", "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
 
 VALUES = tuple(sorted(OUTCOMES))      # the values of RULES sec. 6, lowest first
 # 2**20 entries of 16 bytes: 16 MiB to start with (measured: as fast as 2**18, faster than
@@ -62,8 +62,8 @@ def _sizes(table_bits, max_table_bits) -> tuple[int, int]:
                         else int(max_table_bits))
 
 
-# Searchers lent to solve_many's workers, one a position being solved, and given back
-# after it: a new table costs milliseconds to map and zero, which a program solving many
+# Searchers lent to solve_many's workers, one a worker, and given back when the worker
+# is done: a new table costs milliseconds to map and zero, which a program solving many
 # small batches paid on every call. Between calls at most one a core is kept, each at its
 # first size (see _trim_spares); free_tables() drops them.
 _spares: list = []
