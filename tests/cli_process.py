@@ -28,6 +28,13 @@ def cli_env(drop: tuple[str, ...] = (), **extra: str) -> dict:
     return env
 
 
+def run_python(code: str, timeout: float = 120, **env_extra: str) -> subprocess.CompletedProcess:
+    """``python -c CODE`` with the packages this test run imports (see :func:`cli_env`;
+    ``env_extra`` set in its environment); the finished process, output as text."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=PACKAGES, env=cli_env(**env_extra), timeout=timeout)
+
+
 def run_cli(args, stdin=None):
     """``guandan ARGS`` with ``stdin`` as its input; the finished process, output as text."""
     return subprocess.run([sys.executable, "-m", "guandan_core.cli", *args], input=stdin,

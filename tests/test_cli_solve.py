@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cli_process import PACKAGES, ROOT, assert_one_line_error, cli_env, run_cli
+from cli_process import PACKAGES, ROOT, assert_one_line_error, cli_env, run_cli, run_python
 from guandan_core.cli import main
 from guandan_core.cli_solve import EXAMPLE_POSITION
 
@@ -309,8 +309,7 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
                   "def peak(): return int([l for l in open('/proc/self/status')"
                   " if l.startswith('VmPeak')][0].split()[1])\n"
                   f"before = peak(); read_text({str(ROOT / 'README.md')!r}); print(peak() - before)\n")
-        proc = subprocess.run([sys.executable, "-c", script], capture_output=True,
-                              text=True, cwd=PACKAGES, env=cli_env(), timeout=60)
+        proc = run_python(script, timeout=60)
         assert proc.returncode == 0 and int(proc.stdout) < 64 * 1024, proc
     # a long bad value is shortened on the one line
     (tmp_path / "long.json").write_text(json.dumps(dict(EXAMPLE_POSITION, level="Q" * 10**6)))

@@ -7,12 +7,7 @@ import sys
 
 import pytest
 
-from cli_process import PACKAGES, ROOT, cli_env
-
-
-def _python(code: str, cwd, **env_extra) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, env=cli_env(**env_extra))
+from cli_process import PACKAGES, ROOT, cli_env, run_python
 
 
 def test_numba_is_an_extra_that_only_the_batch_layer_imports():
@@ -32,13 +27,13 @@ def test_numba_is_an_extra_that_only_the_batch_layer_imports():
     code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n"
                                                for m in modules) + \
         "print('numba' in sys.modules)"
-    done = _python(code, PACKAGES)
+    done = run_python(code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
 
 
 def test_batch_without_numba_says_how_to_get_it():
-    done = _python("import sys; sys.modules['numba'] = None; import guandan_core.batch", PACKAGES)
+    done = run_python("import sys; sys.modules['numba'] = None; import guandan_core.batch")
     assert done.returncode == 1
     assert "guandan_core.batch needs numba: pip install 'guandan-core[batch]'" in done.stderr
 

@@ -5,7 +5,6 @@ import os
 import random
 import re
 import signal
-import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -13,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_process import PACKAGES, cli_env
+from cli_process import run_python
 from guandan_core import Move
 from guandan_core.position import Position
 from reference_minimax import Budget, minimax, random_position, value_for_mover
@@ -226,8 +225,7 @@ def test_a_growing_table_stays_within_its_bound():
         "s = Searcher(18, max_tt_bits=22)\n"
         "assert s.grow_table() and s.tt_bits == 20 and s.grow_table() and s.tt_bits == 22\n"
         "print(s.table_bytes // 1024, kib('VmHWM') - base)\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=cli_env(), cwd=PACKAGES, timeout=120)
+    out = run_python(script)
     assert out.returncode == 0, out.stderr
     table_kib, peak_kib = map(int, out.stdout.split())
     assert table_kib == (2**22 + 2**18) * 16 // 1024
@@ -1036,8 +1034,7 @@ kept = [t for t in threading.enumerate() if t.name == "solve_many"]
 print(solver.batch._idle[0] <= len(kept) <= 3)
 """.replace("SETUP", _INTERRUPTED_SCRIPTS[case]).replace(
         "DATA", repr(str(Path(__file__).parent / "data" / "endgames_4x6.json")))
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=PACKAGES, env=cli_env(), timeout=120)
+    proc = run_python(script)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "interrupted\nidle\nTrue\nTrue\nTrue\nTrue\n"
 
@@ -1076,8 +1073,7 @@ def test_solve_many_and_the_end_of_the_program(case):
     (it used to wait for the searches, minutes for whole deals), and a thread may still
     call solve_many after the main thread has returned (it used to be refused: "cannot
     schedule new futures after shutdown")."""
-    proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPTS[case]], capture_output=True,
-                          text=True, cwd=PACKAGES, env=cli_env(), timeout=60)
+    proc = run_python(_EXIT_SCRIPTS[case], timeout=60)
     assert proc.returncode == 0, proc.stderr
     expected = "main done\n" + ("[3, 3, 3]\n" if case == "after main" else "")
     assert proc.stdout == expected
