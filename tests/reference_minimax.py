@@ -1,7 +1,10 @@
 """Plain minimax over the engine's Position: every legal move, no pruning, no table.
 
 The slow, obviously correct reference for the solver (RULES sec. 6: team 0 = seats 0 and
-2 maximises the outcome, team 1 minimises it).
+2 maximises the outcome, team 1 minimises it). ``memo_minimax`` is the same search with
+each position's value remembered under ``Position.key()``, the whole state, so that
+positions with long plays (tubes, plates, bombs of many cards), whose trees are too large
+for the plain search, can be checked too.
 """
 
 from __future__ import annotations
@@ -34,6 +37,32 @@ def minimax(pos: Position, budget: list) -> int:
             pos.pop()
         if best is None or (v > best if maximizing else v < best):
             best = v
+    return best
+
+
+def memo_minimax(pos: Position, memo: dict, budget: list) -> int:
+    """Team-0 value of ``pos``, as :func:`minimax`, each position's value kept in ``memo``
+    under its full state; ``budget[0]`` counts down positions searched (Budget at 0)."""
+    if pos.is_over:
+        return pos.outcome
+    key = pos.key()
+    known = memo.get(key)
+    if known is not None:
+        return known
+    budget[0] -= 1
+    if budget[0] <= 0:
+        raise Budget()
+    maximizing = pos.to_move % 2 == 0
+    best = None
+    for move in pos.legal_moves():
+        pos.push(move, check=False)
+        try:
+            v = memo_minimax(pos, memo, budget)
+        finally:
+            pos.pop()
+        if best is None or (v > best if maximizing else v < best):
+            best = v
+    memo[key] = best
     return best
 
 
@@ -99,5 +128,90 @@ def random_position(rng: random.Random, max_cards: int = 5, active: int | None =
            "table": None if table is None else {"owner": owner, "play": table.to_platform()}}
     try:
         return Position.from_json(obj)
+    except PositionError:
+        return None
+
+
+LONG_SHAPES = ("tube", "plate", "bomb", "straight flush", "straight", "full house",
+               "joker bomb")
+
+
+def long_play_cards(rng: random.Random, level: int) -> list:
+    """The cards of one random long play: a tube, a plate, a bomb of 4 to 7 cards, a
+    straight (flush), a full house or the joker bomb; A may sit below 2 in sequences, and
+    up to two cards may be swapped for wild cards (so some draws are no longer that play,
+    or are other plays as well)."""
+    shape = rng.choice(LONG_SHAPES)
+    if shape == "joker bomb":
+        return [52, 52, 53, 53]
+    low = rng.randrange(-1, 12)           # -1: the A below 2 (sequences only)
+    if shape == "tube":
+        ranks = [low, low, low + 1, low + 1, low + 2, low + 2]
+    elif shape == "plate":
+        ranks = [low] * 3 + [low + 1] * 3
+    elif shape in ("straight", "straight flush"):
+        ranks = list(range(low, low + 5))
+    elif shape == "bomb":
+        ranks = [rng.randrange(13)] * rng.randint(4, 7)
+    else:
+        triple, pair = rng.sample(range(13), 2)
+        ranks = [triple] * 3 + [pair] * 2
+    top = max(ranks)
+    if top > 12:
+        ranks = [r - (top - 12) for r in ranks]     # shifted down to end at A at most
+    suit = rng.randrange(4)
+    cards = [(r % 13) * 4 + (suit if shape == "straight flush" else rng.randrange(4))
+             for r in ranks]
+    for _ in range(2):
+        if rng.random() < 0.35:
+            cards[rng.randrange(len(cards))] = level * 4 + 1
+    return cards
+
+
+def random_long_play_position(rng: random.Random, rules=None) -> Position | None:
+    """A random endgame where one or two of the 2 to 4 active players hold one or two
+    long plays (:func:`long_play_cards`) and up to two other cards, and the others 1 to 3
+    cards; random level, players out, sometimes a long play on the table. None for a draw
+    that is not a valid position (more than two copies of a card, say)."""
+    level = rng.randrange(13)
+    active = rng.choice([2, 2, 3, 3, 4])
+    while True:
+        out = rng.sample(range(4), 4 - active)
+        if not ({0, 2} <= set(out) or {1, 3} <= set(out)):
+            break
+    rng.shuffle(out)
+    in_play = [s for s in range(4) if s not in out]
+    long_hands = rng.sample(in_play, rng.choice([1, 1, 2]))
+    hands = [[] for _ in range(4)]
+    for seat in in_play:
+        if seat in long_hands:
+            cards = long_play_cards(rng, level)
+            if rng.random() < 0.3:
+                cards += long_play_cards(rng, level)
+            cards += [rng.randrange(54) for _ in range(rng.randint(0, 2))]
+        else:
+            cards = [rng.randrange(54) for _ in range(rng.randint(1, 3))]
+        hands[seat] = cards
+    to_move = rng.choice(in_play)
+    table = owner = None
+    table_cards = []
+    if rng.random() < 0.4:
+        owner = rng.choice([s for s in in_play if s != to_move] + out[-1:])
+        table_cards = long_play_cards(rng, level) if rng.random() < 0.6 else \
+            [rng.randrange(54) for _ in range(rng.choice([1, 2, 3]))]
+    dealt = [k for h in hands for k in h] + table_cards
+    if any(dealt.count(k) > 2 for k in set(dealt)):
+        return None
+    if table_cards:
+        readings = classify(table_cards, level, rules)
+        if not readings:
+            return None
+        table = rng.choice(readings)
+    obj = {"level": format_rank(level),
+           "hands": [[format_card(k) for k in sorted(h)] for h in hands],
+           "finished": out, "to_move": to_move,
+           "table": None if table is None else {"owner": owner, "play": table.to_platform()}}
+    try:
+        return Position.from_json(obj, rules)
     except PositionError:
         return None

@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from cli_process import run_python
-from guandan_core import Move
+from guandan_core import Move, legal_moves
 from guandan_core.position import Position
-from reference_minimax import Budget, minimax, random_position, value_for_mover
+from guandan_core.rules import PRESET_NAMES, Rules
+from reference_minimax import (Budget, memo_minimax, minimax, random_long_play_position,
+                               random_position, value_for_mover)
 from solver import Searcher, probe, solve, solve_many
 
 
@@ -72,6 +74,53 @@ def test_every_move_scored_matches_minimax(seed):
             v = child.outcome if child.is_over else minimax(child, [10**7])
             assert scored[move] == v * sign, (pos.to_json(), str(move))
         assert max(scored.values()) == result.value == ref      # (ref: the mover's value)
+
+
+LONG_TYPES = {"ThreePair", "TwoTrips", "Straight", "StraightFlush", "ThreeWithTwo", "Bomb"}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_solver_matches_memoized_minimax_with_long_plays(seed):
+    """RULES sec. 4-6, 9: exact values, best moves and every move's score where hands hold
+    tubes, plates, straights, straight flushes, full houses, bombs of 4 to 7 cards or the
+    joker bomb (with wild cards among them), under every rule preset: the positions the
+    plain minimax above is too slow for (hands of up to 15 cards), against the same
+    minimax with each position's value remembered."""
+    rng = random.Random(7000 + seed)
+    checked = moves_checked = 0
+    long_types_seen = set()
+    while checked < 30:
+        rules = Rules.of(rng.choice(PRESET_NAMES))
+        pos = random_long_play_position(rng, rules)
+        if pos is None or pos.is_over:
+            continue
+        memo = {}
+        try:
+            ref = memo_minimax(pos, memo, [30_000])
+        except Budget:
+            continue
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        checked += 1
+        for seat in range(4):
+            long_types_seen |= {m.type for m in legal_moves(pos.hand(seat), pos.level,
+                                                             rules=rules)} & LONG_TYPES
+        every = checked % 2 == 0
+        result = solve(pos, all_moves=every)
+        assert result.exact and result.value == ref * sign, (pos.to_json(), rules)
+        scored = {result.best: result.value}
+        for s in result.moves:
+            for move in [s.move, *s.equivalent]:
+                scored[move] = s.value
+        if every:
+            assert set(scored) == set(pos.legal_moves()), pos.to_json()
+        for move, value in scored.items():
+            child = pos.play(move)
+            v = child.outcome if child.is_over else memo_minimax(child, memo, [10**7])
+            assert v * sign == value, (pos.to_json(), rules, str(move))
+            moves_checked += 1
+    # the draws really hold the long plays this test is about
+    assert long_types_seen == LONG_TYPES
+    assert moves_checked > 2 * checked
 
 
 def _preference_order(searcher, pos):
@@ -1015,6 +1064,7 @@ def test_solve_many_cut_short_by_a_ctrl_c_anywhere_still_ends(case):
 import json, random, threading, time
 from guandan_core.match import deal
 from guandan_core.position import Position
+from guandan_core.rules import PRESET_NAMES, Rules
 from solver import solve, solve_many
 import solver.batch
 ITEMS = json.load(open(DATA))["items"][:4]
@@ -1046,6 +1096,7 @@ _EXIT_SCRIPTS = {
 import threading, time, random
 from guandan_core.match import deal
 from guandan_core.position import Position
+from guandan_core.rules import PRESET_NAMES, Rules
 from solver import solve_many
 deals = [Position(7, deal(random.Random(s)), to_move=0) for s in (1, 2)]
 threading.Thread(target=solve_many, args=(deals,), kwargs={"threads": 2}, daemon=True).start()
