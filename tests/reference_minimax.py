@@ -140,17 +140,19 @@ def long_play_cards(rng: random.Random, level: int) -> list:
     """The cards of one random long play: a tube, a plate, a bomb of 4 to 7 cards, a
     straight (flush), a full house or the joker bomb; A may sit below 2 in sequences, and
     up to two cards may be swapped for wild cards (so some draws are no longer that play,
-    or are other plays as well)."""
+    or are other plays as well). A fifth of the tubes and straights run longer (4 pairs,
+    6 or 7 ranks), which are plays under ``long-sequences`` (RULES sec. 9)."""
     shape = rng.choice(LONG_SHAPES)
     if shape == "joker bomb":
         return [52, 52, 53, 53]
     low = rng.randrange(-1, 12)           # -1: the A below 2 (sequences only)
+    longer = rng.random() < 0.2
     if shape == "tube":
-        ranks = [low, low, low + 1, low + 1, low + 2, low + 2]
+        ranks = [r for r in range(low, low + (4 if longer else 3)) for _ in range(2)]
     elif shape == "plate":
         ranks = [low] * 3 + [low + 1] * 3
     elif shape in ("straight", "straight flush"):
-        ranks = list(range(low, low + 5))
+        ranks = list(range(low, low + (rng.choice([6, 7]) if longer else 5)))
     elif shape == "bomb":
         ranks = [rng.randrange(13)] * rng.randint(4, 7)
     else:

@@ -83,11 +83,12 @@ LONG_TYPES = {"ThreePair", "TwoTrips", "Straight", "StraightFlush", "ThreeWithTw
 def test_solver_matches_memoized_minimax_with_long_plays(seed):
     """RULES sec. 4-6, 9: exact values, best moves and every move's score where hands hold
     tubes, plates, straights, straight flushes, full houses, bombs of 4 to 7 cards or the
-    joker bomb (with wild cards among them), under every rule preset: the positions the
-    plain minimax above is too slow for (hands of up to 15 cards), against the same
+    joker bomb (with wild cards among them), under every rule preset (with
+    ``long-sequences``, sequences of other lengths too): the positions the
+    plain minimax above is too slow for (hands of up to 18 cards), against the same
     minimax with each position's value remembered."""
     rng = random.Random(7000 + seed)
-    checked = moves_checked = 0
+    checked = moves_checked = other_lengths = 0
     long_types_seen = set()
     while checked < 30:
         rules = Rules.of(rng.choice(PRESET_NAMES))
@@ -102,8 +103,12 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
         sign = 1 if pos.to_move % 2 == 0 else -1
         checked += 1
         for seat in range(4):
-            long_types_seen |= {m.type for m in legal_moves(pos.hand(seat), pos.level,
-                                                             rules=rules)} & LONG_TYPES
+            for m in legal_moves(pos.hand(seat), pos.level, rules=rules):
+                if m.type in LONG_TYPES:
+                    long_types_seen.add(m.type)
+                    # sequences of other lengths than 5 / 3 pairs / 2 triples
+                    other_lengths += m.type in ("ThreePair", "TwoTrips", "Straight") and \
+                        len(m) != (5 if m.type == "Straight" else 6)
         every = checked % 2 == 0
         result = solve(pos, all_moves=every)
         assert result.exact and result.value == ref * sign, (pos.to_json(), rules)
@@ -120,6 +125,7 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
             moves_checked += 1
     # the draws really hold the long plays this test is about
     assert long_types_seen == LONG_TYPES
+    assert other_lengths > 0
     assert moves_checked > 2 * checked
 
 
