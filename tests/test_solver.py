@@ -76,6 +76,32 @@ def test_every_move_scored_matches_minimax(seed):
         assert max(scored.values()) == result.value == ref      # (ref: the mover's value)
 
 
+def test_solver_matches_memoized_minimax_with_four_players_and_14_to_16_cards():
+    """RULES sec. 6: four players in play with 14 to 16 cards between them, more than the
+    plain minimax above can search (it stops at 13): exact values, the best move and
+    every threshold, against the memoized minimax."""
+    rng = random.Random(7100)
+    checked = 0
+    while checked < 6:
+        pos = random_position(rng, max_cards=5, max_total=16, active=4)
+        if pos is None or pos.is_over or sum(pos.cards_left) < 14:
+            continue
+        memo = {}
+        try:
+            ref = memo_minimax(pos, memo, [400_000])
+        except Budget:
+            continue
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        checked += 1
+        result = solve(pos)
+        assert result.exact and result.value == ref * sign, pos.to_json()
+        child = pos.play(result.best)
+        v = child.outcome if child.is_over else memo_minimax(child, memo, [10**7])
+        assert v * sign == result.value, (pos.to_json(), str(result.best))
+        for t in (-2, -1, 1, 2, 3):
+            assert probe(pos, t) == (ref * sign >= t), (pos.to_json(), t)
+
+
 LONG_TYPES = {"ThreePair", "TwoTrips", "Straight", "StraightFlush", "ThreeWithTwo", "Bomb"}
 
 
