@@ -1,10 +1,10 @@
 """Plain minimax over the engine's Position: every legal move, no pruning, no table.
 
 The slow, obviously correct reference for the solver (RULES sec. 6: team 0 = seats 0 and
-2 maximises the outcome, team 1 minimises it). ``memo_minimax`` is the same search with
-each position's value remembered under ``Position.key()``, the whole state, so that
-positions with long plays (tubes, plates, bombs of many cards), whose trees are too large
-for the plain search, can be checked too.
+2 maximises the outcome, team 1 minimises it). Given a memo, it remembers each position's
+value under ``Position.key()``, the whole state, so that positions with long plays (tubes,
+plates, bombs of many cards) or more cards, whose trees are too large for the plain
+search, can be checked too.
 """
 
 from __future__ import annotations
@@ -20,10 +20,17 @@ class Budget(Exception):
     """The reference gave up: the position has too many nodes for a plain minimax."""
 
 
-def minimax(pos: Position, budget: list) -> int:
-    """Team-0 value of ``pos``; ``budget[0]`` counts down nodes (raises Budget at 0)."""
+def minimax(pos: Position, budget: list, memo: dict | None = None) -> int:
+    """Team-0 value of ``pos``; ``budget[0]`` counts down positions searched (raises
+    Budget at 0). With ``memo``, each position's value is kept there under its full state
+    (``Position.key()``) and not searched again."""
     if pos.is_over:
         return pos.outcome
+    if memo is not None:
+        key = pos.key()
+        known = memo.get(key)
+        if known is not None:
+            return known
     budget[0] -= 1
     if budget[0] <= 0:
         raise Budget()
@@ -32,43 +39,44 @@ def minimax(pos: Position, budget: list) -> int:
     for move in pos.legal_moves():
         pos.push(move, check=False)
         try:
-            v = minimax(pos, budget)
+            v = minimax(pos, budget, memo)
         finally:
             pos.pop()
         if best is None or (v > best if maximizing else v < best):
             best = v
-    return best
-
-
-def memo_minimax(pos: Position, memo: dict, budget: list) -> int:
-    """Team-0 value of ``pos``, as :func:`minimax`, each position's value kept in ``memo``
-    under its full state; ``budget[0]`` counts down positions searched (Budget at 0)."""
-    if pos.is_over:
-        return pos.outcome
-    key = pos.key()
-    known = memo.get(key)
-    if known is not None:
-        return known
-    budget[0] -= 1
-    if budget[0] <= 0:
-        raise Budget()
-    maximizing = pos.to_move % 2 == 0
-    best = None
-    for move in pos.legal_moves():
-        pos.push(move, check=False)
-        try:
-            v = memo_minimax(pos, memo, budget)
-        finally:
-            pos.pop()
-        if best is None or (v > best if maximizing else v < best):
-            best = v
-    memo[key] = best
+    if memo is not None:
+        memo[key] = best
     return best
 
 
 def value_for_mover(pos: Position, budget_nodes: int = 200_000) -> int:
     v = minimax(pos, [budget_nodes])
     return v if pos.to_move % 2 == 0 else -v
+
+
+def _seats_out(rng: random.Random, active: int | None = None) -> list:
+    """The seats already out, in the order they went out, for ``active`` players in play
+    (2 to 4, random when None); never both players of a team (the hand would be over)."""
+    if active is None:
+        active = rng.choice([2, 2, 3, 3, 4])
+    while True:
+        out = rng.sample(range(4), 4 - active)
+        if not ({0, 2} <= set(out) or {1, 3} <= set(out)):
+            break
+    rng.shuffle(out)
+    return out
+
+
+def _position(level, hands, out, to_move, table, owner, rules=None) -> Position | None:
+    """The position of RULES sec. 7 with these parts, None where they are not one."""
+    obj = {"level": format_rank(level),
+           "hands": [[format_card(k) for k in sorted(h)] for h in hands],
+           "finished": out, "to_move": to_move,
+           "table": None if table is None else {"owner": owner, "play": table.to_platform()}}
+    try:
+        return Position.from_json(obj, rules)
+    except PositionError:
+        return None
 
 
 def random_position(rng: random.Random, max_cards: int = 5, active: int | None = None,
@@ -86,14 +94,8 @@ def random_position(rng: random.Random, max_cards: int = 5, active: int | None =
         if rng.random() < 0.3:
             deck.remove(special)
             deck.insert(0, special)
-    if active is None:
-        active = rng.choice([2, 2, 3, 3, 4])
-    # seats out: keep it a live hand (not both of a team out)
-    while True:
-        out = rng.sample(range(4), 4 - active)
-        if not ({0, 2} <= set(out) or {1, 3} <= set(out)):
-            break
-    rng.shuffle(out)
+    out = _seats_out(rng, active)
+    active = 4 - len(out)
     hands = [[] for _ in range(4)]
     pos_in_deck = 0
     for seat in range(4):
@@ -122,14 +124,7 @@ def random_position(rng: random.Random, max_cards: int = 5, active: int | None =
                 break
         if table is None:
             owner = None
-    obj = {"level": format_rank(level),
-           "hands": [[format_card(k) for k in sorted(h)] for h in hands],
-           "finished": out, "to_move": to_move,
-           "table": None if table is None else {"owner": owner, "play": table.to_platform()}}
-    try:
-        return Position.from_json(obj)
-    except PositionError:
-        return None
+    return _position(level, hands, out, to_move, table, owner)
 
 
 LONG_SHAPES = ("tube", "plate", "bomb", "straight flush", "straight", "full house",
@@ -176,12 +171,7 @@ def random_long_play_position(rng: random.Random, rules=None) -> Position | None
     cards; random level, players out, sometimes a long play on the table. None for a draw
     that is not a valid position (more than two copies of a card, say)."""
     level = rng.randrange(13)
-    active = rng.choice([2, 2, 3, 3, 4])
-    while True:
-        out = rng.sample(range(4), 4 - active)
-        if not ({0, 2} <= set(out) or {1, 3} <= set(out)):
-            break
-    rng.shuffle(out)
+    out = _seats_out(rng)
     in_play = [s for s in range(4) if s not in out]
     long_hands = rng.sample(in_play, rng.choice([1, 1, 2]))
     hands = [[] for _ in range(4)]
@@ -209,11 +199,4 @@ def random_long_play_position(rng: random.Random, rules=None) -> Position | None
         if not readings:
             return None
         table = rng.choice(readings)
-    obj = {"level": format_rank(level),
-           "hands": [[format_card(k) for k in sorted(h)] for h in hands],
-           "finished": out, "to_move": to_move,
-           "table": None if table is None else {"owner": owner, "play": table.to_platform()}}
-    try:
-        return Position.from_json(obj, rules)
-    except PositionError:
-        return None
+    return _position(level, hands, out, to_move, table, owner, rules)

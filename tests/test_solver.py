@@ -16,8 +16,8 @@ from cli_process import run_python
 from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
-from reference_minimax import (Budget, memo_minimax, minimax, random_long_play_position,
-                               random_position, value_for_mover)
+from reference_minimax import (Budget, minimax, random_long_play_position, random_position,
+                               value_for_mover)
 from solver import Searcher, probe, solve, solve_many
 
 
@@ -76,30 +76,41 @@ def test_every_move_scored_matches_minimax(seed):
         assert max(scored.values()) == result.value == ref      # (ref: the mover's value)
 
 
+def _solved_with_a_memo(draw, count, budget):
+    """(position, value for the mover, memo) for the first ``count`` positions from
+    ``draw()`` that the memoized minimax solves within ``budget`` positions."""
+    checked = 0
+    while checked < count:
+        pos = draw()
+        if pos is None or pos.is_over:
+            continue
+        memo = {}
+        try:
+            ref = minimax(pos, [budget], memo)
+        except Budget:
+            continue
+        checked += 1
+        yield pos, ref if pos.to_move % 2 == 0 else -ref, memo
+
+
 def test_solver_matches_memoized_minimax_with_four_players_and_14_to_16_cards():
     """RULES sec. 6: four players in play with 14 to 16 cards between them, more than the
     plain minimax above can search (it stops at 13): exact values, the best move and
     every threshold, against the memoized minimax."""
     rng = random.Random(7100)
-    checked = 0
-    while checked < 6:
+
+    def draw():
         pos = random_position(rng, max_cards=5, max_total=16, active=4)
-        if pos is None or pos.is_over or sum(pos.cards_left) < 14:
-            continue
-        memo = {}
-        try:
-            ref = memo_minimax(pos, memo, [400_000])
-        except Budget:
-            continue
+        return pos if pos is not None and sum(pos.cards_left) >= 14 else None
+
+    for pos, ref, memo in _solved_with_a_memo(draw, 6, 400_000):
         sign = 1 if pos.to_move % 2 == 0 else -1
-        checked += 1
         result = solve(pos)
-        assert result.exact and result.value == ref * sign, pos.to_json()
-        child = pos.play(result.best)
-        v = child.outcome if child.is_over else memo_minimax(child, memo, [10**7])
-        assert v * sign == result.value, (pos.to_json(), str(result.best))
+        assert result.exact and result.value == ref, pos.to_json()
+        assert sign * minimax(pos.play(result.best), [10**7], memo) == ref, \
+            (pos.to_json(), str(result.best))
         for t in (-2, -1, 1, 2, 3):
-            assert probe(pos, t) == (ref * sign >= t), (pos.to_json(), t)
+            assert probe(pos, t) == (ref >= t), (pos.to_json(), t)
 
 
 LONG_TYPES = {"ThreePair", "TwoTrips", "Straight", "StraightFlush", "ThreeWithTwo", "Bomb"}
@@ -116,20 +127,15 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
     rng = random.Random(7000 + seed)
     checked = moves_checked = other_lengths = 0
     long_types_seen = set()
-    while checked < 30:
-        rules = Rules.of(rng.choice(PRESET_NAMES))
-        pos = random_long_play_position(rng, rules)
-        if pos is None or pos.is_over:
-            continue
-        memo = {}
-        try:
-            ref = memo_minimax(pos, memo, [30_000])
-        except Budget:
-            continue
+
+    def draw():
+        return random_long_play_position(rng, Rules.of(rng.choice(PRESET_NAMES)))
+
+    for pos, ref, memo in _solved_with_a_memo(draw, 30, 30_000):
         sign = 1 if pos.to_move % 2 == 0 else -1
         checked += 1
         for seat in range(4):
-            for m in legal_moves(pos.hand(seat), pos.level, rules=rules):
+            for m in legal_moves(pos.hand(seat), pos.level, rules=pos.rules):
                 if m.type in LONG_TYPES:
                     long_types_seen.add(m.type)
                     # sequences of other lengths than 5 / 3 pairs / 2 triples
@@ -137,7 +143,7 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
                         len(m) != (5 if m.type == "Straight" else 6)
         every = checked % 2 == 0
         result = solve(pos, all_moves=every)
-        assert result.exact and result.value == ref * sign, (pos.to_json(), rules)
+        assert result.exact and result.value == ref, (pos.to_json(), pos.rules)
         scored = {result.best: result.value}
         for s in result.moves:
             for move in [s.move, *s.equivalent]:
@@ -145,9 +151,8 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
         if every:
             assert set(scored) == set(pos.legal_moves()), pos.to_json()
         for move, value in scored.items():
-            child = pos.play(move)
-            v = child.outcome if child.is_over else memo_minimax(child, memo, [10**7])
-            assert v * sign == value, (pos.to_json(), rules, str(move))
+            assert sign * minimax(pos.play(move), [10**7], memo) == value, \
+                (pos.to_json(), pos.rules, str(move))
             moves_checked += 1
     # the draws really hold the long plays this test is about
     assert long_types_seen == LONG_TYPES
