@@ -160,6 +160,57 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
     assert moves_checked > 2 * checked
 
 
+def _renamed(obj, shift, suits):
+    """The position ``obj`` (RULES sec. 7 JSON) with every seat moved on by ``shift``, and,
+    with ``suits``, spades, clubs and diamonds renamed in a cycle (hearts stay: the wild
+    cards are hearts)."""
+    def card(c):
+        if not suits or c[0] == "H" or c == "SB":      # SB: the small joker, not a spade
+            return c
+        return {"S": "C", "C": "D", "D": "S"}[c[0]] + c[1:]
+    table = obj.get("table")
+    return {"level": obj["level"],
+            "hands": [[card(c) for c in obj["hands"][(seat - shift) % 4]] for seat in range(4)],
+            "finished": [(seat + shift) % 4 for seat in obj.get("finished", [])],
+            "to_move": (obj["to_move"] + shift) % 4,
+            "table": table and {"owner": (table["owner"] + shift) % 4,
+                                "play": [*table["play"][:2], [card(c) for c in table["play"][2]]]}}
+
+
+def _scores(result, suits):
+    """Each legal move's value, the move as its reading and cards (suits renamed)."""
+    def name(move):
+        if move.is_pass:
+            return "PASS"
+        kind, rank, cards = move.to_platform()
+        return kind, rank, tuple(sorted(_renamed({"level": "2", "hands": [cards, [], [], []],
+                                                  "to_move": 0}, 0, suits)["hands"][0]))
+    return {name(move): s.value for s in result.moves for move in [s.move, *s.equivalent]}
+
+
+@pytest.mark.parametrize("shift, suits", [(1, False), (2, False), (3, True), (0, True)])
+def test_values_do_not_depend_on_seat_numbers_or_the_names_of_the_plain_suits(shift, suits):
+    """RULES sec. 3 and 6: only who partners whom and who sits next matter, not the seats'
+    numbers, and no suit but hearts (the wild cards') is special, so moving every seat on
+    and renaming spades, clubs and diamonds leaves every value the same, for the
+    benchmark's full 4 x 6 positions (no reference can search them) and for random ones
+    with plays on the table and players out."""
+    full = _endgames_4x6(6)
+    rng = random.Random(7200)
+    small = [pos.to_json() for pos in (random_position(rng, max_cards=4, with_table=0.6)
+                                       for _ in range(60)) if pos is not None]
+    tables = players_out = 0
+    for i, obj in enumerate(full + small):
+        all_moves = i < 3 or i >= len(full)
+        before = solve(obj, all_moves=all_moves)
+        after = solve(_renamed(obj, shift, suits), all_moves=all_moves)
+        assert after.value == before.value, (obj, shift, suits)
+        assert _scores(after, False) == _scores(before, suits), (obj, shift, suits)
+        tables += obj["table"] is not None
+        players_out += bool(obj["finished"])
+    assert tables > 10 and players_out > 10
+
+
 def _preference_order(searcher, pos):
     """The position's moves in the order the solver tries them for its best move."""
     from solver.search import _load, _root
