@@ -160,31 +160,36 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
     assert moves_checked > 2 * checked
 
 
+def _renamed_card(card, suits):
+    """``card`` with spades, clubs and diamonds renamed in a cycle when ``suits`` (hearts
+    stay: the wild cards are hearts; the jokers stay)."""
+    if not suits or card[0] == "H" or card == "SB":      # SB: the small joker, not a spade
+        return card
+    return {"S": "C", "C": "D", "D": "S"}[card[0]] + card[1:]
+
+
 def _renamed(obj, shift, suits):
-    """The position ``obj`` (RULES sec. 7 JSON) with every seat moved on by ``shift``, and,
-    with ``suits``, spades, clubs and diamonds renamed in a cycle (hearts stay: the wild
-    cards are hearts)."""
-    def card(c):
-        if not suits or c[0] == "H" or c == "SB":      # SB: the small joker, not a spade
-            return c
-        return {"S": "C", "C": "D", "D": "S"}[c[0]] + c[1:]
+    """The position ``obj`` (RULES sec. 7 JSON) with every seat moved on by ``shift`` and,
+    with ``suits``, its cards renamed by :func:`_renamed_card`."""
     table = obj.get("table")
     return {"level": obj["level"],
-            "hands": [[card(c) for c in obj["hands"][(seat - shift) % 4]] for seat in range(4)],
+            "hands": [[_renamed_card(c, suits) for c in obj["hands"][(seat - shift) % 4]]
+                      for seat in range(4)],
             "finished": [(seat + shift) % 4 for seat in obj.get("finished", [])],
             "to_move": (obj["to_move"] + shift) % 4,
             "table": table and {"owner": (table["owner"] + shift) % 4,
-                                "play": [*table["play"][:2], [card(c) for c in table["play"][2]]]}}
+                                "play": [*table["play"][:2],
+                                         [_renamed_card(c, suits) for c in table["play"][2]]]}}
 
 
 def _scores(result, suits):
-    """Each legal move's value, the move as its reading and cards (suits renamed)."""
+    """Each legal move's value, the move named by its reading and its cards (renamed by
+    :func:`_renamed_card`)."""
     def name(move):
         if move.is_pass:
             return "PASS"
         kind, rank, cards = move.to_platform()
-        return kind, rank, tuple(sorted(_renamed({"level": "2", "hands": [cards, [], [], []],
-                                                  "to_move": 0}, 0, suits)["hands"][0]))
+        return kind, rank, tuple(sorted(_renamed_card(c, suits) for c in cards))
     return {name(move): s.value for s in result.moves for move in [s.move, *s.equivalent]}
 
 
@@ -1158,7 +1163,6 @@ def test_solve_many_cut_short_by_a_ctrl_c_anywhere_still_ends(case):
 import json, random, threading, time
 from guandan_core.match import deal
 from guandan_core.position import Position
-from guandan_core.rules import PRESET_NAMES, Rules
 from solver import solve, solve_many
 import solver.batch
 ITEMS = json.load(open(DATA))["items"][:4]
@@ -1190,7 +1194,6 @@ _EXIT_SCRIPTS = {
 import threading, time, random
 from guandan_core.match import deal
 from guandan_core.position import Position
-from guandan_core.rules import PRESET_NAMES, Rules
 from solver import solve_many
 deals = [Position(7, deal(random.Random(s)), to_move=0) for s in (1, 2)]
 threading.Thread(target=solve_many, args=(deals,), kwargs={"threads": 2}, daemon=True).start()
