@@ -114,6 +114,10 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
         print("principal line:")
         for s, move in result.pv:
             print(f"  seat {s}: {move}")
+        if result.pv_cut:
+            print(f"  ({stopped_by} stopped the line here, before the end of the hand)")
+    elif result.pv_cut:
+        print(f"principal line: not found ({stopped_by} stopped the search first)")
     if result.moves:
         width = max(len(str(m.move)) for m in result.moves)
         if result.threshold is not None:

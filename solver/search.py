@@ -295,6 +295,7 @@ class SolveResult:
     seconds: float = field(compare=False)   # (two runs of one search are equal results)
     to_move: int
     threshold: int | None = None    # the question of threshold mode (``at_least``)
+    pv_cut: bool = False       # a limit stopped the line before the end of the hand
 
     @property
     def exact(self) -> bool:
@@ -321,6 +322,8 @@ class SolveResult:
             "best": self.best.to_platform() if self.best is not None else None,
             "pv": [[seat, m.to_platform()] for seat, m in self.pv],
         }
+        if self.pv_cut:
+            out["pv_cut"] = True
         # the order of the issue's and README's object: the answer, then what it cost
         if self.threshold is not None:
             out["threshold"] = self.threshold
@@ -614,6 +617,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     best = None
     bi = None
     line = []
+    line_cut = False
     # a limit hit before the value (or the threshold's best move) was known: the move that
     # proved our side's bound, else (nothing proven there) the move the search tries first
     fallback = move_objs[proven["move"] if proven["move"] >= 0 else preference[0]] \
@@ -623,11 +627,12 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
         if bi is not None:
             best = move_objs[bi]
             if pv:
-                line = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
+                line, line_cut = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
         else:
             # a limit stopped the choice after the value was known: the move that proved
-            # the value (any move reaches -3)
+            # the value (any move reaches -3), and no line
             best = fallback
+            line_cut = pv
     elif reached is not None:
         if reached:
             bi = _best_index(driver, records, groups, preference, at_least * sign, maximizing)
@@ -685,13 +690,16 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     return SolveResult(
         value=lower if exact else None, lower=lower, upper=upper, best=best, pv=line,
         moves=scores, nodes=int(s.nodes), tt_hits=int(s.tt_hits),
-        seconds=time.perf_counter() - start, to_move=seat, threshold=at_least)
+        seconds=time.perf_counter() - start, to_move=seat, threshold=at_least,
+        pv_cut=line_cut)
 
 
 def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value: int):
-    """Follow best moves from the root to the end of the hand (team-0 value `value`)."""
+    """Follow best moves from the root to the end of the hand (team-0 value `value`):
+    (the line, whether a limit cut it short)."""
     line = []
     tokens = []
+    cut = False
     record = np.frombuffer(first_record.tobytes(), dtype=np.uint8)
     try:
         while True:
@@ -703,12 +711,13 @@ def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value
             records, groups, preference = _root(s)
             bi = _best_index(driver, records, groups, preference, value, seat % 2 == 0)
             if bi is None:
+                cut = True
                 break
             record = _record_bytes(records, bi)
     finally:
         for token in reversed(tokens):
             s.pop(token)
-    return line
+    return line, cut
 
 
 def probe(position, threshold: int, time_limit: float | None = None,

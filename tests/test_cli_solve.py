@@ -108,6 +108,30 @@ def test_solve_readable_output():
     assert "best move: " not in proc.stdout
 
 
+def test_a_line_cut_by_a_limit_says_so(tmp_path, capsys):
+    """A principal line that a limit stopped before the end of the hand is marked as cut,
+    in the text and in the JSON (it read as a whole line before)."""
+    from solver import solve
+    obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][1]
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(obj))
+    nodes = solve(obj, fresh_tables=True).nodes
+    cut = "(a limit stopped the line here, before the end of the hand)"
+    assert main(["solve", str(path), "--fresh-tables"]) == 0
+    out = capsys.readouterr().out
+    assert "principal line:" in out and cut not in out
+    for args in (["--node-limit", str(nodes - 100)], ["--node-limit", str(nodes - 100), "--json"]):
+        assert main(["solve", str(path), "--fresh-tables", *args]) == 0
+        out = capsys.readouterr().out
+        if "--json" in args:
+            answer = json.loads(out)
+            assert answer["exact"] and answer["pv"] and answer["pv_cut"] is True
+        else:
+            lines = out.splitlines()
+            assert lines[lines.index("principal line:") + 1].startswith("  seat ")
+            assert lines[lines.index(f"  {cut}") - 1].startswith("  seat ")
+
+
 @pytest.mark.parametrize("args, stdin, message", [
     (["solve", "missing.json"], None, "missing.json"),
     (["solve", "-"], "{bad json", "not valid JSON"),

@@ -728,7 +728,7 @@ def test_a_limit_met_after_the_value_still_names_a_move_that_reaches_it():
         clear_tables()
         r = solve(obj, node_limit=(value_nodes + full.nodes) // 2)
         assert r.exact and r.value == full.value and r.nodes > value_nodes
-        assert r.best is not None and r.pv == []
+        assert r.best is not None and r.pv == [] and r.pv_cut
         pos = Position.from_json(obj)
         child = pos.play(r.best)
         assert not child.is_over
@@ -736,6 +736,35 @@ def test_a_limit_met_after_the_value_still_names_a_move_that_reaches_it():
         assert reached == r.value, (obj, str(r.best))
         checked += 1
     assert checked >= 2, checked
+
+
+def _ends_the_hand(pos, line):
+    pos = pos.copy()
+    for _, move in line:
+        pos.push(move)
+    return pos.is_over
+
+
+def test_a_limit_that_cuts_the_principal_line_says_so():
+    """Issue 4 (limits: the answer says when a budget ran out): a budget that runs out
+    while the principal line is being followed keeps the value exact, and ``pv_cut`` (and
+    ``"pv_cut": true`` in the JSON) says that the line stops before the end of the hand;
+    a line that reaches the end is not cut, and neither is one not asked for."""
+    obj = _endgames_4x6(2)[1]
+    pos = Position.from_json(obj)
+    full = solve(obj, fresh_tables=True)
+    assert _ends_the_hand(pos, full.pv) and not full.pv_cut
+    assert "pv_cut" not in full.to_json()
+    assert not solve(obj, pv=False).pv_cut
+    cut_lines = 0
+    for fewer in (1, 10, 100, 1000):
+        r = solve(obj, node_limit=full.nodes - fewer, fresh_tables=True)
+        assert r.exact and r.value == full.value and r.best == full.best
+        assert r.pv == full.pv[:len(r.pv)]
+        assert r.pv_cut and not _ends_the_hand(pos, r.pv)
+        assert r.to_json()["pv_cut"] is True
+        cut_lines += len(r.pv) > 0
+    assert cut_lines >= 3
 
 
 def test_solve_forgets_the_roots_table_entry_so_its_move_is_this_solves():
