@@ -133,6 +133,9 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
                     + ")") if score.equivalent else ""
             shown = answer[score.reaches] if result.threshold is not None else _signed(score.value)
             print(f"  {str(score.move):<{width}}  {shown}{same}")
+        if any((m.reaches if result.threshold is not None else m.value) is None
+               for m in result.moves):
+            print(f"  (?: {stopped_by} stopped the search before that move was answered)")
     print(f"nodes: {result.nodes}, table hits: {result.tt_hits}, "
           f"time: {result.seconds:.3f} s")
 

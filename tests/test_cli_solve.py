@@ -108,18 +108,20 @@ def test_solve_readable_output():
     assert "best move: " not in proc.stdout
 
 
-def test_a_line_cut_by_a_limit_says_so(tmp_path, capsys):
+def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
     """A principal line that a limit stopped before the end of the hand is marked as cut,
-    in the text and in the JSON (it read as a whole line before)."""
+    in the text and in the JSON (it read as a whole line before), and moves a limit left
+    unscored ("?") say why."""
     from solver import solve
     obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][1]
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(obj))
     nodes = solve(obj, fresh_tables=True).nodes
     cut = "(a limit stopped the line here, before the end of the hand)"
-    assert main(["solve", str(path), "--fresh-tables"]) == 0
+    unscored = "(?: a limit stopped the search before that move was answered)"
+    assert main(["solve", str(path), "--fresh-tables", "--all-moves"]) == 0
     out = capsys.readouterr().out
-    assert "principal line:" in out and cut not in out
+    assert "principal line:" in out and cut not in out and unscored not in out
     for args in (["--node-limit", str(nodes - 100)], ["--node-limit", str(nodes - 100), "--json"]):
         assert main(["solve", str(path), "--fresh-tables", *args]) == 0
         out = capsys.readouterr().out
@@ -130,6 +132,18 @@ def test_a_line_cut_by_a_limit_says_so(tmp_path, capsys):
             lines = out.splitlines()
             assert lines[lines.index("principal line:") + 1].startswith("  seat ")
             assert lines[lines.index(f"  {cut}") - 1].startswith("  seat ")
+    for question in ([], ["--at-least", "2"]):
+        at_least = {"at_least": 2} if question else {}
+        # a budget that runs out halfway through the moves
+        limit = (solve(obj, fresh_tables=True, **at_least).nodes
+                 + solve(obj, all_moves=True, fresh_tables=True, **at_least).nodes) // 2
+        assert main(["solve", str(path), "--fresh-tables", "--all-moves", *question,
+                     "--node-limit", str(limit)]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        scores = lines[lines.index("move scores:" if not question else "moves reaching +2:")
+                       + 1:lines.index(f"  {unscored}")]
+        assert any(line.endswith("  ?") for line in scores), scores
+        assert not any(line.endswith("  ?") for line in lines if line not in scores)
 
 
 @pytest.mark.parametrize("args, stdin, message", [
