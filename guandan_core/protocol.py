@@ -501,9 +501,11 @@ class EngineProtocol:
             # with V out of reach there is no best move, and the moves come first)
             send_value(*state.get("bounds", (-3, 3)), event["nodes"], elapsed)
             if stage == "best":
-                info(_info(("best", event["move"].to_platform()),
-                           ("pv", [[seat, m.to_platform()] for seat, m in event["pv"]]),
-                           ("nodes", event["nodes"]), ("time", elapsed)))
+                pairs = [("best", event["move"].to_platform()),
+                         ("pv", [[seat, m.to_platform()] for seat, m in event["pv"]])]
+                if event["pv_cut"]:
+                    pairs.append(("pv_cut", True))
+                info(_info(*pairs, ("nodes", event["nodes"]), ("time", elapsed)))
             elif stage == "move":
                 pairs = [("move", event["move"].to_platform()), ("value", event["value"])]
                 if "reaches" in event:

@@ -288,7 +288,7 @@ class SolveResult:
     lower: int                 # proven bounds: lower <= value <= upper
     upper: int
     best: Move | None
-    pv: list                   # [(seat, Move), ...] to the end of the hand
+    pv: list                   # [(seat, Move), ...] to the end of the hand, unless pv_cut
     moves: list                # [MoveScore, ...] with all_moves
     nodes: int
     tt_hits: int
@@ -517,7 +517,8 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``lower`` when ``lower`` is above -3 (the move that proved it), else the move the search
     tries first. When one runs out after the value is known, the value stays exact,
     ``best`` is the move that proved it (not necessarily the first in the order of
-    preference), the line stops where the search did and unscored moves have no value.
+    preference), the line stops where the search did (``pv_cut`` then says so) and
+    unscored moves have no value.
     ``table_bits`` / ``max_table_bits``: the transposition table starts with
     ``2**table_bits`` entries of 16 bytes and grows, when a search outgrows it, up to
     ``2**max_table_bits`` (default ``max(table_bits, 24)``: 256 MiB). ``searcher``: a
@@ -542,7 +543,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     its time limit had run out.
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
-    move), ``{"stage": "best", "move", "pv", ...}`` once the best move is known, and
+    move), ``{"stage": "best", "move", "pv", "pv_cut", ...}`` once the best move is known, and
     ``{"stage": "move", "move", "value", "equivalent", "index", "count", ...}`` per move
     scored with ``all_moves`` (and ``"reaches"`` in threshold mode; a move a limit left
     unscored has no event; ``index`` is its place, from 1, among the ``count`` moves).
@@ -642,7 +643,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
         best = fallback
 
     if best is not None:
-        report(stage="best", move=best, pv=line)
+        report(stage="best", move=best, pv=line, pv_cut=line_cut)
     scores = []
     if all_moves:
         count = sum(1 for i in range(len(records)) if groups[i] == i)

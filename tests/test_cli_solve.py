@@ -111,12 +111,14 @@ def test_solve_readable_output():
 def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
     """A principal line that a limit stopped before the end of the hand is marked as cut,
     in the text and in the JSON (it read as a whole line before), and moves a limit left
-    unscored ("?") say why."""
+    unscored ("?") say why; a limit that ran out before the line began says it found none."""
     from solver import solve
     obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][1]
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(obj))
-    nodes = solve(obj, fresh_tables=True).nodes
+    events = []
+    nodes = solve(obj, fresh_tables=True, on_info=events.append).nodes
+    value_nodes = max(e["nodes"] for e in events if e["stage"] == "bound")
     cut = "(a limit stopped the line here, before the end of the hand)"
     unscored = "(?: a limit stopped the search before that move was answered)"
     assert main(["solve", str(path), "--fresh-tables", "--all-moves"]) == 0
@@ -144,6 +146,12 @@ def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
                        + 1:lines.index(f"  {unscored}")]
         assert any(line.endswith("  ?") for line in scores), scores
         assert not any(line.endswith("  ?") for line in lines if line not in scores)
+        assert f"  {cut}" not in lines     # the line was whole before the limit ran out
+    # a budget that runs out just as the value is proven: no line at all
+    assert main(["solve", str(path), "--fresh-tables", "--node-limit", str(value_nodes)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[lines.index("principal line: not found (a limit stopped the search first)")
+                 - 2].startswith("value: ")
 
 
 @pytest.mark.parametrize("args, stdin, message", [

@@ -377,6 +377,23 @@ def test_solve_with_limits(engine):
     assert json.loads(final)["exact"] is True
 
 
+def test_solve_says_when_a_budget_cut_the_line(engine):
+    """A budget that runs out while the principal line is followed: the value stays exact,
+    and both the info best line and the reply say that the line is cut."""
+    from solver import solve
+    obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][1]
+    nodes = solve(obj, fresh_tables=True).nodes
+    engine.handle(pos_line(obj))
+    for budget, cut in ((nodes - 100, True), (nodes, False)):
+        assert engine.handle("clear_table") == "=\n\n"
+        infos, final = split_solve_reply(engine.handle(f"solve nodes={budget}"))
+        got = json.loads(final)
+        best = [i for i in infos if "best" in i]
+        assert got["exact"] is True and len(best) == 1 and best[0]["pv"] == got["pv"]
+        assert got.get("pv_cut", False) is cut and best[0].get("pv_cut", False) is cut
+        assert list(best[0]) == ["best", "pv", *(["pv_cut"] if cut else []), "nodes", "time"]
+
+
 def test_solve_with_a_zero_budget_answers_what_is_proven_without_a_search(engine):
     """nodes=0 and time=0 are budgets like any other (the CLI and solve() take 0 too; the
     protocol used to refuse them): nothing is searched, the bounds are those of

@@ -749,7 +749,8 @@ def test_a_limit_that_cuts_the_principal_line_says_so():
     """Issue 4 (limits: the answer says when a budget ran out): a budget that runs out
     while the principal line is being followed keeps the value exact, and ``pv_cut`` (and
     ``"pv_cut": true`` in the JSON) says that the line stops before the end of the hand;
-    a line that reaches the end is not cut, and neither is one not asked for."""
+    a line that reaches the end is not cut (nor is it when the limit runs out later, while
+    the moves are scored), and neither is one not asked for."""
     obj = _endgames_4x6(2)[1]
     pos = Position.from_json(obj)
     full = solve(obj, fresh_tables=True)
@@ -758,13 +759,21 @@ def test_a_limit_that_cuts_the_principal_line_says_so():
     assert not solve(obj, pv=False).pv_cut
     cut_lines = 0
     for fewer in (1, 10, 100, 1000):
-        r = solve(obj, node_limit=full.nodes - fewer, fresh_tables=True)
+        events = []
+        r = solve(obj, node_limit=full.nodes - fewer, fresh_tables=True, on_info=events.append)
         assert r.exact and r.value == full.value and r.best == full.best
         assert r.pv == full.pv[:len(r.pv)]
         assert r.pv_cut and not _ends_the_hand(pos, r.pv)
         assert r.to_json()["pv_cut"] is True
+        assert [e["pv_cut"] for e in events if e["stage"] == "best"] == [True]
         cut_lines += len(r.pv) > 0
     assert cut_lines >= 3
+    # a limit that runs out while the moves are scored, after the whole line
+    every = solve(obj, all_moves=True, fresh_tables=True)
+    r = solve(obj, all_moves=True, node_limit=(full.nodes + every.nodes) // 2,
+              fresh_tables=True)
+    assert any(m.value is None for m in r.moves)
+    assert r.pv == full.pv and not r.pv_cut and "pv_cut" not in r.to_json()
 
 
 def test_solve_forgets_the_roots_table_entry_so_its_move_is_this_solves():
