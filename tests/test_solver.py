@@ -16,26 +16,34 @@ from cli_process import run_python
 from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
-from reference_minimax import (Budget, minimax, random_long_play_position, random_position,
-                               value_for_mover)
+from reference_minimax import Budget, minimax, random_long_play_position, random_position
 from solver import Searcher, probe, solve, solve_many
+
+
+def _solved(draw, count, budget, memo=False):
+    """(position, its value for the mover, the memo or None) for the first ``count``
+    positions from ``draw()`` (None: no position) that the plain minimax, or with ``memo``
+    the memoized one, solves within ``budget`` positions searched."""
+    done = attempts = 0
+    while done < count:
+        attempts += 1
+        assert attempts < count * 50, "could not draw enough solvable positions"
+        pos = draw()
+        if pos is None or pos.is_over:
+            continue
+        table = {} if memo else None
+        try:
+            value = minimax(pos, [budget], table)
+        except Budget:
+            continue
+        done += 1
+        yield pos, value if pos.to_move % 2 == 0 else -value, table
 
 
 def _positions(seed, count, max_cards=5, budget=20_000, max_total=13):
     rng = random.Random(seed)
-    done = 0
-    attempts = 0
-    while done < count:
-        attempts += 1
-        assert attempts < count * 50, "could not draw enough solvable positions"
-        pos = random_position(rng, max_cards=max_cards, max_total=max_total)
-        if pos is None or pos.is_over:
-            continue
-        try:
-            ref = value_for_mover(pos, budget)
-        except Budget:
-            continue
-        done += 1
+    for pos, ref, _ in _solved(lambda: random_position(rng, max_cards=max_cards,
+                                                       max_total=max_total), count, budget):
         yield pos, ref
 
 
@@ -76,34 +84,17 @@ def test_every_move_scored_matches_minimax(seed):
         assert max(scored.values()) == result.value == ref      # (ref: the mover's value)
 
 
-def _solved_with_a_memo(draw, count, budget):
-    """(position, value for the mover, memo) for the first ``count`` positions from
-    ``draw()`` that the memoized minimax solves within ``budget`` positions."""
-    checked = 0
-    while checked < count:
-        pos = draw()
-        if pos is None or pos.is_over:
-            continue
-        memo = {}
-        try:
-            ref = minimax(pos, [budget], memo)
-        except Budget:
-            continue
-        checked += 1
-        yield pos, ref if pos.to_move % 2 == 0 else -ref, memo
-
-
 def test_solver_matches_memoized_minimax_with_four_players_and_14_to_16_cards():
-    """RULES sec. 6: four players in play with 14 to 16 cards between them, more than the
-    plain minimax above can search (it stops at 13): exact values, the best move and
-    every threshold, against the memoized minimax."""
+    """RULES sec. 6: four players in play, drawn with 14 to 16 cards between them, more
+    than the plain minimax's positions above (at most 13): exact values, the best move
+    and every threshold, against the memoized minimax."""
     rng = random.Random(7100)
 
     def draw():
         pos = random_position(rng, max_cards=5, max_total=16, active=4)
         return pos if pos is not None and sum(pos.cards_left) >= 14 else None
 
-    for pos, ref, memo in _solved_with_a_memo(draw, 6, 400_000):
+    for pos, ref, memo in _solved(draw, 6, 400_000, memo=True):
         sign = 1 if pos.to_move % 2 == 0 else -1
         result = solve(pos)
         assert result.exact and result.value == ref, pos.to_json()
@@ -119,25 +110,26 @@ LONG_TYPES = {"ThreePair", "TwoTrips", "Straight", "StraightFlush", "ThreeWithTw
 @pytest.mark.parametrize("seed", range(3))
 def test_solver_matches_memoized_minimax_with_long_plays(seed):
     """RULES sec. 4-6, 9: exact values, best moves and every move's score where hands hold
-    tubes, plates, straights, straight flushes, full houses, bombs of 4 to 7 cards or the
-    joker bomb (with wild cards among them), under every rule preset (with
-    ``long-sequences``, sequences of other lengths too): the positions the
-    plain minimax above is too slow for (hands of up to 18 cards), against the same
-    minimax with each position's value remembered."""
+    tubes, plates, straights, straight flushes, full houses, bombs or the joker bomb (with
+    wild cards among them), under every rule preset (with ``long-sequences``, sequences
+    of other lengths too), against the minimax with each position's value remembered. The
+    plain minimax's positions above (at most 5 cards a hand) can hold none of the six-card
+    plays; these hold up to 15 cards."""
     rng = random.Random(7000 + seed)
-    checked = moves_checked = other_lengths = 0
+    checked = moves_checked = other_lengths = joker_bombs = 0
     long_types_seen = set()
 
     def draw():
         return random_long_play_position(rng, Rules.of(rng.choice(PRESET_NAMES)))
 
-    for pos, ref, memo in _solved_with_a_memo(draw, 30, 30_000):
+    for pos, ref, memo in _solved(draw, 30, 30_000, memo=True):
         sign = 1 if pos.to_move % 2 == 0 else -1
         checked += 1
         for seat in range(4):
             for m in legal_moves(pos.hand(seat), pos.level, rules=pos.rules):
                 if m.type in LONG_TYPES:
                     long_types_seen.add(m.type)
+                    joker_bombs += m.rank == "JOKER"
                     # sequences of other lengths than 5 / 3 pairs / 2 triples
                     other_lengths += m.type in ("ThreePair", "TwoTrips", "Straight") and \
                         len(m) != (5 if m.type == "Straight" else 6)
@@ -156,7 +148,7 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
             moves_checked += 1
     # the draws really hold the long plays this test is about
     assert long_types_seen == LONG_TYPES
-    assert other_lengths > 0
+    assert other_lengths > 0 and joker_bombs > 0
     assert moves_checked > 2 * checked
 
 
