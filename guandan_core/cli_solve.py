@@ -127,14 +127,15 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
         else:
             print("move scores:")
             ranked = sorted(result.moves, key=lambda m: -(m.value if m.value is not None else -9))
+        unanswered = False
         for score in ranked:
             # moves that differ only in suits that cannot matter: their cards
             same = ("   (the same with " + ", ".join(" ".join(m.cards) for m in score.equivalent)
                     + ")") if score.equivalent else ""
             shown = answer[score.reaches] if result.threshold is not None else _signed(score.value)
+            unanswered |= shown == "?"
             print(f"  {str(score.move):<{width}}  {shown}{same}")
-        if any((m.reaches if result.threshold is not None else m.value) is None
-               for m in result.moves):
+        if unanswered:
             print(f"  (?: {stopped_by} stopped the search before that move was answered)")
     print(f"nodes: {result.nodes}, table hits: {result.tt_hits}, "
           f"time: {result.seconds:.3f} s")
