@@ -393,7 +393,7 @@ def _checked_question(at_least) -> int | None:
 
 
 def _load(searcher: Searcher, pos: Position) -> None:
-    hands = np.stack([np.asarray(pos.hand(s).counts, dtype=np.uint8) for s in range(4)])
+    hands = np.stack([pos.counts(seat) for seat in range(4)])  # (copies; no Hand objects)
     table = pos.table
     record = None if table is None else np.frombuffer(bytes(table.record()), dtype=np.uint8)
     flags = pos.rules.flags()
