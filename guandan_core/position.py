@@ -323,20 +323,20 @@ class Position:
             if team in finished and team + 2 in finished:
                 raise PositionError(
                     f"the hand is already over: seats {team} and {team + 2} are both out")
-        total = [0] * NUM_KINDS
-        for c in self._counts:
-            for k in range(NUM_KINDS):
-                total[k] += c[k]
+        total = np.zeros(NUM_KINDS, dtype=np.int32)
+        for view in self._views:
+            total += view
         table = self._tmove
         if table is not None:
             for k in table.kinds:
                 total[k] += 1
-        for k in range(NUM_KINDS):
-            if total[k] > 2:
-                where = "across the four hands and the table" if table is not None \
-                    else "across the four hands"
-                raise PositionError(f"card {format_card(k)} appears {total[k]} times {where} "
-                                    "(each card exists twice)")
+        over = np.flatnonzero(total > 2)
+        if over.size:
+            k = int(over[0])
+            where = "across the four hands and the table" if table is not None \
+                else "across the four hands"
+            raise PositionError(f"card {format_card(k)} appears {total[k]} times {where} "
+                                "(each card exists twice)")
         to_move = self._to_move
         if not is_whole(to_move, 0, 3):
             raise PositionError(f"to_move: {quoted(to_move)} is not a seat 0..3")
