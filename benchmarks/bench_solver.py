@@ -143,3 +143,35 @@ def test_solve_many_small_batches(benchmark):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\nsolve_many small batches: {stats}")
+
+
+def test_solve_call_cost(benchmark):
+    """What a call of ``solve`` costs beyond its search, as an embedding program pays it
+    for every small position: the README's three-card example (two nodes), value, best
+    move and line, given as a Position and as its JSON, with reading the JSON alone for
+    comparison (same process, each the best of five rounds of 2,000 calls)."""
+    from guandan_core.position import Position
+    obj = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+           "to_move": 0, "table": None}
+    pos = Position.from_json(obj)
+    calls = 2000
+    stats = {}
+
+    def per_call_us(fn):
+        best = float("inf")
+        for _ in range(5):
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            best = min(best, time.perf_counter() - t0)
+        return round(best / calls * 1e6, 1)
+
+    def run():
+        solve(pos)          # (this thread's tables made before timing)
+        stats.update(solve_position_us=per_call_us(lambda: solve(pos)),
+                     solve_json_us=per_call_us(lambda: solve(obj)),
+                     read_json_us=per_call_us(lambda: Position.from_json(obj)))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nsolve call cost: {stats}")
