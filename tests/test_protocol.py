@@ -709,6 +709,8 @@ class Engine:
             if item is not None:
                 rest.append(item)
         err = self.proc.stderr.read().decode("utf-8", "replace")
+        for stream in (self.proc.stdout, self.proc.stderr):
+            stream.close()      # (the reader has met the end of stdout)
         return code, "".join(rest), err
 
 
