@@ -64,6 +64,8 @@ cdef enum:
     NO_VALUE = -100
     HIGH_ORDER = 10         # a queen: over a partner's play this high the pass comes early
     ABORTED = -101
+    BEST_NONE = -102        # _best_here: no move keeps the value
+    BEST_NO_MEMORY = -103   # _best_here: the move arena or malloc ran out
     GROW_NODES = 16         # a search of this many nodes per main-table entry outgrows it
     GROW_STEP = 2           # ... and gets a table 2**GROW_STEP times larger
 
@@ -2373,6 +2375,180 @@ cdef class Searcher:
             for i in range(n):
                 groups[i] = first.setdefault(sigs[i], i)
         return data, groups, scores
+
+    cdef int _reaches_here(self, int value, bint maximizing) noexcept nogil:
+        # whether the side to move holds the team-0 value at `value` or better for it
+        # (>= value for team 0, <= value for team 1): 1 or 0, ABORTED at a limit. One
+        # null-window probe, none where the answer needs no search
+        cdef int t = value if maximizing else value + 1, r
+        if _over(&self.st):
+            r = _outcome(&self.st)
+            return (r >= value) if maximizing else (r <= value)
+        if t <= -3:         # every value is at least the lowest (whatever the limits)
+            r = 1
+        elif t > 3:         # and none is above the highest
+            r = 0
+        else:
+            r = self._search(t - 1, t, 0)
+            if r == ABORTED:
+                return ABORTED
+            r = r >= t
+        return r if maximizing else not r
+
+    cdef int _best_here(self, int value, gd_move_t* best) noexcept nogil:
+        # the best move for the side to move when the team-0 value is `value`: the first,
+        # in the order of preference that root_moves() gives (its scores, higher first,
+        # ties in legal order; one move per merge group, the group's first), that keeps
+        # the value. Its index among root_moves(), copied to `best`; ABORTED at a limit,
+        # BEST_NONE when no move keeps it (a search inconsistency), BEST_NO_MEMORY
+        cdef int base, n = 0, i, j, k, r, found = BEST_NONE
+        cdef int last_score = 0, last_i = -1, sc
+        cdef bint maximizing = _team(self.st.to_move) == 0, merge
+        cdef gd_move_t* moves
+        cdef gd_move_t m
+        cdef int* scores
+        cdef sig_t* sigs = NULL
+        cdef state_t saved
+        base = self._generate(&n, True)
+        if base < 0:
+            return BEST_NO_MEMORY
+        moves = self.arena + base
+        self.arena_top = base + n       # (the searches below generate above them)
+        scores = <int*> malloc(n * sizeof(int) + 1)
+        merge = not self.st.sfpot[self.st.to_move]
+        if merge:
+            sigs = <sig_t*> malloc(n * sizeof(sig_t) + 1)
+        if scores == NULL or (merge and sigs == NULL):
+            free(scores)
+            free(sigs)
+            self.arena_top = base
+            return BEST_NO_MEMORY
+        for i in range(n):
+            scores[i] = self._static_score(&moves[i])
+            if merge:
+                sigs[i] = _signature(&moves[i], self.level)
+        saved = self.st
+        for k in range(n):
+            # the next move in the order: the highest score below the last one tried, or
+            # the same score at a later index
+            i = -1
+            for j in range(n):
+                sc = scores[j]
+                if last_i >= 0 and (sc > last_score or (sc == last_score and j <= last_i)):
+                    continue
+                if i < 0 or sc > scores[i]:
+                    i = j
+            last_score, last_i = scores[i], i
+            for j in range(i if merge else 0):
+                if sigs[j].ranks == sigs[i].ranks and sigs[j].shape == sigs[i].shape:
+                    break           # not its group's first: searched as that one
+            else:
+                m = moves[i]
+                self._play(&m)
+                r = self._reaches_here(value, maximizing)
+                self.st = saved
+                if r == ABORTED or r:
+                    found = ABORTED if r == ABORTED else i
+                    if r != ABORTED:
+                        best[0] = m
+                    break
+        free(scores)
+        free(sigs)
+        self.arena_top = base
+        return found
+
+    def reaches(self, int value, bint maximizing):
+        """Whether the side to move holds the team-0 value at ``value`` or better for it
+        (>= for team 0, ``maximizing``; <= for team 1); None when a limit stopped it."""
+        self._check_idle()
+        cdef int r
+        self.searching = True
+        with nogil:
+            r = self._reaches_here(value, maximizing)
+        self.searching = False
+        _raise_pending()
+        return None if r == ABORTED else bool(r)
+
+    def child_reaches(self, const uint8_t[::1] record, int value, bint maximizing):
+        """:meth:`reaches` after playing ``record`` (a legal move of the seat to move; the
+        position is left as it was)."""
+        self._check_idle()
+        cdef gd_move_t m
+        cdef int r
+        cdef state_t saved = self.st
+        _check_record(record, &m)
+        self.searching = True
+        with nogil:
+            self._play(&m)
+            r = self._reaches_here(value, maximizing)
+        self.st = saved
+        self.searching = False
+        _raise_pending()
+        return None if r == ABORTED else bool(r)
+
+    def best_move(self, int value):
+        """The best move of the seat to move when the team-0 value is ``value`` (the first
+        in the order of preference of :meth:`root_moves` that keeps it; it depends on the
+        position alone, not on the table): its index among root_moves(), None when a
+        limit stopped the choice."""
+        self._check_idle()
+        cdef gd_move_t m
+        cdef int r
+        self.searching = True
+        with nogil:
+            r = self._best_here(value, &m)
+        self.searching = False
+        _raise_pending()
+        return self._chosen(r, value)
+
+    cdef object _chosen(self, int r, int value):
+        if r == BEST_NONE:
+            raise AssertionError(f"no move keeps the value {value}")    # inconsistency
+        if r == BEST_NO_MEMORY:
+            raise MemoryError("move arena overflow")
+        return None if r == ABORTED else r
+
+    def principal_line(self, const uint8_t[::1] first, int value):
+        """The line from here when the team-0 value is ``value``: ``first`` (a legal move
+        of the seat to move that keeps it), then the best move (:meth:`best_move`) of each
+        seat in turn to the end of the hand. Returns (the moves as MOVE_DTYPE bytes, the
+        seat of each, whether a limit cut the line short); the position is left as it
+        was."""
+        self._check_idle()
+        cdef gd_move_t m
+        cdef int n = 0, r = 0, most = 4, seat
+        cdef state_t root = self.st
+        _check_record(first, &m)
+        for seat in range(4):
+            most += 4 * self.st.ncards[seat]    # a play at least every fourth move
+        cdef gd_move_t* line = <gd_move_t*> malloc(most * sizeof(gd_move_t))
+        cdef int8_t* seats = <int8_t*> malloc(most)
+        if line == NULL or seats == NULL:
+            free(line)
+            free(seats)
+            raise MemoryError()
+        self.searching = True
+        with nogil:
+            while n < most:
+                line[n] = m
+                seats[n] = self.st.to_move
+                n += 1
+                self._play(&m)
+                if _over(&self.st):
+                    break
+                r = self._best_here(value, &m)
+                if r < 0:
+                    break
+        self.st = root
+        self.searching = False
+        try:
+            _raise_pending()
+            self._chosen(r, value)
+            return (bytes((<uint8_t*> line)[:n * sizeof(gd_move_t)]),
+                    [seats[i] for i in range(n)], r == ABORTED)
+        finally:
+            free(line)
+            free(seats)
 
     cdef int _plain_here(self, pstate_t* ps) except -1:
         # the current state for the plain search's test hooks; ValueError if not plain

@@ -2,9 +2,10 @@
 
 The compiled :class:`solver._search.Searcher` answers null-window questions ("is the
 value at least t?"); this module drives it: a binary search over the six possible values
-gives the exact value, then the same probes pick the best move and the line of play.
-The best move is the first move that reaches the value in a fixed order of preference
-(see ``_root``; it depends on the position alone), so results never depend on the table.
+gives the exact value, then the same probes pick the best move and follow the line of
+play (``Searcher.best_move`` and ``principal_line``, without the GIL). The best move is
+the first move that reaches the value in a fixed order of preference (see ``_root``; it
+depends on the position alone), so results never depend on the table.
 """
 
 from __future__ import annotations
@@ -407,25 +408,6 @@ class _Driver:
     def __init__(self, searcher: Searcher):
         self.s = searcher
 
-    def at_least(self, t: int):
-        """True if the value (team 0) is >= t, False if not, None if a limit hit."""
-        if t <= VALUES[0]:
-            return True     # every value is at least the lowest: nothing to search,
-        if t > VALUES[-1]:  # whatever the limits (and none is above the highest)
-            return False
-        r = self.s.search(t - 1, t)
-        if r is None:
-            return None
-        return r >= t
-
-    def reaches(self, value: int, maximizing: bool):
-        """Whether the side to move holds the team-0 value at `value` or better for it
-        (>= value for team 0, <= value for team 1); None if a limit hit."""
-        if maximizing:
-            return self.at_least(value)
-        r = self.at_least(value + 1)
-        return None if r is None else not r
-
     def exact(self, lo: int = -3, hi: int = 3, on_probe=None, first: int | None = None):
         """(lo, hi) narrowed to the value by binary search; stops early at a limit.
         ``on_probe(lo, hi)`` is called after each probe (progress reports); ``first``: the
@@ -448,17 +430,6 @@ class _Driver:
                 on_probe(lo, hi)
         return lo, hi
 
-    def child_reaches(self, record, value: int, maximizing: bool):
-        """Whether playing `record` keeps the team-0 value at `value` (None at a limit)."""
-        token = self.s.push(record)
-        try:
-            if self.s.is_over():
-                v = self.s.outcome()
-                return v >= value if maximizing else v <= value
-            return self.reaches(value, maximizing)
-        finally:
-            self.s.pop(token)
-
     def child_value(self, record, lo: int = -3, hi: int = 3, first: int | None = None):
         """The exact team-0 value after `record`, known to lie in [lo, hi] (a move never
         beats its position's value: the search starts from that bound); ``first`` as in
@@ -473,32 +444,21 @@ class _Driver:
 
 
 def _root(searcher: Searcher):
-    """The root's moves (legal order), their merge groups, and the order in which they are
-    tried for the best move: by the search's own move-order score without what it learned
-    (going out first, then bigger plays, lower ranks, pairs kept together, the pass last),
-    ties in legal order. It depends on the position alone, so the best move does not
-    depend on the table, and it is usually right the first time: each move tried before
-    the best one costs a refutation."""
+    """The root's moves (legal order), their merge groups, and the move the search tries
+    first there: the first in the order of preference in which ``best_move`` tries them
+    (the search's own move-order score without what it learned: going out first, then
+    bigger plays, lower ranks, pairs kept together, the pass last; ties in legal order).
+    That order depends on the position alone, so the best move does not depend on the
+    table, and it is usually right the first time: each move tried before the best one
+    costs a refutation."""
     data, groups, scores = searcher.root_moves()
     records = np.frombuffer(data, dtype=MOVE_DTYPE)
-    preference = sorted(range(len(records)), key=lambda i: (-scores[i], i))
-    return records, groups, preference
+    first = min(range(len(records)), key=lambda i: (-scores[i], i), default=None)
+    return records, groups, first
 
 
 def _record_bytes(records, i) -> np.ndarray:
     return np.frombuffer(records[i:i + 1].tobytes(), dtype=np.uint8)
-
-
-def _best_index(driver: _Driver, records, groups, preference, value: int, maximizing: bool):
-    for i in preference:
-        if groups[i] != i:
-            continue
-        ok = driver.child_reaches(_record_bytes(records, i), value, maximizing)
-        if ok is None:
-            return None
-        if ok:
-            return i
-    raise AssertionError("no move reaches the position's value")  # search inconsistency
 
 
 def solve(position, all_moves: bool = False, time_limit: float | None = None,
@@ -599,7 +559,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     if at_least is None:
         lo, hi = driver.exact(on_probe=after_probe)
     else:
-        reached = driver.reaches(at_least * sign, maximizing)
+        reached = s.reaches(at_least * sign, maximizing)
         lo, hi = -3, 3
         if reached is not None:
             # what the answer proves and nothing more (a tighter bound the search may have
@@ -609,7 +569,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             lo, hi = (lower, upper) if maximizing else (-upper, -lower)
             after_probe(lo, hi)
     exact = lo == hi
-    records, groups, preference = _root(s)
+    records, groups, first_tried = _root(s)
     moves_by_group: dict[int, list] = {}
     move_objs = Move.from_array(records)
     for i, g in enumerate(groups):
@@ -621,14 +581,14 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     line_cut = False
     # a limit hit before the value (or the threshold's best move) was known: the move that
     # proved our side's bound, else (nothing proven there) the move the search tries first
-    fallback = move_objs[proven["move"] if proven["move"] >= 0 else preference[0]] \
+    fallback = move_objs[proven["move"] if proven["move"] >= 0 else first_tried] \
         if len(records) else None
     if exact:
-        bi = _best_index(driver, records, groups, preference, lo, maximizing)
+        bi = s.best_move(lo)
         if bi is not None:
             best = move_objs[bi]
             if pv:
-                line, line_cut = _principal_line(s, driver, records[bi:bi + 1], seat, lo)
+                line, line_cut = _principal_line(s, _record_bytes(records, bi), lo)
         else:
             # a limit stopped the choice after the value was known: the move that proved
             # the value (any move reaches -3), and no line
@@ -636,7 +596,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             line_cut = pv
     elif reached is not None:
         if reached:
-            bi = _best_index(driver, records, groups, preference, at_least * sign, maximizing)
+            bi = s.best_move(at_least * sign)
             best = move_objs[bi] if bi is not None else fallback
         # (out of reach: no move reaches it, so none is best)
     else:
@@ -657,8 +617,8 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
                 if not reached or i == bi:
                     reaches = reached
                 else:
-                    reaches = driver.child_reaches(_record_bytes(records, i), at_least * sign,
-                                                   maximizing)
+                    reaches = s.child_reaches(_record_bytes(records, i), at_least * sign,
+                                              maximizing)
                 scores.append(MoveScore(move_objs[i], None, same, reaches, at_least))
                 if reaches is not None:     # (None: a limit stopped it, nothing to report)
                     report(stage="move", move=move_objs[i], value=None, reaches=reaches,
@@ -695,30 +655,12 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
         pv_cut=line_cut)
 
 
-def _principal_line(s: Searcher, driver: _Driver, first_record, seat: int, value: int):
-    """Follow best moves from the root to the end of the hand (team-0 value `value`):
-    (the line, whether a limit cut it short)."""
-    line = []
-    tokens = []
-    cut = False
-    record = np.frombuffer(first_record.tobytes(), dtype=np.uint8)
-    try:
-        while True:
-            line.append((seat, Move.from_array(np.frombuffer(record.tobytes(), MOVE_DTYPE))[0]))
-            tokens.append(s.push(record))
-            if s.is_over():
-                break
-            seat = s.to_move()
-            records, groups, preference = _root(s)
-            bi = _best_index(driver, records, groups, preference, value, seat % 2 == 0)
-            if bi is None:
-                cut = True
-                break
-            record = _record_bytes(records, bi)
-    finally:
-        for token in reversed(tokens):
-            s.pop(token)
-    return line, cut
+def _principal_line(s: Searcher, first_record, value: int):
+    """From the root, `first_record` and then the best move of each seat to the end of the
+    hand (team-0 value `value`): (the line as (seat, Move) pairs, whether a limit cut it
+    short)."""
+    data, seats, cut = s.principal_line(first_record, value)
+    return list(zip(seats, Move.from_array(np.frombuffer(data, MOVE_DTYPE)))), cut
 
 
 def probe(position, threshold: int, time_limit: float | None = None,
@@ -738,4 +680,4 @@ def probe(position, threshold: int, time_limit: float | None = None,
         _start(s, pos, node_limit, time_limit)
         maximizing = pos.to_move % 2 == 0
         with _working_for(stop, s):
-            return _Driver(s).reaches(threshold if maximizing else -threshold, maximizing)
+            return s.reaches(threshold if maximizing else -threshold, maximizing)

@@ -215,10 +215,14 @@ def test_values_do_not_depend_on_seat_numbers_or_the_names_of_the_plain_suits(sh
 
 
 def _preference_order(searcher, pos):
-    """The position's moves in the order the solver tries them for its best move."""
-    from solver.search import _load, _root
+    """The position's moves in the order the solver tries them for its best move (the
+    search's static scores, higher first, ties in legal order), sorted here: the compiled
+    choice of the best move walks that order without sorting it."""
+    from solver.search import MOVE_DTYPE, _load
     _load(searcher, pos)
-    records, _, preference = _root(searcher)
+    data, _, scores = searcher.root_moves()
+    records = np.frombuffer(data, dtype=MOVE_DTYPE)
+    preference = sorted(range(len(records)), key=lambda i: (-scores[i], i))
     return [Move.from_array(records[i:i + 1])[0] for i in preference]
 
 
