@@ -450,6 +450,38 @@ def test_principal_line_is_legal_and_reaches_the_value():
         assert p.outcome * sign == result.value == ref
 
 
+def test_each_move_of_the_line_is_the_best_move_of_the_position_it_is_played_in():
+    """The principal line is the best move repeated: solving the position before each of
+    its moves gives that move as best, and the same value (for the same team). The line
+    is followed in compiled code; this checks it against solve() one position at a time,
+    and that following it leaves the searcher's position as it was."""
+    from solver._search import Searcher
+    from solver.search import MOVE_DTYPE, _load
+    searcher = Searcher(12)
+    steps = 0
+    for pos, ref in _positions(4100, 20):
+        result = solve(pos)
+        p = pos
+        for seat, move in result.pv:
+            here = solve(p)
+            same_team = (seat - pos.to_move) % 2 == 0
+            assert here.best == move and here.value == (ref if same_team else -ref), \
+                (pos.to_json(), str(move))
+            p = p.play(move)
+            steps += 1
+        _load(searcher, pos)
+        before = (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
+                  searcher.to_move())
+        team0 = ref if pos.to_move % 2 == 0 else -ref
+        data, seats, cut = searcher.principal_line(result.best.record(), team0)
+        assert not cut and list(seats) == [seat for seat, _ in result.pv]
+        assert list(Move.from_array(np.frombuffer(data, MOVE_DTYPE))) == \
+            [m for _, m in result.pv]
+        assert (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
+                searcher.to_move()) == before
+    assert steps > 60
+
+
 def test_threshold_mode_agrees_with_value():
     for pos, ref in _positions(5000, 20):
         for t in (-3, -2, -1, 1, 2, 3):
