@@ -570,10 +570,14 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             after_probe(lo, hi)
     exact = lo == hi
     records, groups, first_tried = _root(s)
-    moves_by_group: dict[int, list] = {}
-    move_objs = Move.from_array(records)
-    for i, g in enumerate(groups):
-        moves_by_group.setdefault(g, []).append(move_objs[i])
+    # a Move for every root move only when every move is scored (a lead of a whole hand
+    # has about a thousand); otherwise only for the moves the answer names
+    move_objs = Move.from_array(records) if all_moves else None
+
+    def move_at(i: int) -> Move:
+        if move_objs is not None:
+            return move_objs[i]
+        return Move.from_array(records[i:i + 1])[0]
 
     best = None
     bi = None
@@ -581,12 +585,12 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     line_cut = False
     # a limit hit before the value (or the threshold's best move) was known: the move that
     # proved our side's bound, else (nothing proven there) the move the search tries first
-    fallback = move_objs[proven["move"] if proven["move"] >= 0 else first_tried] \
+    fallback = move_at(proven["move"] if proven["move"] >= 0 else first_tried) \
         if len(records) else None
     if exact:
         bi = s.best_move(lo)
         if bi is not None:
-            best = move_objs[bi]
+            best = move_at(bi)
             if pv:
                 line, line_cut = _principal_line(s, _record_bytes(records, bi), lo)
         else:
@@ -597,7 +601,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     elif reached is not None:
         if reached:
             bi = s.best_move(at_least * sign)
-            best = move_objs[bi] if bi is not None else fallback
+            best = move_at(bi) if bi is not None else fallback
         # (out of reach: no move reaches it, so none is best)
     else:
         best = fallback
@@ -607,6 +611,9 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     scores = []
     if all_moves:
         count = sum(1 for i in range(len(records)) if groups[i] == i)
+        moves_by_group: dict[int, list] = {}
+        for i, g in enumerate(groups):
+            moves_by_group.setdefault(g, []).append(move_objs[i])
         for i in range(len(records)):
             if groups[i] != i:
                 continue
