@@ -2490,7 +2490,8 @@ cdef class Searcher:
         """The best move of the seat to move when the team-0 value is ``value`` (the first
         in the order of preference of :meth:`root_moves` that keeps it; it depends on the
         position alone, not on the table): its index among root_moves(), None when a
-        limit stopped the choice."""
+        limit stopped the choice. ``value`` must be one the side to move reaches (the
+        position's value, or one worse for it), else ValueError."""
         self._check_idle()
         cdef gd_move_t m
         cdef int r
@@ -2503,7 +2504,10 @@ cdef class Searcher:
 
     cdef object _chosen(self, int r, int value):
         if r == BEST_NONE:
-            raise AssertionError(f"no move keeps the value {value}")    # inconsistency
+            # (from solve(): a search inconsistency; from a caller: a value the side to
+            # move does not reach)
+            raise ValueError(f"no move of seat {self.st.to_move} keeps the team-0 value "
+                             f"{value}: the side to move does not reach it here")
         if r == BEST_NO_MEMORY:
             raise MemoryError("move arena overflow")
         return None if r == ABORTED else r
@@ -2539,6 +2543,8 @@ cdef class Searcher:
                 r = self._best_here(value, &m)
                 if r < 0:
                     break
+            if n == most and not _over(&self.st):
+                r = BEST_NONE       # (cannot happen: a play comes at least every 4 moves)
         self.st = root
         self.searching = False
         try:

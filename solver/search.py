@@ -444,8 +444,8 @@ class _Driver:
 
 
 def _root(searcher: Searcher):
-    """The root's moves (legal order), their merge groups, and the move the search tries
-    first there: the first in the order of preference in which ``best_move`` tries them
+    """The root's moves (legal order), their merge groups, and the first move in the order
+    of preference in which ``best_move`` tries them
     (the search's own move-order score without what it learned: going out first, then
     bigger plays, lower ranks, pairs kept together, the pass last; ties in legal order).
     That order depends on the position alone, so the best move does not depend on the
@@ -584,7 +584,8 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     line = []
     line_cut = False
     # a limit hit before the value (or the threshold's best move) was known: the move that
-    # proved our side's bound, else (nothing proven there) the move the search tries first
+    # proved our side's bound, else (nothing proven there) the first move in the order of
+    # preference
     fallback = move_at(proven["move"] if proven["move"] >= 0 else first_tried) \
         if len(records) else None
     if exact:

@@ -11,16 +11,23 @@ walkers are:
 * the solver's own compiled state (``Searcher.root_moves(merge=False)``, ``push``,
   ``pop``), which the search plays on and which no other test walks move by move.
 
-At every node of every tree the three must offer the same moves (as platform triples,
-suits and wild readings included), give the turn to the same seat with the same play on
-the table, and end the hand at the same leaves with the same outcome. The solver is
-checked against the plain minimax elsewhere, but that minimax plays on the engine's
-Position, and equal values do not prove equal trees: a move offered by one side only, or
-a turn given to the wrong seat, can leave every value unchanged.
+At every node of every tree the three must hold the same hands, offer the same moves (as
+platform triples, suits and wild readings included), give the turn to the same seat with
+the same play on the table, and end the hand at the same leaves with the same outcome.
+The solver is checked against the plain minimax elsewhere, but that minimax plays on the
+engine's Position, and equal values do not prove equal trees: a move offered by one side
+only, or a turn given to the wrong seat, can leave every value unchanged.
+
+What this checks of the solver is its state and its flow of play: the moves it offers
+here come from the same kernel as the engine's (``gd_enumerate``, itself checked against
+the reference's moves in test_crosscheck.py). The moves its search tries instead (merged
+by suit, without dominated plays, the plain positions' own generator) are checked by the
+tests of test_solver.py that pin them to the kernel's and to the minimax.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -118,6 +125,14 @@ def ref_state(pos: Position) -> RefState:
 
 # ------------------------------------------------------------ the walk
 
+@functools.lru_cache(maxsize=None)
+def _counts(cards: tuple) -> np.ndarray:
+    counts = np.zeros(54, dtype=np.uint8)
+    for card in cards:
+        counts[parse_card(card)] += 1
+    return counts
+
+
 def _triple(move) -> tuple:
     return (move.type, move.rank, tuple(move.cards))
 
@@ -141,6 +156,10 @@ def walk(st: RefState, pos: Position, searcher, opts: dict, tally: Tally, budget
     assert (None if table is None else (_triple(table), pos.owner)) == \
         (None if st.table is None else (st.table, st.owner)), st
     assert searcher.owner() == st.owner, st
+    hands = searcher.hands()
+    for seat in range(4):
+        assert np.array_equal(pos.counts(seat), _counts(st.hands[seat])), (st, seat)
+        assert np.array_equal(hands[seat], _counts(st.hands[seat])), (st, seat)
     want = ref_moves(st, opts)
     engine = {}
     for move in pos.legal_moves():

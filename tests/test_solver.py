@@ -804,6 +804,71 @@ def test_a_limit_that_cuts_the_principal_line_says_so():
     assert r.pv == full.pv and not r.pv_cut and "pv_cut" not in r.to_json()
 
 
+def test_the_searchers_line_and_best_move_leave_the_position_as_it_was_when_stopped():
+    """Searcher.principal_line and best_move, called directly: when a node budget or
+    stop() ends them part-way, the searcher is back at the position it was called on,
+    not busy, and answers alike once given new limits; a value the mover does not reach
+    is a ValueError naming it."""
+    import threading
+    from solver._search import Searcher
+    from solver.search import MOVE_DTYPE, _load
+    obj = _endgames_4x6(2)[1]
+    pos = Position.from_json(obj)
+    full = solve(obj, fresh_tables=True)
+    team0 = full.value if pos.to_move % 2 == 0 else -full.value
+    searcher = Searcher(12)
+
+    def state():
+        return (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
+                searcher.to_move())
+
+    _load(searcher, pos)
+    at_root = state()
+    data, _, _ = searcher.root_moves()
+    best_index = Move.from_array(np.frombuffer(data, MOVE_DTYPE)).index(full.best)
+    searcher.limits()
+    whole = searcher.principal_line(full.best.record(), team0)
+    assert not whole[2] and whole[1] == [seat for seat, _ in full.pv]
+    cut = unanswered = 0
+    for budget in (1, 50, 500, 5000):
+        searcher.clear_table()
+        searcher.reset_counters()
+        searcher.limits(node_limit=budget)
+        data, seats, was_cut = searcher.principal_line(full.best.record(), team0)
+        assert state() == at_root and not searcher.busy
+        assert seats == whole[1][:len(seats)] and data == whole[0][:len(data)]
+        cut += was_cut
+        searcher.clear_table()
+        searcher.reset_counters()
+        searcher.limits(node_limit=budget)
+        got = searcher.best_move(team0)
+        assert got in (None, best_index) and state() == at_root
+        unanswered += got is None
+    assert cut >= 3 and unanswered >= 1
+    searcher.limits()
+    assert searcher.best_move(team0) == best_index
+    # stop() from another thread, on a search long enough to be running when it lands
+    hard = _endgames_4x6(100)
+    obj = max(hard, key=lambda o: solve(o, pv=False).nodes)
+    pos = Position.from_json(obj)
+    result = solve(obj)
+    _load(searcher, pos)
+    at_root = state()
+    searcher.clear_table()
+    searcher.limits()
+    timer = threading.Timer(0.005, searcher.stop)
+    timer.start()
+    _, _, was_cut = searcher.principal_line(
+        result.best.record(), result.value if pos.to_move % 2 == 0 else -result.value)
+    timer.join()
+    assert was_cut and state() == at_root and not searcher.busy
+    searcher.limits()
+    worse_than_lowest = -4 if pos.to_move % 2 else 4   # no team reaches beyond +-3
+    with pytest.raises(ValueError, match="keeps the team-0 value"):
+        searcher.best_move(worse_than_lowest)
+    assert state() == at_root
+
+
 def test_solve_forgets_the_roots_table_entry_so_its_move_is_this_solves():
     """solve() drops its root's table entry before searching, so that the root is searched
     and the move that proves its first bound is known (a reused searcher answers alike)."""
