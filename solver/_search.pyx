@@ -2400,7 +2400,8 @@ cdef class Searcher:
         # in the order of preference that root_moves() gives (its scores, higher first,
         # ties in legal order; one move per merge group, the group's first), that keeps
         # the value. Its index among root_moves(), copied to `best`; ABORTED at a limit,
-        # BEST_NONE when no move keeps it (a search inconsistency), BEST_NO_MEMORY
+        # BEST_NONE when no move keeps it (the side to move does not reach the value),
+        # BEST_NO_MEMORY
         cdef int base, n = 0, i, j, k, r, found = BEST_NONE
         cdef int last_score = 0, last_i = -1, sc
         cdef bint maximizing = _team(self.st.to_move) == 0, merge
@@ -2506,8 +2507,8 @@ cdef class Searcher:
         if r == BEST_NONE:
             # (from solve(): a search inconsistency; from a caller: a value the side to
             # move does not reach)
-            raise ValueError(f"no move of seat {self.st.to_move} keeps the team-0 value "
-                             f"{value}: the side to move does not reach it here")
+            raise ValueError(f"no move keeps the team-0 value {value}: the side to move "
+                             "does not reach it")
         if r == BEST_NO_MEMORY:
             raise MemoryError("move arena overflow")
         return None if r == ABORTED else r
