@@ -443,15 +443,15 @@ class _Driver:
             self.s.pop(token)
 
 
-def _root(searcher: Searcher):
-    """The root's moves (legal order), their merge groups, and the first move in the order
-    of preference in which ``best_move`` tries them
-    (the search's own move-order score without what it learned: going out first, then
+def _root(searcher: Searcher, merge: bool = True):
+    """The root's moves (legal order), their merge groups (without ``merge``: each move
+    its own), and the first move in the order of preference in which ``best_move`` tries
+    them (the search's own move-order score without what it learned: going out first, then
     bigger plays, lower ranks, pairs kept together, the pass last; ties in legal order).
     That order depends on the position alone, so the best move does not depend on the
     table, and it is usually right the first time: each move tried before the best one
     costs a refutation."""
-    data, groups, scores = searcher.root_moves()
+    data, groups, scores = searcher.root_moves(merge)
     records = np.frombuffer(data, dtype=MOVE_DTYPE)
     first = min(range(len(records)), key=lambda i: (-scores[i], i), default=None)
     return records, groups, first
@@ -569,7 +569,8 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             lo, hi = (lower, upper) if maximizing else (-upper, -lower)
             after_probe(lo, hi)
     exact = lo == hi
-    records, groups, first_tried = _root(s)
+    # (the merge groups only matter when every move is scored)
+    records, groups, first_tried = _root(s, merge=all_moves)
     # a Move for every root move only when every move is scored (a lead of a whole hand
     # has about a thousand); otherwise only for the moves the answer names
     move_objs = Move.from_array(records) if all_moves else None
