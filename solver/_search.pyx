@@ -2448,10 +2448,12 @@ cdef class Searcher:
                 self._play(&m)
                 r = self._reaches_here(value, maximizing)
                 self.st = saved
-                if r == ABORTED or r:
-                    found = ABORTED if r == ABORTED else i
-                    if r != ABORTED:
-                        best[0] = m
+                if r == ABORTED:
+                    found = ABORTED
+                    break
+                if r:
+                    found = i
+                    best[0] = m
                     break
         free(scores)
         free(sigs)

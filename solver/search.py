@@ -586,9 +586,8 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     line_cut = False
     # a limit hit before the value (or the threshold's best move) was known: the move that
     # proved our side's bound, else (nothing proven there) the first move in the order of
-    # preference
-    fallback = move_at(proven["move"] if proven["move"] >= 0 else first_tried) \
-        if len(records) else None
+    # preference; an index (the seat to move always has a move: a pass or a single)
+    fallback = proven["move"] if proven["move"] >= 0 else first_tried
     if exact:
         bi = s.best_move(lo)
         if bi is not None:
@@ -598,15 +597,15 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
         else:
             # a limit stopped the choice after the value was known: the move that proved
             # the value (any move reaches -3), and no line
-            best = fallback
+            best = move_at(fallback)
             line_cut = pv
     elif reached is not None:
         if reached:
             bi = s.best_move(at_least * sign)
-            best = move_at(bi) if bi is not None else fallback
+            best = move_at(bi if bi is not None else fallback)
         # (out of reach: no move reaches it, so none is best)
     else:
-        best = fallback
+        best = move_at(fallback)
 
     if best is not None:
         report(stage="best", move=best, pv=line, pv_cut=line_cut)

@@ -37,6 +37,7 @@ import pytest
 
 from guandan_core import Move
 from guandan_core.cards import parse_card
+from guandan_core.hand import to_counts
 from guandan_core.moves import MOVE_DTYPE
 from guandan_core.position import Position, PositionError
 from guandan_core.rules import Rules
@@ -127,10 +128,7 @@ def ref_state(pos: Position) -> RefState:
 
 @functools.lru_cache(maxsize=None)
 def _counts(cards: tuple) -> np.ndarray:
-    counts = np.zeros(54, dtype=np.uint8)
-    for card in cards:
-        counts[parse_card(card)] += 1
-    return counts
+    return to_counts(cards)
 
 
 def _triple(move) -> tuple:
@@ -142,6 +140,13 @@ class Tally:
         self.nodes = self.leaves = self.wind = 0
         self.outcomes = Counter()   # hands ended, by outcome
         self.types = Counter()      # moves offered, by type
+
+    def add(self, other: "Tally") -> None:
+        self.nodes += other.nodes
+        self.leaves += other.leaves
+        self.wind += other.wind
+        self.outcomes.update(other.outcomes)
+        self.types.update(other.types)
 
 
 def walk(st: RefState, pos: Position, searcher, opts: dict, tally: Tally, budget: int,
@@ -226,15 +231,11 @@ def _trees(seed: int, count: int, rules_name: str, budget: int = 3000, **draw):
         try:
             walk(ref_state(pos), pos, searcher, opts, trial, budget)
         except _TooBig:
-            _load(searcher, pos)    # (the walk stopped between push and pop)
-            continue
+            continue            # (the walk took back every move it made on the way out)
         walked += 1
         tables += pos.table is not None
         out += bool(pos.finished)
-        tally.nodes += trial.nodes
-        tally.leaves += trial.leaves
-        tally.wind += trial.wind
-        tally.outcomes.update(trial.outcomes)
+        tally.add(trial)
     return tally, tables, out
 
 

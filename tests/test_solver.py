@@ -450,6 +450,12 @@ def test_principal_line_is_legal_and_reaches_the_value():
         assert p.outcome * sign == result.value == ref
 
 
+def _searcher_state(searcher):
+    """What a searcher's position is: hands, finishing order, table owner, seat to move."""
+    return (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
+            searcher.to_move())
+
+
 def test_each_move_of_the_line_is_the_best_move_of_the_position_it_is_played_in():
     """The principal line is the best move repeated: solving the position before each of
     its moves gives that move as best, and the same value (for the same team). The line
@@ -470,15 +476,13 @@ def test_each_move_of_the_line_is_the_best_move_of_the_position_it_is_played_in(
             p = p.play(move)
             steps += 1
         _load(searcher, pos)
-        before = (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
-                  searcher.to_move())
+        before = _searcher_state(searcher)
         team0 = ref if pos.to_move % 2 == 0 else -ref
         data, seats, cut = searcher.principal_line(result.best.record(), team0)
         assert not cut and list(seats) == [seat for seat, _ in result.pv]
         assert list(Move.from_array(np.frombuffer(data, MOVE_DTYPE))) == \
             [m for _, m in result.pv]
-        assert (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
-                searcher.to_move()) == before
+        assert _searcher_state(searcher) == before
     assert steps > 60
 
 
@@ -819,8 +823,7 @@ def test_the_searchers_line_and_best_move_leave_the_position_as_it_was_when_stop
     searcher = Searcher(12)
 
     def state():
-        return (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
-                searcher.to_move())
+        return _searcher_state(searcher)
 
     _load(searcher, pos)
     at_root = state()
