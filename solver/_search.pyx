@@ -59,6 +59,7 @@ cdef enum:
     NO_PAIR = 255
     PLAIN_ARENA = 1 << 18   # plain moves (6 bytes each): a node has at most a few hundred
     NEAR_CARDS = 12         # positions with at most this many cards use the small table
+    ERA_BITS = 16           # clear_table() zeroes the tables once every 2**16 calls
     NEAR_BITS = 18          # 2**18 entries of 16 bytes: 4 MiB (measured against 1, 2, 8 MiB)
     ARENA_MOVES = 1 << 20
     NO_VALUE = -100
@@ -501,8 +502,11 @@ cdef inline uint16_t _psig16(const pmove_t* m) noexcept nogil:
     return <uint16_t> ((_mix(x + 0x3c6ef372fe94f82bULL) >> 48) | 1)
 
 
-cdef inline uint32_t _check(uint64_t k2) noexcept nogil:
-    return <uint32_t> (k2 >> 32) | 1
+cdef inline uint32_t _check(uint64_t k2, uint32_t salt) noexcept nogil:
+    # the entry's check of a position of second hash k2 in the table's era `salt` (bits 1
+    # and up, so that "| 1" cannot merge two eras): an entry stored in an earlier era
+    # cannot match, which is how clear_table() empties the tables without touching them
+    return (<uint32_t> (k2 >> 32) ^ salt) | 1
 
 
 cdef extern from "Python.h":
@@ -568,6 +572,7 @@ cdef class Searcher:
     cdef uint64_t tt_mask
     cdef int64_t grow_at           # the node count at which the main table grows
     cdef uint32_t tt_gen           # counts the table's moves in memory (entry pointers)
+    cdef uint32_t tt_salt          # the tables' era: see _check and clear_table
     cdef tt_entry_t* near          # the small table for positions with few cards left
     cdef uint64_t near_mask
     cdef gd_move_t* arena
@@ -733,8 +738,14 @@ cdef class Searcher:
             if small != NULL:
                 gd_table_free(self.tt, self._table_bytes())
                 self._use_table(small, self.initial_tt_bits)
+                self.tt_salt = 0
                 return
-        memset(self.tt, 0, self._table_bytes())
+        # a new era instead of zeroing every entry (20 MiB at the default size, about a
+        # millisecond: more than a small position's whole search); the entries are zeroed
+        # only when the eras run out, once every 2**ERA_BITS clears
+        self.tt_salt = (self.tt_salt + 2) & ((2 << ERA_BITS) - 1)
+        if self.tt_salt == 0:
+            memset(self.tt, 0, self._table_bytes())
         self._set_grow_at()
 
     def grow_table(self):
@@ -1238,7 +1249,7 @@ cdef class Searcher:
             self._key(&a, &b)
             e = self._entry(a, self.st.ncards)
             self.st = saved
-            if e.check == _check(b) and e.key1 == a:
+            if e.check == _check(b, self.tt_salt) and e.key1 == a:
                 if maximizing and e.lower >= beta:
                     cutoff[0] = e.lower
                     self.etc_cut = i        # (moves[i] is still in place: only earlier
@@ -1614,7 +1625,7 @@ cdef class Searcher:
             return v
         if self.use_tt:
             self._key(&k1, &k2)
-            check = _check(k2)
+            check = _check(k2, self.tt_salt)
             e = self._entry(k1, self.st.ncards)
             gen = self.tt_gen
             v = self._tt_probe(e, k1, check, &alpha, &beta, &best_sig)
@@ -2129,7 +2140,7 @@ cdef class Searcher:
             self.parena_top = base
             return v
         if self.use_tt:
-            check = _check(k2)
+            check = _check(k2, self.tt_salt)
             v = self._tt_probe(e, k1, check, &alpha, &beta, &best_sig)
             if v != NO_VALUE:
                 return v
@@ -2312,7 +2323,7 @@ cdef class Searcher:
         if not self.use_tt or _over(&self.st):
             return False
         e = self._entry_here(&k1, &k2, &ps)
-        return e.check == _check(k2) and e.key1 == k1
+        return e.check == _check(k2, self.tt_salt) and e.key1 == k1
 
     def forget_position(self):
         """Drop the table's entry of the current position, if it holds one. solve() does
@@ -2325,7 +2336,7 @@ cdef class Searcher:
         if not self.use_tt or _over(&self.st):
             return
         e = self._entry_here(&k1, &k2, &ps)
-        if e.check == _check(k2) and e.key1 == k1:
+        if e.check == _check(k2, self.tt_salt) and e.key1 == k1:
             memset(e, 0, sizeof(tt_entry_t))
 
     cdef tt_entry_t* _entry_here(self, uint64_t* k1, uint64_t* k2,

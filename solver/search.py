@@ -487,8 +487,9 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     same whatever the tables' sizes and whatever earlier solves left in them; the node
     and table-hit counts, and how far a node- or time-limited solve gets (its bounds and
     best move), are not: a table that already knows part of the tree does more within a
-    budget. ``fresh_tables``: empty this thread's tables (or ``searcher``'s) first, about
-    a millisecond, so that those too depend only on the position and the options.
+    budget. ``fresh_tables``: empty this thread's tables (or ``searcher``'s) first (a
+    new era of their entries: well under a microsecond, unless the table had grown), so
+    that those too depend only on the position and the options.
     ``at_least``: threshold mode, one question instead of the value: can the team to move
     reach at least this value (+3 ... -3, see ``VALUES``)? ``reached`` answers it,
     ``lower``/``upper`` are what the answer proves (``at_least``..+3, or -3..the value
