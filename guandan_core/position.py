@@ -473,6 +473,14 @@ class Position:
         """A copy of the uint8[54] card counts of a seat."""
         return self._views[seat].copy()
 
+    def counts_matrix(self) -> np.ndarray:
+        """A copy of every seat's card counts: uint8[4, 54], row ``seat``.
+
+        >>> Position("2", [["SA"], ["S3"], [], ["S4"]], finished=[2]).counts_matrix().sum(axis=1)
+        array([1, 1, 0, 1], dtype=uint64)
+        """
+        return np.frombuffer(bytearray().join(self._counts), dtype=np.uint8).reshape(4, NUM_KINDS)
+
     @property
     def cards_left(self) -> tuple:
         """Number of cards each seat holds."""

@@ -394,12 +394,10 @@ def _checked_question(at_least) -> int | None:
 
 
 def _load(searcher: Searcher, pos: Position) -> None:
-    hands = np.stack([pos.counts(seat) for seat in range(4)])  # (copies; no Hand objects)
     table = pos.table
     record = None if table is None else np.frombuffer(bytes(table.record()), dtype=np.uint8)
-    flags = pos.rules.flags()
-    searcher.load(np.ascontiguousarray(hands), pos.level, list(pos.finished), pos.to_move,
-                  record, -1 if table is None else pos.owner, *flags)
+    searcher.load(pos.counts_matrix(), pos.level, list(pos.finished), pos.to_move,
+                  record, -1 if table is None else pos.owner, *pos.rules.flags())
 
 
 class _Driver:
@@ -445,16 +443,19 @@ class _Driver:
 
 def _root(searcher: Searcher, merge: bool = True):
     """The root's moves (legal order), their merge groups (without ``merge``: each move
-    its own), and the first move in the order of preference in which ``best_move`` tries
+    its own), and their scores in the order of preference in which ``best_move`` tries
     them (the search's own move-order score without what it learned: going out first, then
     bigger plays, lower ranks, pairs kept together, the pass last; ties in legal order).
     That order depends on the position alone, so the best move does not depend on the
     table, and it is usually right the first time: each move tried before the best one
     costs a refutation."""
     data, groups, scores = searcher.root_moves(merge)
-    records = np.frombuffer(data, dtype=MOVE_DTYPE)
-    first = min(range(len(records)), key=lambda i: (-scores[i], i), default=None)
-    return records, groups, first
+    return np.frombuffer(data, dtype=MOVE_DTYPE), groups, scores
+
+
+def _first_preferred(scores) -> int:
+    """The first move in the order of preference (highest score, ties in legal order)."""
+    return max(range(len(scores)), key=scores.__getitem__)
 
 
 def _record_bytes(records, i) -> np.ndarray:
@@ -571,7 +572,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             after_probe(lo, hi)
     exact = lo == hi
     # (the merge groups only matter when every move is scored)
-    records, groups, first_tried = _root(s, merge=all_moves)
+    records, groups, root_scores = _root(s, merge=all_moves)
     # a Move for every root move only when every move is scored (a lead of a whole hand
     # has about a thousand); otherwise only for the moves the answer names
     move_objs = Move.from_array(records) if all_moves else None
@@ -579,7 +580,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     def move_at(i: int) -> Move:
         if move_objs is not None:
             return move_objs[i]
-        return Move.from_array(records[i:i + 1])[0]
+        return Move.from_record(records[i])
 
     best = None
     bi = None
@@ -588,7 +589,9 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     # a limit hit before the value (or the threshold's best move) was known: the move that
     # proved our side's bound, else (nothing proven there) the first move in the order of
     # preference; an index (the seat to move always has a move: a pass or a single)
-    fallback = proven["move"] if proven["move"] >= 0 else first_tried
+    def fallback() -> int:
+        return proven["move"] if proven["move"] >= 0 else _first_preferred(root_scores)
+
     if exact:
         bi = s.best_move(lo)
         if bi is not None:
@@ -598,15 +601,15 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
         else:
             # a limit stopped the choice after the value was known: the move that proved
             # the value (any move reaches -3), and no line
-            best = move_at(fallback)
+            best = move_at(fallback())
             line_cut = pv
     elif reached is not None:
         if reached:
             bi = s.best_move(at_least * sign)
-            best = move_at(bi if bi is not None else fallback)
+            best = move_at(bi if bi is not None else fallback())
         # (out of reach: no move reaches it, so none is best)
     else:
-        best = move_at(fallback)
+        best = move_at(fallback())
 
     if best is not None:
         report(stage="best", move=best, pv=line, pv_cut=line_cut)
