@@ -69,6 +69,7 @@ cdef enum:
     BEST_NO_MEMORY = -103   # _best_here: the move arena or malloc ran out
     GROW_NODES = 16         # a search of this many nodes per main-table entry outgrows it
     GROW_STEP = 2           # ... and gets a table 2**GROW_STEP times larger
+    GIL_NODES = 1024        # a search holds the GIL for about this many nodes (_begin)
 
 
 ctypedef struct state_t:
@@ -514,6 +515,10 @@ cdef extern from "Python.h":
     # KeyboardInterrupt) set and unwinds; search() raises it once the search has returned
     int PyErr_CheckSignals()
     PyObject* PyErr_Occurred()
+    ctypedef struct PyThreadState:
+        pass
+    PyThreadState* PyEval_SaveThread() nogil
+    void PyEval_RestoreThread(PyThreadState*) nogil
 
 
 cdef int _raise_pending() except -1:
@@ -624,6 +629,13 @@ cdef class Searcher:
     cdef bint claimed
     cdef unsigned long claim_thread
     cdef int etc_cut               # _dedupe: the move whose child's entry cut off
+    # A search starts holding the GIL and lets it go at its first check after GIL_NODES
+    # nodes (see _begin and _time_is_up): a search answered from the table in a few nodes
+    # then costs no hand-over of the GIL, which another thread (solve_many's other
+    # workers) would take and this one wait for, several times a solve
+    cdef PyThreadState* gil_state  # the GIL given up by the running search, else NULL
+    cdef bint gil_held             # a search is running holding the GIL
+    cdef int64_t gil_release_at
 
     def __cinit__(self, tt_bits=20, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
@@ -2199,6 +2211,9 @@ cdef class Searcher:
         # stop() was called, or (every 65,536 nodes, a few milliseconds) a signal handler
         # raised, as Ctrl-C's does
         self.next_check = self.nodes + 1024
+        if self.gil_held and self.nodes >= self.gil_release_at:
+            self.gil_held = False
+            self.gil_state = PyEval_SaveThread()
         if gd_flag_load(&self.stop_flag) != 0 or (self.deadline > 0 and _now() > self.deadline):
             return True
         if self.check_signals_ and self.nodes >= self.next_signal_check:
@@ -2207,8 +2222,26 @@ cdef class Searcher:
         return False
 
     cdef bint _signalled(self) noexcept nogil:
-        with gil:
+        with gil:           # (whether or not this search still holds it)
             return PyErr_CheckSignals() != 0
+
+    cdef void _begin(self) noexcept:
+        # a compiled search is about to run from a Python entry point, with the GIL held:
+        # other calls are refused meanwhile, and it gives up the GIL once it is long
+        # enough to be worth it. Every _begin is followed by an _end, with nothing that
+        # can raise between (the searches are noexcept).
+        self.searching = True
+        self.gil_held = True
+        self.gil_release_at = self.nodes + GIL_NODES
+        self.gil_state = NULL
+
+    cdef void _end(self) noexcept:
+        # the search has returned: the GIL back if it gave it up
+        if self.gil_state != NULL:
+            PyEval_RestoreThread(self.gil_state)
+            self.gil_state = NULL
+        self.gil_held = False
+        self.searching = False
 
     # ------------------------------------------------------------ Python entry points
 
@@ -2241,10 +2274,9 @@ cdef class Searcher:
         self._check_idle()
         if _over(&self.st):
             return _outcome(&self.st)
-        self.searching = True
-        with nogil:
-            v = self._search(alpha, beta, 0)
-        self.searching = False
+        self._begin()
+        v = self._search(alpha, beta, 0)
+        self._end()
         _raise_pending()
         if v == ABORTED:
             return None
@@ -2476,10 +2508,9 @@ cdef class Searcher:
         (>= for team 0, ``maximizing``; <= for team 1); None when a limit stopped it."""
         self._check_idle()
         cdef int r
-        self.searching = True
-        with nogil:
-            r = self._reaches_here(value, maximizing)
-        self.searching = False
+        self._begin()
+        r = self._reaches_here(value, maximizing)
+        self._end()
         _raise_pending()
         return None if r == ABORTED else bool(r)
 
@@ -2491,12 +2522,11 @@ cdef class Searcher:
         cdef int r
         cdef state_t saved = self.st
         _check_record(record, &m)
-        self.searching = True
-        with nogil:
-            self._play(&m)
-            r = self._reaches_here(value, maximizing)
+        self._begin()
+        self._play(&m)
+        r = self._reaches_here(value, maximizing)
+        self._end()
         self.st = saved
-        self.searching = False
         _raise_pending()
         return None if r == ABORTED else bool(r)
 
@@ -2509,10 +2539,9 @@ cdef class Searcher:
         self._check_idle()
         cdef gd_move_t m
         cdef int r
-        self.searching = True
-        with nogil:
-            r = self._best_here(value, &m)
-        self.searching = False
+        self._begin()
+        r = self._best_here(value, &m)
+        self._end()
         _raise_pending()
         return self._chosen(r, value)
 
@@ -2525,6 +2554,23 @@ cdef class Searcher:
         if r == BEST_NO_MEMORY:
             raise MemoryError("move arena overflow")
         return None if r == ABORTED else r
+
+    cdef int _line_here(self, gd_move_t m, int value, gd_move_t* line, int8_t* seats,
+                        int most, int* n) noexcept nogil:
+        # principal_line's walk from here, `m` first: the moves and their seats into
+        # line/seats (n[0] of them, at most `most`); 0, or _best_here's failure code
+        cdef int r = 0
+        while n[0] < most:
+            line[n[0]] = m
+            seats[n[0]] = self.st.to_move
+            n[0] += 1
+            self._play(&m)
+            if _over(&self.st):
+                return 0
+            r = self._best_here(value, &m)
+            if r < 0:
+                return r
+        return BEST_NONE    # (cannot happen: a play comes at least every 4 moves)
 
     def principal_line(self, const uint8_t[::1] first, int value):
         """The line from here when the team-0 value is ``value``: ``first`` (a legal move
@@ -2545,22 +2591,10 @@ cdef class Searcher:
             free(line)
             free(seats)
             raise MemoryError()
-        self.searching = True
-        with nogil:
-            while n < most:
-                line[n] = m
-                seats[n] = self.st.to_move
-                n += 1
-                self._play(&m)
-                if _over(&self.st):
-                    break
-                r = self._best_here(value, &m)
-                if r < 0:
-                    break
-            if n == most and not _over(&self.st):
-                r = BEST_NONE       # (cannot happen: a play comes at least every 4 moves)
+        self._begin()
+        r = self._line_here(m, value, line, seats, most, &n)
+        self._end()
         self.st = root
-        self.searching = False
         try:
             _raise_pending()
             self._chosen(r, value)
