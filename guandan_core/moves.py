@@ -62,6 +62,7 @@ def _format_wild_as(value: int) -> str:
 
 
 _HEAD = struct.Struct("<BBBBh")   # type, label, ncards, nwild, key: the record's first 6 bytes
+_RECORD = struct.Struct("<BBBBh10s2s")     # ... and the cards, the wild cards' readings
 _WILD_AS_TEXT = {v: _format_wild_as(v) for v in list(range(52)) + list(range(64, 77))}
 
 
@@ -103,25 +104,23 @@ class Move:
     @classmethod
     def from_array(cls, records: np.ndarray) -> list["Move"]:
         """Moves of a MOVE_DTYPE array, converted in bulk (much faster than per record)."""
-        if len(records) == 0:
-            return []
-        types = records["type"].tolist()
-        labels = records["label"].tolist()
-        keys = records["key"].tolist()
-        ncards = records["ncards"].tolist()
-        nwilds = records["nwild"].tolist()
-        cards = records["cards"].tolist()
-        wild_as = records["wild_as"].tolist()
+        return cls.from_bytes(records.tobytes())
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> list["Move"]:
+        """Moves of MOVE_DTYPE records given as their bytes, one after another (what the
+        kernels and the solver return), converted in bulk."""
+        if len(data) % _RECORD.size:
+            raise ValueError(f"{len(data)} bytes are not whole {_RECORD.size}-byte move records")
         new = object.__new__
         moves = []
-        for i in range(len(types)):
+        for mtype, label, n, nwild, key, cards, wild_as in _RECORD.iter_unpack(data):
             m = new(cls)
-            m.type_id = types[i]
-            m.label = labels[i]
-            m.key = keys[i]
-            m.kinds = tuple(sorted(cards[i][:ncards[i]]))
-            nw = nwilds[i]
-            m.wild_as = tuple(_WILD_AS_TEXT[v] for v in wild_as[i][:nw]) if nw else ()
+            m.type_id = mtype
+            m.label = label
+            m.key = key
+            m.kinds = tuple(sorted(cards[:n]))
+            m.wild_as = tuple(_WILD_AS_TEXT[v] for v in wild_as[:nwild]) if nwild else ()
             m._record = None
             moves.append(m)
         return moves

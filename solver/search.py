@@ -672,7 +672,7 @@ def _principal_line(s: Searcher, first_record, value: int):
     hand (team-0 value `value`): (the line as (seat, Move) pairs, whether a limit cut it
     short)."""
     data, seats, cut = s.principal_line(first_record, value)
-    return list(zip(seats, Move.from_array(np.frombuffer(data, MOVE_DTYPE)))), cut
+    return list(zip(seats, Move.from_bytes(data))), cut
 
 
 def probe(position, threshold: int, time_limit: float | None = None,
