@@ -61,8 +61,9 @@ def _format_wild_as(value: int) -> str:
     return RANKS[value - _WILD_ANY_SUIT] if value >= _WILD_ANY_SUIT else format_card(value)
 
 
-_HEAD = struct.Struct("<BBBBh")   # type, label, ncards, nwild, key: the record's first 6 bytes
-_RECORD = struct.Struct("<BBBBh10s2s")     # ... and the cards, the wild cards' readings
+# (native byte order, as MOVE_DTYPE's key and the kernels' records)
+_HEAD = struct.Struct("=BBBBh")   # type, label, ncards, nwild, key: the record's first 6 bytes
+_RECORD = struct.Struct("=BBBBh10s2s")     # ... and the cards, the wild cards' readings
 _WILD_AS_TEXT = {v: _format_wild_as(v) for v in list(range(52)) + list(range(64, 77))}
 
 
@@ -104,6 +105,9 @@ class Move:
     @classmethod
     def from_array(cls, records: np.ndarray) -> list["Move"]:
         """Moves of a MOVE_DTYPE array, converted in bulk (much faster than per record)."""
+        if not isinstance(records, np.ndarray) or records.dtype != MOVE_DTYPE:
+            raise TypeError(f"records must be a MOVE_DTYPE array, not "
+                            f"{getattr(records, 'dtype', type(records).__name__)}")
         return cls.from_bytes(records.tobytes())
 
     @classmethod

@@ -513,7 +513,7 @@ cdef inline uint32_t _check(uint64_t k2, uint32_t salt) noexcept nogil:
 cdef extern from "Python.h":
     # declared without an exception clause: the search leaves a raised exception (Ctrl-C's
     # KeyboardInterrupt) set and unwinds; search() raises it once the search has returned
-    int PyErr_CheckSignals()
+    int PyErr_CheckSignals() nogil     # (called with the GIL held: see _signalled)
     PyObject* PyErr_Occurred()
     ctypedef struct PyThreadState:
         pass
@@ -2222,7 +2222,11 @@ cdef class Searcher:
         return False
 
     cdef bint _signalled(self) noexcept nogil:
-        with gil:           # (whether or not this search still holds it)
+        if self.gil_held:
+            # (taking it again through PyGILState_Ensure would deadlock where this thread
+            # runs in a thread state other than its default one: a sub-interpreter's)
+            return PyErr_CheckSignals() != 0
+        with gil:
             return PyErr_CheckSignals() != 0
 
     cdef void _begin(self) noexcept:
@@ -2256,7 +2260,8 @@ cdef class Searcher:
 
     def stop(self):
         """End the search running on this searcher (in whatever thread) at its next check,
-        within about 1,024 nodes, as if its time limit had run out; searches after it end as
+        within about 1,024 nodes (3,000 right after a search starts, while it holds the GIL
+        this call needs), as if its time limit had run out; searches after it end as
         quickly until limits() is called again. Safe to call from any thread."""
         gd_flag_store(&self.stop_flag, 1)
 

@@ -138,8 +138,9 @@ class Stop:
     """Stops searches from another thread: a Ctrl-C handler, a server's cancel request.
 
     Pass it as ``stop=`` to :func:`solve`, :func:`probe` or :func:`solve_many`. After
-    :meth:`set`, every search using it ends at its next check (every 1,024 nodes) as if
-    its time limit had run out: the answer says what was proven (``exact`` false unless
+    :meth:`set`, every search using it ends at its next check (every 1,024 nodes; a
+    search's first 1,024 or so hold the GIL that set() waits for) as if its time limit
+    had run out: the answer says what was proven (``exact`` false unless
     the value was already known), and searches started later end as quickly. One Stop may
     serve many searches in many threads; it stays set (use a new one for new work).
 

@@ -7,6 +7,8 @@ the play; the array form agrees with the Move form.
 
 from collections import Counter
 
+import numpy as np
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -137,6 +139,8 @@ def test_api_moves_from_records_in_bulk_and_one_by_one_agree(hand_level, rules):
         assert Move.from_record(m.record()) == m and m.key == int(rec["key"])
     with pytest.raises(ValueError, match="17 bytes"):
         Move.from_bytes(arr.tobytes()[:17] if len(arr) else bytes(17))
+    with pytest.raises(TypeError, match="MOVE_DTYPE array, not uint8"):
+        Move.from_array(arr.view(np.uint8))          # (raw bytes would be misread)
 
 @SETTINGS
 @given(hands(max_cards=27))
