@@ -72,6 +72,9 @@ def parse_card(text: str) -> int:
     """
     if not isinstance(text, str):
         raise CardError(f"not a card: {quoted(text)}")
+    kind = _PLATFORM_KINDS.get(text)
+    if kind is not None:        # the platform's own spelling, by far the most common
+        return kind
     upper = text.translate(_ASCII_UPPER)
     if upper in _JOKER_ALIASES:
         return _JOKER_ALIASES[upper]
@@ -96,6 +99,10 @@ def format_card(kind: int) -> str:
     if not 0 <= kind < 52:
         raise CardError(f"not a card kind index: {kind!r}")
     return SUITS[kind & 3] + RANKS[kind >> 2]
+
+
+# the platform notation of every card (format_card's), read by one lookup
+_PLATFORM_KINDS = {format_card(kind): kind for kind in range(54)}
 
 
 def parse_cards(cards: str | Iterable[str]) -> list[int]:

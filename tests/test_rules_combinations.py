@@ -60,6 +60,22 @@ def test_sec1_notations(text, expected):
     assert str(Hand(text)) == expected
 
 
+def test_sec1_every_card_reads_alike_in_every_notation():
+    """RULES 1: the platform spelling of each of the 54 kinds (read by one lookup) and
+    its other spellings (read by the general reader: lowercase, 10 for T, rank first,
+    suit symbols) all give that kind."""
+    from guandan_core.cards import format_card, parse_card
+    symbols = dict(zip("SHCD", "♠♥♣♦"))
+    for kind in range(54):
+        text = format_card(kind)
+        forms = [text, text.lower()]
+        if kind < 52:
+            suit, rank = text[0], text[1:].replace("T", "10")
+            forms += [suit + rank, rank + suit, rank.lower() + suit.lower(),
+                      symbols[suit] + rank, rank + symbols[suit]]
+        assert {form: parse_card(form) for form in forms} == {form: kind for form in forms}
+
+
 def test_sec1_a_play_names_its_rank_as_cards_do():
     """RULES 1, 7: a play's rank reads 10 for T and lowercase, as cards do; what it is read
     as is the platform's form."""
