@@ -29,6 +29,7 @@ from . import _kernels
 from .cards import (NUM_KINDS, RANKS, CardError, format_card, format_rank, parse_level)
 from .hand import Hand, hand_batch, level_batch, to_counts
 from .rules import Rules
+from .usertext import one_line, quoted
 
 __all__ = [
     "Move", "MoveError", "LegalMoves", "MOVE_DTYPE", "TYPE_NAMES",
@@ -138,26 +139,32 @@ class Move:
         try:
             mtype, rank, cards = triple
         except (TypeError, ValueError):
-            raise MoveError(f"a move is [type, rank, cards], not {triple!r}") from None
+            raise MoveError(f"a move is [type, rank, cards], not {quoted(triple)}") from None
         if mtype == "PASS":
             # the platform writes ["PASS", "PASS", "PASS"]; None and [] are read too
             no_cards = cards in ("PASS", None) or (isinstance(cards, (list, tuple)) and not cards)
             if rank not in ("PASS", None) or not no_cards:
-                raise MoveError(f"malformed pass {triple!r}")
+                raise MoveError(f"malformed pass {quoted(triple)}")
             return cls.PASS
         if not isinstance(mtype, str) or mtype not in _TYPE_IDS:
-            raise MoveError(f"unknown move type {mtype!r} in {triple!r}")
+            raise MoveError(f"unknown move type {quoted(mtype)} in {quoted(triple)}")
         if not isinstance(rank, str):
-            raise MoveError(f"a move's rank is a string such as \"9\" or \"T\", not {rank!r} "
-                            f"in {triple!r}")
+            raise MoveError(f"a move's rank is a string such as \"9\" or \"T\", not "
+                            f"{quoted(rank)} in {quoted(triple)}")
         if not isinstance(cards, (list, tuple)) or not all(isinstance(c, str) for c in cards):
-            raise MoveError(f"cards must be a list of card strings, not {cards!r} in {triple!r}")
+            raise MoveError(f"cards must be a list of card strings, not {quoted(cards)} in "
+                            f"{quoted(triple)}")
         label = "T" if rank == "10" else rank.upper()     # as card notation reads ranks (sec. 1)
-        for reading in classify(cards, level, rules):
+        try:
+            readings = classify(cards, level, rules)
+        except CardError as exc:        # (an unknown card, a card three times)
+            raise MoveError(f"{exc} in {quoted(triple)}") from None
+        for reading in readings:
             if reading.type == mtype and reading.rank == label:
                 return reading
-        raise MoveError(f"{' '.join(map(str, cards)) or 'no cards'} is not a {mtype} of "
-                        f"rank {rank!r} at level {format_rank(parse_level(level))}")
+        shown = one_line(" ".join(cards), 120) if cards else "no cards"
+        raise MoveError(f"{shown} is not a {mtype} of rank {quoted(rank)} at level "
+                        f"{format_rank(parse_level(level))}")
 
     def index_in(self, actions, level, rules: Rules | None = None) -> int:
         """Where this move is in a list of platform actions: the competition platform

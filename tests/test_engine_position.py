@@ -150,6 +150,62 @@ def test_sec7_json_structure_errors():
         Position.from_json(dict(good, hands=[["S3"], ["S4"], ["S5"]]))
 
 
+_JUNK = [None, True, 0, -1, 3, 4, 13, 2**70, 1.5, float("nan"), float("inf"), "", "x", "S3",
+         "10", "A", "PASS", [], [[]], {}, {"a": 1}, ["S3"] * 3, "♠A", "\x00", "Q" * 500,
+         ["Single", "3", ["S3"]], ["PASS", "PASS", "PASS"], ["Bomb", "3", ["S3"] * 4], [None],
+         [1, 2], ["S3", 5], ["Single"], ["Single", None, None], [0, 1, 2, 3], [5], ["0"],
+         [True], {"play": ["Single", "3", ["S3"]], "owner": 1}, {"play": None, "owner": None},
+         {"play": ["Single", "3", ["S3"]], "owner": 9}, {"play": ["Single", "3", ["S3"]]}]
+
+
+def _malformed(rng, obj):
+    """``obj`` with one to three random fields replaced by junk, removed or added."""
+    obj = copy.deepcopy(obj)
+    for _ in range(rng.randint(1, 3)):
+        r, junk = rng.random(), copy.deepcopy(rng.choice(_JUNK))
+        hands = obj.get("hands")
+        if not obj or r < 0.35:
+            obj[rng.choice(list(obj) or ["level"])] = junk
+        elif r < 0.6 and isinstance(hands, list) and hands:
+            seat = rng.randrange(len(hands))
+            if isinstance(hands[seat], list) and hands[seat] and rng.random() < 0.7:
+                hands[seat][rng.randrange(len(hands[seat]))] = junk
+            else:
+                hands[seat] = junk
+        elif r < 0.75:
+            obj["table"] = junk
+        elif r < 0.85:
+            del obj[rng.choice(list(obj))]
+        else:
+            obj[rng.choice(["extra", "Level", 1])] = junk
+    return obj
+
+
+def test_sec7_random_malformed_positions_raise_one_line_position_errors():
+    """RULES 7: 3,000 benchmark positions with random fields replaced by junk (wrong
+    types, unknown cards, impossible counts and seats, bad table plays, keys missing or
+    unknown): each reads as a position (and then solves) or raises a PositionError with
+    a one-line message; nothing else escapes (no KeyError, IndexError, TypeError...)."""
+    import random
+    from solver import solve
+    with open(os.path.join(DATA, "endgames_4x6.json")) as f:
+        items = json.load(f)["items"][:5]
+    rng = random.Random(29)
+    read = refused = 0
+    for _ in range(3000):
+        obj = _malformed(rng, rng.choice(items))
+        try:
+            pos = Position.from_json(obj)
+        except PositionError as exc:
+            message = str(exc)
+            assert message and "\n" not in message and len(message) < 400, (obj, message)
+            refused += 1
+            continue
+        assert solve(pos, node_limit=2000).lower >= -3
+        read += 1
+    assert read > 10 and refused > 2500       # (both outcomes are exercised)
+
+
 def test_sec7_a_bad_value_is_quoted_short():
     """RULES 7: a bad value is quoted in the message, its middle left out when it is long
     (a ten-megabyte level was echoed whole)."""

@@ -314,6 +314,41 @@ def test_sec4_move_from_platform_wrong_types_are_named(triple, named):
     assert named in str(err.value)
 
 
+def test_sec4_move_from_platform_random_actions_are_moves_or_move_errors():
+    """RULES 4 / 7: 20,000 random actions (real and junk types, ranks and cards; unknown
+    cards, a card three times, the wrong number of parts) read as a move with the
+    declared type and rank or raise a one-line MoveError; an unreadable card was a
+    CardError, which a bot catching MoveError for the platform's actions missed. A huge
+    action is quoted short."""
+    import random
+    types = ["Single", "Pair", "Trips", "ThreeWithTwo", "Straight", "ThreePair", "TwoTrips",
+             "StraightFlush", "Bomb", "PASS", "single", "", None, 5]
+    ranks = ["2", "3", "T", "10", "A", "JOKER", "B", "R", "PASS", None, "", "x", 3, "a"]
+    cards = ["S3", "H2", "SB", "HR", "DT", "S10", "x", "", None, 5, "PASS", "CA", "HA", "S2"]
+    rng = random.Random(4)
+    read = refused = 0
+    for _ in range(20000):
+        action = [rng.choice(types), rng.choice(ranks),
+                  [rng.choice(cards) for _ in range(rng.randint(0, 10))]
+                  if rng.random() < 0.9 else rng.choice(cards)]
+        if rng.random() < 0.05:
+            action = action[:rng.randint(0, 2)]
+        try:
+            move = Move.from_platform(action, rng.choice(["2", "7", "A"]))
+        except MoveError as exc:
+            assert "\n" not in str(exc) and len(str(exc)) < 600, (action, str(exc))
+            refused += 1
+            continue
+        if not move.is_pass:
+            assert move.type == action[0]
+            assert move.rank == ("T" if action[1] == "10" else action[1].upper())
+        read += 1
+    assert read > 20 and refused > 15000
+    with pytest.raises(MoveError) as err:
+        Move.from_platform(["Single", "3", ["x"] * 100_000], "2")
+    assert len(str(err.value)) < 600
+
+
 def test_sec4_move_from_platform_pass_spellings():
     for cards in ("PASS", None, [], ()):
         assert Move.from_platform(["PASS", "PASS", cards], "7").is_pass
