@@ -405,14 +405,18 @@ class Position:
         if not isinstance(hands, list) or len(hands) != 4:
             raise PositionError(f"hands: expected a list of 4 lists of cards, got "
                                 f"{quoted(hands)}")
+        counts = []         # each hand's cards read once, here, as the constructor's counts
         for seat, h in enumerate(hands):
             if not isinstance(h, list):
                 raise PositionError(f"hands[{seat}]: expected a list of cards, got {quoted(h)}")
+            row = [0] * NUM_KINDS
             for card in h:
                 try:
-                    parse_card(card)
+                    row[parse_card(card)] += 1
                 except CardError as exc:
                     raise PositionError(f"hands[{seat}]: {exc}") from None
+            # (a card more than twice: the cards, for the constructor to name the problem)
+            counts.append(np.array(row, dtype=np.uint8) if max(row) <= 2 else h)
         finished = obj["finished"]
         if not isinstance(finished, list) or not all(
                 isinstance(s, int) and not isinstance(s, bool) for s in finished):
@@ -432,7 +436,7 @@ class Position:
             play = table["play"]
             if owner is None:
                 raise PositionError("table owner: null is not a seat 0..3")
-        return cls(level, hands, finished, obj["to_move"], play, owner, rules)
+        return cls(level, counts, finished, obj["to_move"], play, owner, rules)
 
     def to_json(self) -> dict:
         """The position as the JSON object of RULES.md sec. 7."""
