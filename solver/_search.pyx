@@ -637,7 +637,7 @@ cdef class Searcher:
     cdef bint gil_held             # a search is running holding the GIL
     cdef int64_t gil_release_at
 
-    def __cinit__(self, tt_bits=20, bint use_tt=True, bint use_merge=True,
+    def __cinit__(self, tt_bits=18, bint use_tt=True, bint use_merge=True,
                   bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
                   bint use_compress=True, bint use_history=True, bint use_etc=False,
                   bint use_dominance=True, bint use_plain=True, max_tt_bits=None):
@@ -752,8 +752,8 @@ cdef class Searcher:
                 self._use_table(small, self.initial_tt_bits)
                 self.tt_salt = 0
                 return
-        # a new era instead of zeroing every entry (20 MiB at the default size, about a
-        # millisecond: more than a small position's whole search); the entries are zeroed
+        # a new era instead of zeroing every entry (8 MiB at the default size, 20 MiB at
+        # the size before: about a millisecond, more than a small position's whole search); the entries are zeroed
         # only when the eras run out, once every 2**ERA_BITS clears
         self.tt_salt = (self.tt_salt + 2) & ((2 << ERA_BITS) - 1)
         if self.tt_salt == 0:

@@ -286,8 +286,8 @@ def test_fresh_tables_make_counts_and_limited_answers_reproducible():
 
 
 def test_a_cleared_table_searches_as_a_new_one_and_its_eras_wrap_safely():
-    """clear_table() starts a new era of the tables instead of zeroing them (20 MiB at the
-    default size, about a millisecond): an entry of an earlier era never matches. Once
+    """clear_table() starts a new era of the tables instead of zeroing them (8 MiB at the
+    default size, about half a millisecond): an entry of an earlier era never matches. Once
     every 2**16 clears the eras run out and the entries are zeroed. Either way a cleared
     searcher searches exactly as a new one: same answers, nodes and table hits."""
     from solver import Searcher
@@ -384,7 +384,7 @@ def test_one_table_a_thread_whatever_sizes_the_solves_ask_for():
     assert second is not first and (second.initial_tt_bits, second.max_tt_bits) == (13, 14)
     assert [v for v in vars(search._local).values() if isinstance(v, Searcher)] == [second]
     solve(pos)                                          # back to the default
-    assert search._local.searcher.initial_tt_bits == 20
+    assert search._local.searcher.initial_tt_bits == search.DEFAULT_TABLE_BITS == 18
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
@@ -414,7 +414,7 @@ def test_table_sizes_may_be_numpy_integers():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"max_table_bits": 12}, "max_table_bits must be table_bits (20) to 30, not 12"),
+    ({"max_table_bits": 12}, "max_table_bits must be table_bits (18) to 30, not 12"),
     ({"max_table_bits": 31}, "not 31"),
     ({"max_table_bits": 2.5}, "max_table_bits must be a whole number, not 2.5"),
     ({"table_bits": 3}, "table_bits must be 4..30, not 3"),
