@@ -62,9 +62,9 @@ def _format_wild_as(value: int) -> str:
     return RANKS[value - _WILD_ANY_SUIT] if value >= _WILD_ANY_SUIT else format_card(value)
 
 
+# a MOVE_DTYPE record: type, label, ncards, nwild, key, the cards, the wild cards' readings
 # (native byte order, as MOVE_DTYPE's key and the kernels' records)
-_HEAD = struct.Struct("=BBBBh")   # type, label, ncards, nwild, key: the record's first 6 bytes
-_RECORD = struct.Struct("=BBBBh10s2s")     # ... and the cards, the wild cards' readings
+_RECORD = struct.Struct("=BBBBh10s2s")
 _WILD_AS_TEXT = {v: _format_wild_as(v) for v in list(range(52)) + list(range(64, 77))}
 
 
@@ -92,16 +92,10 @@ class Move:
     @classmethod
     def from_record(cls, rec) -> "Move":
         """A Move from one MOVE_DTYPE record (a row of :func:`moves_array`, or its 18 bytes)."""
-        raw = rec.tobytes() if hasattr(rec, "tobytes") else bytes(rec)
-        mtype, label, n, nwild, key = _HEAD.unpack_from(raw)
-        m = object.__new__(cls)
-        m.type_id = mtype
-        m.label = label
-        m.key = key
-        m.kinds = tuple(sorted(raw[6:6 + n]))
-        m.wild_as = tuple(_WILD_AS_TEXT[v] for v in raw[16:16 + nwild]) if nwild else ()
-        m._record = None
-        return m
+        raw = (rec.tobytes() if hasattr(rec, "tobytes") else bytes(rec))[:_RECORD.size]
+        if len(raw) < _RECORD.size:
+            raise ValueError(f"a move record is {_RECORD.size} bytes, not {len(raw)}")
+        return cls.from_bytes(raw)[0]
 
     @classmethod
     def from_array(cls, records: np.ndarray) -> list["Move"]:
@@ -241,8 +235,8 @@ class Move:
     def record(self) -> np.ndarray:
         """This move as one kernel record (18 bytes, uint8, read-only)."""
         if self._record is None:
-            raw = _HEAD.pack(self.type_id, self.label, len(self.kinds), 0, self.key) + \
-                bytes(self.kinds).ljust(12, b"\0")
+            raw = _RECORD.pack(self.type_id, self.label, len(self.kinds), 0, self.key,
+                               bytes(self.kinds), b"")     # (struct pads with zeros)
             self._record = np.frombuffer(raw, dtype=np.uint8)
         return self._record
 

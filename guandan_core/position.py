@@ -480,7 +480,8 @@ class Position:
     def counts_matrix(self) -> np.ndarray:
         """A copy of every seat's card counts: uint8[4, 54], row ``seat``.
 
-        >>> Position("2", [["SA"], ["S3"], [], ["S4"]], finished=[2]).counts_matrix().sum(axis=1).tolist()
+        >>> pos = Position("2", [["SA"], ["S3"], [], ["S4"]], finished=[2])
+        >>> pos.counts_matrix().sum(axis=1).tolist()
         [1, 1, 0, 1]
         """
         return np.frombuffer(bytearray().join(self._counts), dtype=np.uint8).reshape(4, NUM_KINDS)

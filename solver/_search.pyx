@@ -446,6 +446,11 @@ cdef sig_t _signature(const gd_move_t* m, int level) noexcept nogil:
     return sig
 
 
+cdef inline bint _same_signature(const sig_t* a, const sig_t* b) noexcept nogil:
+    # moves equal but for suits: where suits cannot matter, they lead to the same game
+    return a.ranks == b.ranks and a.shape == b.shape
+
+
 cdef inline uint64_t _sig_hash(sig_t sig) noexcept nogil:
     return _mix(sig.ranks ^ _mix(sig.shape + 0x9e3779b97f4a7c15ULL))
 
@@ -753,8 +758,9 @@ cdef class Searcher:
                 self.tt_salt = 0
                 return
         # a new era instead of zeroing every entry (8 MiB at the default size, 20 MiB at
-        # the size before: about a millisecond, more than a small position's whole search); the entries are zeroed
-        # only when the eras run out, once every 2**ERA_BITS clears
+        # the size before: about a millisecond, more than a small position's whole
+        # search); the entries are zeroed only when the eras run out, once every
+        # 2**ERA_BITS clears
         self.tt_salt = (self.tt_salt + 2) & ((2 << ERA_BITS) - 1)
         if self.tt_salt == 0:
             memset(self.tt, 0, self._table_bytes())
@@ -1095,7 +1101,7 @@ cdef class Searcher:
             slot = <int> (_sig_hash(sig) & 511)
             dup = False
             while used[slot]:
-                if seen[slot].ranks == sig.ranks and seen[slot].shape == sig.shape:
+                if _same_signature(&seen[slot], &sig):
                     dup = True
                     break
                 slot = (slot + 1) & 511
@@ -1222,10 +1228,15 @@ cdef class Searcher:
             kept += 1
         return kept
 
+    cdef inline bint _suits_free(self) noexcept nogil:
+        # the mover's suits cannot matter any more (its hand can no longer form a straight
+        # flush): moves equal but for suits are one move (_same_signature)
+        return not self.st.sfpot[self.st.to_move]
+
     cdef int _merged(self, gd_move_t* moves, int n) noexcept nogil:
         # the moves worth searching: one of each group that leads to equal positions, and
         # none that another move dominates (both need a hand whose suits cannot matter)
-        if not self.st.sfpot[self.st.to_move]:
+        if self._suits_free():
             if self.use_merge and not self.generated_merged:
                 n = self._merge_suits(moves, n)
             if self.use_dominance and not self.st.seqpot[self.st.to_move]:
@@ -2347,7 +2358,7 @@ cdef class Searcher:
         want = _signature(&self.proof_rec, self.level)
         for i in range(n):
             si = _signature(&moves[i], self.level)
-            if si.ranks == want.ranks and si.shape == want.shape:
+            if _same_signature(&si, &want):
                 return i
         return -1
 
@@ -2404,9 +2415,9 @@ cdef class Searcher:
         each its score in the move order without what the search learned (higher first):
         a preference that depends on the position alone."""
         self._check_idle()
-        cdef int base, n = 0, i, j
+        cdef int base, n = 0, i
         cdef gd_move_t* moves
-        cdef sig_t si, sj
+        cdef sig_t si
         base = self._generate(&n, True)
         if base < 0:
             raise MemoryError("move arena overflow")
@@ -2414,7 +2425,7 @@ cdef class Searcher:
         data = bytes((<uint8_t*> moves)[:n * sizeof(gd_move_t)])
         groups = list(range(n))
         scores = [self._static_score(&moves[i]) for i in range(n)]
-        if merge and not self.st.sfpot[self.st.to_move]:
+        if merge and self._suits_free():
             sigs = []
             for i in range(n):
                 si = _signature(&moves[i], self.level)
@@ -2464,7 +2475,7 @@ cdef class Searcher:
         moves = self.arena + base
         self.arena_top = base + n       # (the searches below generate above them)
         scores = <int*> malloc(n * sizeof(int) + 1)
-        merge = not self.st.sfpot[self.st.to_move]
+        merge = self._suits_free()
         if merge:
             sigs = <sig_t*> malloc(n * sizeof(sig_t) + 1)
         if scores == NULL or (merge and sigs == NULL):
@@ -2489,7 +2500,7 @@ cdef class Searcher:
                     i = j
             last_score, last_i = scores[i], i
             for j in range(i if merge else 0):
-                if sigs[j].ranks == sigs[i].ranks and sigs[j].shape == sigs[i].shape:
+                if _same_signature(&sigs[j], &sigs[i]):
                     break           # not its group's first: searched as that one
             else:
                 m = moves[i]

@@ -3,9 +3,9 @@
 The search runs without the GIL (once past its first 1,024 nodes or so: shorter ones keep
 it, which spares two hand-overs of the GIL) and every worker has a searcher and table of
 its own, so threads scale across cores; only the few Python steps between null-window
-probes take the GIL. The worker threads and their tables are kept for the next call (at most one table a
-core, at its first size; ``free_tables()`` frees them), since making them anew cost more
-than solving a few small positions. Exact answers do not depend on the tables, hence not on
+probes take the GIL. The worker threads and their tables are kept for the next call (at
+most one table a core, at its first size; ``free_tables()`` frees them), since making them
+anew cost more than solving a few small positions. Exact answers do not depend on the tables, hence not on
 the thread count or on which thread solved what: ``solve_many(ps, threads=k)`` answers
 exactly as ``[solve(p) for p in ps]`` does. Node counts and limited answers depend on
 what a thread's tables hold from its earlier positions; with ``fresh_tables=True`` every
