@@ -153,7 +153,9 @@ class Stop:
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        # re-entrant: a signal handler that calls set() runs in the main thread between
+        # two bytecodes, possibly while that thread holds the lock in _attach or _detach
+        self._lock = threading.RLock()
         self._set = False
         self._searchers: list = []      # the searchers working for it now
 

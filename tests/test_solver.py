@@ -994,6 +994,34 @@ def test_a_signal_handler_that_raises_ends_a_search_on_the_main_thread():
     assert _answer(solve(obj)) == _answer(solve(obj, searcher=Searcher(16)))
 
 
+def test_stop_set_while_its_own_thread_holds_its_lock_does_not_hang():
+    """A Ctrl-C handler that calls ``stop.set()`` runs in the main thread between two
+    bytecodes, possibly inside that thread's own ``_attach`` (a helper's finding: with a
+    plain lock, ``set()`` then waited for a lock its own thread held, for ever). Here the
+    searcher's ``stop()``, which ``_attach`` calls under the lock, calls ``set()`` again,
+    as such a handler would; a thread runs it so that a hang fails instead of blocking."""
+    import threading
+    from solver import Stop
+    stop = Stop()
+
+    class Reenters:
+        stopped = 0
+
+        def stop(self):
+            self.stopped += 1
+            if self.stopped == 1:
+                stop.set()          # (re-entered while _attach holds the lock)
+
+    attached = Reenters()
+    stop.set()
+    worker = threading.Thread(target=lambda: (stop._attach(attached),
+                                              stop._detach(attached)), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "Stop.set() re-entered from its own thread hung"
+    assert attached.stopped == 2 and stop.is_set() and stop._searchers == []
+
+
 def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
     import threading
     from solver import Stop, solve_many
