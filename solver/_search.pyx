@@ -39,6 +39,7 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cpython.ref cimport PyObject
 from cpython.pythread cimport PyThread_get_thread_ident
 
+import math
 import numbers
 
 import numpy as np
@@ -550,6 +551,39 @@ def default_max_tt_bits(tt_bits):
     return max(tt_bits, DEFAULT_MAX_TT_BITS)
 
 
+_NODE_LIMIT_MAX = 2 ** 63 - 1
+
+
+def _checked_limits(time_limit, node_limit):
+    """The limits as the searcher takes them; ValueError naming a limit that is not one (a
+    negative or not-a-number time, a node count that is negative, not whole or too big).
+    An infinite time limit is no limit."""
+    if time_limit is not None:
+        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
+        try:
+            seconds = float(time_limit)
+        except OverflowError:       # an integer beyond any float: as good as infinite
+            seconds = math.inf if time_limit > 0 else -math.inf
+        if math.isnan(seconds) or seconds < 0:
+            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
+        time_limit = None if math.isinf(seconds) else seconds
+    if node_limit is not None:
+        if isinstance(node_limit, bool) or not isinstance(node_limit, numbers.Integral) \
+                or not 0 <= node_limit <= _NODE_LIMIT_MAX:
+            raise ValueError(f"node_limit must be a whole number from 0 to 2**63 - 1, "
+                             f"not {node_limit!r}")
+    return time_limit, None if node_limit is None else int(node_limit)
+
+
+def _checked_switch(name, value):
+    """True or False (numpy's too), else a TypeError naming it: a C ``bint`` argument
+    would take ``use_tt="no"`` as true."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, not {value!r}")
+    return bool(value)
+
+
 cdef void _check_record(const uint8_t[::1] record, gd_move_t* m) except *:
     """Copy a move record given from Python into ``m``, refusing one the search would read
     out of bounds with (a ValueError): the wrong size, more than 10 cards, a kind over 53."""
@@ -642,10 +676,10 @@ cdef class Searcher:
     cdef bint gil_held             # a search is running holding the GIL
     cdef int64_t gil_release_at
 
-    def __cinit__(self, tt_bits=18, bint use_tt=True, bint use_merge=True,
-                  bint use_bounds=True, bint use_ordering=True, bint use_runout=False,
-                  bint use_compress=True, bint use_history=True, bint use_etc=False,
-                  bint use_dominance=True, bint use_plain=True, max_tt_bits=None):
+    def __cinit__(self, tt_bits=18, use_tt=True, use_merge=True,
+                  use_bounds=True, use_ordering=True, use_runout=False,
+                  use_compress=True, use_history=True, use_etc=False,
+                  use_dominance=True, use_plain=True, max_tt_bits=None):
         # (a C int argument would take 20.5 as 20)
         if isinstance(tt_bits, bool) or not isinstance(tt_bits, numbers.Integral) \
                 or not MIN_TT_BITS <= tt_bits <= MAX_TT_BITS:
@@ -674,16 +708,16 @@ cdef class Searcher:
             raise MemoryError("cannot allocate the transposition table")
         self.near = self.tt + ((<size_t> 1) << bits)
         self._set_grow_at()
-        self.use_tt = use_tt
-        self.use_merge = use_merge
-        self.use_bounds = use_bounds
-        self.use_ordering = use_ordering
-        self.use_runout = use_runout
-        self.use_compress = use_compress
-        self.use_history = use_history
-        self.use_etc = use_etc
-        self.use_dominance = use_dominance
-        self.use_plain = use_plain
+        self.use_tt = _checked_switch("use_tt", use_tt)
+        self.use_merge = _checked_switch("use_merge", use_merge)
+        self.use_bounds = _checked_switch("use_bounds", use_bounds)
+        self.use_ordering = _checked_switch("use_ordering", use_ordering)
+        self.use_runout = _checked_switch("use_runout", use_runout)
+        self.use_compress = _checked_switch("use_compress", use_compress)
+        self.use_history = _checked_switch("use_history", use_history)
+        self.use_etc = _checked_switch("use_etc", use_etc)
+        self.use_dominance = _checked_switch("use_dominance", use_dominance)
+        self.use_plain = _checked_switch("use_plain", use_plain)
         memset(self.history, 0, sizeof(self.history))
         self.node_limit = -1
         self.deadline = -1
@@ -708,8 +742,10 @@ cdef class Searcher:
         Atomic: nothing here lets another Python thread run in between."""
         self._check_idle()
         if self.claimed:
-            raise RuntimeError("this Searcher is already searching (a solve inside another's "
-                               "on_info, or in two threads at once); give each its own")
+            raise RuntimeError("this Searcher is already claimed by this thread (a `with "
+                               "searcher:` block, or a solve calling on_info that solves "
+                               "again): solve with it outside that block, or give each "
+                               "solve a Searcher of its own")
         self.claimed = True
         self.claim_thread = PyThread_get_thread_ident()
 
@@ -740,9 +776,9 @@ cdef class Searcher:
         return self.check_signals_
 
     @check_signals.setter
-    def check_signals(self, bint value):
+    def check_signals(self, value):
         self._check_idle()
-        self.check_signals_ = value
+        self.check_signals_ = _checked_switch("check_signals", value)
 
     def clear_table(self):
         """Empty the tables; a main table that grew gets its first size back."""
@@ -2264,8 +2300,9 @@ cdef class Searcher:
         """Set a node budget and a time budget (seconds from now); None for no limit.
         Also withdraws a stop() request: a new question starts."""
         self._check_idle()
-        self.node_limit = -1 if node_limit is None else int(node_limit)
-        self.deadline = -1 if time_limit is None else _now() + float(time_limit)
+        time_limit, node_limit = _checked_limits(time_limit, node_limit)
+        self.node_limit = -1 if node_limit is None else node_limit
+        self.deadline = -1 if time_limit is None else _now() + time_limit
         gd_flag_store(&self.stop_flag, 0)
         self.aborted = False
 

@@ -22,6 +22,7 @@ import queue
 import threading
 import traceback
 import weakref
+from collections.abc import Iterable
 
 from guandan_core.position import Position
 from guandan_core.rules import Rules
@@ -78,6 +79,9 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
         raise ValueError(f"threads must be a whole number of at least 1, not {threads!r}")
     threads = int(threads)
+    if not isinstance(positions, Iterable):
+        raise TypeError(f"positions must be a list of positions (Positions or their JSON), "
+                        f"not {positions!r}")
     if isinstance(positions, (str, bytes, bytearray, dict, Position)):
         # iterating one would read its characters or keys as positions
         raise TypeError(f"positions must be a list of positions (Positions or their JSON), "

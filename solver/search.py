@@ -10,7 +10,6 @@ depends on the position alone), so results never depend on the table.
 
 from __future__ import annotations
 
-import math
 import numbers
 import os
 import threading
@@ -25,7 +24,7 @@ from guandan_core.position import OUTCOMES, Position
 from guandan_core.rules import Rules
 
 from ._search import (DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher,
-                      default_max_tt_bits)
+                      _checked_limits, default_max_tt_bits)
 
 __all__ = ["solve", "probe", "clear_tables", "free_tables", "Stop", "SolveResult", "MoveScore",
            "Searcher", "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
@@ -343,31 +342,6 @@ class SolveResult:
         return out
 
 
-_NODE_LIMIT_MAX = 2 ** 63 - 1
-
-
-def _checked_limits(time_limit, node_limit):
-    """The limits as the searcher takes them; ValueError naming a limit that is not one (a
-    negative or not-a-number time, a node count that is negative, not whole or too big).
-    An infinite time limit is no limit."""
-    if time_limit is not None:
-        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
-            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
-        try:
-            seconds = float(time_limit)
-        except OverflowError:       # an integer beyond any float: as good as infinite
-            seconds = math.inf if time_limit > 0 else -math.inf
-        if math.isnan(seconds) or seconds < 0:
-            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
-        time_limit = None if math.isinf(seconds) else seconds
-    if node_limit is not None:
-        if isinstance(node_limit, bool) or not isinstance(node_limit, numbers.Integral) \
-                or not 0 <= node_limit <= _NODE_LIMIT_MAX:
-            raise ValueError(f"node_limit must be a whole number from 0 to 2**63 - 1, "
-                             f"not {node_limit!r}")
-    return time_limit, None if node_limit is None else int(node_limit)
-
-
 def _checked_flag(name: str, value) -> bool:
     """True or False (numpy's too), else a TypeError naming it: ``all_moves="no"`` would
     otherwise mean yes."""
@@ -532,7 +506,12 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     stop = _checked_stop(stop)
     _checked_callback("on_info", on_info)
     start = time.perf_counter()
-    s = searcher if searcher is not None else _searcher(table_bits, max_table_bits)
+    if searcher is not None:
+        # (its own tables' sizes are used, but bad sizes are still a mistake to report)
+        _check_table_sizes(table_bits, max_table_bits)
+        s = searcher
+    else:
+        s = _searcher(table_bits, max_table_bits)
     with _in_use(s):
         if fresh_tables:
             s.clear_table()

@@ -435,6 +435,32 @@ def test_a_searchers_table_size_is_a_whole_number_in_range(bits):
         Searcher(bits)
 
 
+@pytest.mark.parametrize("switch, value", [("use_tt", "no"), ("use_plain", 0),
+                                           ("use_etc", None), ("use_merge", [])])
+def test_a_searchers_switches_are_true_or_false(switch, value):
+    """A C ``bint`` argument took ``use_tt="no"`` as true; the switches are refused like
+    solve's flags instead."""
+    with pytest.raises(TypeError, match=re.escape(f"{switch} must be True or False, "
+                                                  f"not {value!r}")):
+        Searcher(10, **{switch: value})
+    assert Searcher(10, **{switch: np.bool_(False)}).__getattribute__(switch) is False
+    with pytest.raises(TypeError, match="check_signals must be True or False, not 'yes'"):
+        Searcher(10).check_signals = "yes"
+
+
+def test_table_sizes_are_checked_with_a_searcher_of_ones_own_too():
+    """With ``searcher=`` its own tables are used, but a bad size is still named (it was
+    ignored)."""
+    pos = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+           "to_move": 0, "table": None}
+    with pytest.raises(ValueError, match="table_bits must be a whole number, not 'junk'"):
+        solve(pos, searcher=Searcher(10), table_bits="junk")
+    with pytest.raises(ValueError, match=re.escape("max_table_bits must be table_bits (18) "
+                                                   "to 30, not -7")):
+        solve(pos, searcher=Searcher(10), max_table_bits=-7)
+    assert solve(pos, searcher=Searcher(10), table_bits=12).value == 3
+
+
 def test_table_reused_at_another_level_or_rule_set_gives_that_positions_value():
     """RULES sec. 2, 9: the same cards mean other things at another level or under other
     rule options, so a table kept from an earlier solve must not answer for them. Found by
@@ -1464,10 +1490,12 @@ def test_bad_limits_are_rejected_naming_them(limits, named):
     64-bit counter used to escape as an OverflowError), in every entry point."""
     from solver import solve_many
     obj = _endgames_4x6(1)[0]
+    own = Searcher(10)       # (its limits() took NaN or a negative time as no limit)
     for call in (lambda: solve(obj, **limits), lambda: probe(obj, 1, **limits),
-                 lambda: solve_many([obj], **limits)):
+                 lambda: solve_many([obj], **limits), lambda: own.limits(**limits)):
         with pytest.raises(ValueError, match=re.escape(named)):
             call()
+    assert (own.node_limit, own.deadline) == (-1, -1)       # left without limits
 
 
 def test_limits_at_their_ends_are_limits():
@@ -1534,6 +1562,9 @@ def test_solve_many_rejects_bad_input_naming_it():
     for one in (good, json.dumps(good), Position.from_json(good)):
         with pytest.raises(TypeError, match="a list of positions"):
             solve_many(one)
+    for not_a_list in (None, 5):        # (None gave "'NoneType' object is not iterable")
+        with pytest.raises(TypeError, match=f"a list of positions .*not {not_a_list}$"):
+            solve_many(not_a_list)
 
 
 def test_json_input_and_output():
@@ -1964,8 +1995,10 @@ def test_a_solve_inside_another_solves_callback_gets_a_searcher_of_its_own():
     assert (nested.value, nested.best, nested.pv) == (alone.value, alone.best, alone.pv)
     assert [(m.move, m.value) for m in nested.moves] == [(m.move, m.value) for m in alone.moves]
     own = Searcher(16)
-    with pytest.raises(RuntimeError, match="already searching"):
+    with pytest.raises(RuntimeError, match="already claimed by this thread"):
         solve(outer, searcher=own, on_info=lambda info: solve(inner, searcher=own))
+    with own, pytest.raises(RuntimeError, match="a `with searcher:` block"):
+        solve(inner, searcher=own)
     assert solve(outer, searcher=own).value == alone.value      # usable again afterwards
     with pytest.raises(TypeError, match="searcher must be a solver.Searcher, not 5"):
         solve(outer, searcher=5)
@@ -2025,7 +2058,7 @@ def test_a_searcher_in_a_solve_refuses_other_threads():
     s.clear_table()                         # usable again: back to 2**4 entries, then
     assert s.grow_table() is True and s.tt_bits == 6       # four times larger
     s.claim()
-    with pytest.raises(RuntimeError, match="already searching"):
+    with pytest.raises(RuntimeError, match="already claimed by this thread"):
         s.claim()
     s.release()
     # what the search reads as it goes is not writable at all (a helper switched use_tt
