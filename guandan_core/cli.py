@@ -32,6 +32,9 @@ def _beat_move(cards: str, beat_type: str | None, level: int, rules: Rules) -> M
         raise MoveError(f"--beat {cards!r} is not a combination at this level")
     if beat_type is not None:      # a type, or a type and a rank as the readings are shown
         wanted = beat_type.lower().split()
+        if not wanted:          # (it would match every reading)
+            raise MoveError(f"--beat-type {beat_type!r} is empty: give a type (e.g. Bomb) "
+                            "or a type and a rank (e.g. 'Straight 3')")
         readings = [m for m in readings
                     if [m.type.lower(), m.rank.lower()][:len(wanted)] == wanted]
         if not readings:
@@ -116,9 +119,38 @@ def add_rules_option(parser, note: str = "") -> None:
                         help=f"rule set: {', '.join(PRESET_NAMES)} (default standard){note}")
 
 
+class _StoreOnce(argparse.Action):
+    """argparse's plain ``store``, but an option given twice with a value is a usage error
+    (argparse keeps the last, dropping the first without a word; the engine protocol
+    refuses the same). The options seen are kept in the namespace while it is parsed."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given:
+            raise argparse.ArgumentError(
+                self, f"given twice ({given[self.dest]!r} and {values!r}): give it once")
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
+_GIVEN = "_options_given"       # (the namespace's record of _StoreOnce, dropped after parsing)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors on one line of stderr, like every other error of the
-    command line (argparse's own print the usage first, over several lines)."""
+    command line (argparse's own print the usage first, over several lines), and options
+    that take a value refused when given twice. Sub-command parsers are of this class too
+    (``add_subparsers`` makes them of the parent's class)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)       # (no action= given: store)
+        self.register("action", "store", _StoreOnce)
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, rest = super().parse_known_args(args, namespace)
+        namespace.__dict__.pop(_GIVEN, None)
+        return namespace, rest
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

@@ -16,7 +16,7 @@ import sys
 
 from .analysis import analyze
 from .cards import parse_level
-from .cli import add_rules_option
+from .cli import add_rules_option, whole_number_type
 from .hand import Hand, player_hand, to_counts
 from .rules import Rules
 
@@ -203,8 +203,6 @@ def cmd_analyze(args) -> int:
     level = parse_level(args.level)
     rules = Rules.by_name(args.rules)
     hand = player_hand(args.hand)
-    if args.runners_up < 0:
-        raise ValueError(f"--runners-up must be 0 or more, not {args.runners_up}")
     played = Hand(to_counts(args.played, "--played")) if args.played is not None else None
     result = analyze(hand, level, played, rules, args.runners_up)
     if args.json:
@@ -227,7 +225,10 @@ def register(subparsers) -> None:
     p.add_argument("--level", required=True, help="level rank, 2..A")
     p.add_argument("--played", metavar="CARDS",
                    help="cards already seen (played by anyone): not in the unseen pool")
-    p.add_argument("--runners-up", type=int, default=5, metavar="N",
+    # (as many digits as the engine protocol's runners_up= takes)
+    p.add_argument("--runners-up", type=whole_number_type("a whole number of runner-up "
+                                                          "splits, 0 or more", 0, 10 ** 18 - 1),
+                   default=5, metavar="N",
                    help="how many runner-up splits to show (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_rules_option(p)

@@ -33,7 +33,7 @@ match rules are checked too: the level of each hand, tribute, resistance and ret
 leader after tribute, the finishing order, the team levels and the match winner (such a
 log must start with the first hand of a match, as ``guandan play`` writes it).
 Unreadable input (a missing file, a line that is not a JSON object, an event without its
-fields) prints one line on stderr and exits 2.
+fields or with a field it does not have) prints one line on stderr and exits 2.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ import numpy as np
 
 from .cards import (CardError, LevelError, format_card, format_rank, is_whole, parse_card,
                     parse_cards, parse_level)
-from .cli import whole_number_type
+from .cli import _Parser, whole_number_type
 from .jsontext import parse_json, read_text
 from .usertext import one_line
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
@@ -303,6 +303,12 @@ def _read_events(lines):
                 logged = MatchRules.from_json(ev)
             except RulesError as exc:
                 raise LogFormatError(f"{where}: {exc}") from None
+        if ev["event"] != "rules":      # (MatchRules.from_json refuses its own unknown keys)
+            unknown = sorted(set(ev) - set(fields) - {"event"}, key=str)
+            if unknown:
+                raise LogFormatError(f"{where}: {ev['event']} event with unknown field "
+                                     f"{unknown[0]!r} (its fields: "
+                                     f"{', '.join(['event', *fields])})")
         for name, typ in fields.items():
             if name not in ev:
                 raise LogFormatError(f"{where}: {ev['event']} event without {name!r}")
@@ -612,7 +618,7 @@ def cmd_replay(args) -> int:
 
 def main(argv=None) -> int:
     """Run ``play`` / ``replay`` without the package CLI (for tests and debugging)."""
-    parser = argparse.ArgumentParser(prog="guandan")
+    parser = _Parser(prog="guandan")
     sub = parser.add_subparsers(dest="command", required=True)
     register(sub)
     args = parser.parse_args(argv)

@@ -80,6 +80,20 @@ def test_classify_names_every_reading(capsys):
     (["classify", "S5 S5 S5", "--level", "7"], "S5 more than twice"),
     (["solve", "--example", "--time-limit", "x"], "'x'"),
     (["bogus"], "'bogus'"),
+    # an option given twice was the last one silently (the engine protocol refuses it)
+    (["solve", "--example", "--at-least", "1", "--at-least", "2"],
+     "argument --at-least: given twice (1 and 2): give it once"),
+    (["moves", "S5", "--level", "7", "--level", "8"],
+     "argument --level: given twice ('7' and '8')"),
+    (["play", "--seed", "1", "--seed", "1"], "argument --seed: given twice (1 and 1)"),
+    (["engine", "--rules", "platform", "--rules", "standard"], "argument --rules: given twice"),
+    # int() read these, the protocol's runners_up= does not
+    (["analyze", "S3 S4", "--level", "7", "--runners-up", "1_0"],
+     "argument --runners-up: a whole number of runner-up splits, 0 or more, not '1_0'"),
+    (["analyze", "S3 S4", "--level", "7", "--runners-up", "+1"], "not '+1'"),
+    (["analyze", "S3 S4", "--level", "7", "--runners-up", "-1"], "not '-1'"),
+    # an empty reading matched every reading
+    (["moves", "S5", "--beat", "S4", "--beat-type", " "], "--beat-type ' ' is empty"),
 ])
 def test_bad_input_is_one_line_and_status_2(args, message):
     assert_one_line_error(run_cli(args), message)

@@ -340,6 +340,9 @@ def test_replay_bad_input(tmp_path, capsys):
              "deep.jsonl": "[" * 100_000 + "\n",
              "latin1.jsonl": '{"event": "dance\u00e9"}\n'.encode("latin-1"),
              "twice.jsonl": '{"event": "play", "event": "deal"}\n',
+             # a field an event does not have (a misspelling) was dropped without a word
+             "extra.jsonl": '{"event": "play", "seat": 1, "action": ["PASS", "PASS", '
+                            '"PASS"], "sear": 2}\n',
              # a long bad value is shortened (it was printed whole: 200,058 bytes)
              "long.jsonl": '{"event": "' + "x" * 200_000 + '"}\n'}
     for name, text in cases.items():
@@ -354,6 +357,9 @@ def test_replay_bad_input(tmp_path, capsys):
         assert "Traceback" not in err and len(err) < 2500, name
         if name in ("missing.jsonl", "latin1.jsonl"):      # the file is what is wrong
             assert name in err, err
+        if name == "extra.jsonl":
+            assert "play event with unknown field 'sear' (its fields: event, seat, " \
+                   "action)" in err, err
 
 
 def test_replay_actions_of_wrong_types_are_named(log_file, tmp_path, capsys):
