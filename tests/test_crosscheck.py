@@ -210,7 +210,7 @@ def test_big_bombs_match_reference(rules_name):
 
 @pytest.mark.parametrize("rules_name", ["standard", "platform", "no-sf"])
 def test_big_hands_match_reference(rules_name):
-    """RULES 3, 4, 5, 9: hands of 11 to 27 cards (standard sequence lengths, so no play has
+    """RULES 3, 4, 5, 9: hands of 9 to 27 cards (standard sequence lengths, so no play has
     more than 10 cards), leading and following."""
     rules = RULESETS[rules_name]
     opts = opts_of_rules(rules)

@@ -126,6 +126,15 @@ def test_sec9_failing_at_ace_three():
     for expected in ([ACE, 3], [ACE, 3], [0, 3]):
         levels, failures, _, _ = settle_hand(levels, failures, ACE, (0, 1, 3, 2), rules)
         assert levels == expected
+    # an outright loss at A fails too, and a hand at the other team's level neither
+    # fails nor clears the count
+    levels, failures = [ACE, 3], [0, 0]
+    for hand_level, order, expected in ((ACE, (1, 3, 0, 2), ([ACE, 6], [1, 0])),
+                                        (6, (0, 2, 1, 3), ([ACE, 6], [1, 0])),
+                                        (ACE, (0, 1, 3, 2), ([ACE, 6], [2, 0])),
+                                        (ACE, (1, 3, 2, 0), ([0, 9], [0, 0]))):
+        levels, failures, _, _ = settle_hand(levels, failures, hand_level, order, rules)
+        assert (levels, failures) == expected, (hand_level, order)
 
 
 # --- sec. 8: tribute -----------------------------------------------------------------
@@ -166,6 +175,21 @@ def test_sec8_double_loss_higher_card_to_first():
     assert plan.kind == "double"
     assert plan.payments == [(3, 2, parse_card("HR")), (1, 0, parse_card("SB"))]
     assert sorted(plan.returns) == [(0, 1, parse_card("S3")), (2, 3, parse_card("S3"))]
+    assert plan.leader == 3
+
+
+def test_sec8_double_loss_higher_card_is_higher_at_the_level():
+    """RULES 2, 8: "higher" is the order at the level: at level 9 a (non-wild) 9 is above
+    an ace, so the 9 goes to the first player (the joker cases above do not tell this
+    from plain rank order; a review helper's mutant comparing plain ranks passed them)."""
+    dealt = hands("F", "F D9", "F", "F SA")
+    plan = plan_tribute((0, 2, 1, 3), dealt, L("9"), STD)
+    assert plan.kind == "double"
+    assert plan.payments == [(1, 0, parse_card("D9")), (3, 2, parse_card("SA"))]
+    assert plan.leader == 1
+    # and the other way round at a level other than 9 and A: the ace is the higher card
+    plan = plan_tribute((0, 2, 1, 3), hands("F", "F D9", "F", "F SA"), L("5"), STD)
+    assert plan.payments == [(3, 0, parse_card("SA")), (1, 2, parse_card("D9"))]
     assert plan.leader == 3
 
 
@@ -268,6 +292,10 @@ def test_sec8_sec9_who_leads():
     assert plan_tribute((0, 3, 2, 1), dealt, 0, STD).leader == 1
     rules = STD.replace(lead_after_tribute="first")
     assert plan_tribute((0, 3, 2, 1), dealt, 0, rules).leader == 0
+    # after a double loss too (the payer to the first player would lead otherwise)
+    double = hands("F", "F SK", "F", "F SA")
+    assert plan_tribute((2, 0, 1, 3), double, 0, STD).leader == 3
+    assert plan_tribute((2, 0, 1, 3), double, 0, rules).leader == 2
 
 
 def test_sec9_tribute_off():

@@ -1515,14 +1515,23 @@ def test_limits_at_their_ends_are_limits():
 
 def test_a_node_limit_bounds_the_nodes_searched():
     """A node budget of n searches at most n nodes (passes the plain search makes for
-    followers who cannot answer count too), whatever is asked."""
+    followers who cannot answer count too), whatever is asked; an answer the budget cut
+    short used all of it (not a search that gave up early)."""
     from solver import clear_tables
+    cut = 0
     for obj in _endgames_4x6(6):
         for limit in (0, 1, 7, 100, 2500):
             for kwargs in ({}, {"all_moves": True}, {"at_least": 1}):
                 clear_tables()
                 r = solve(obj, node_limit=limit, **kwargs)
                 assert r.nodes <= limit, (limit, kwargs, r.nodes)
+                complete = r.exact if "at_least" not in kwargs else r.reached is not None
+                if kwargs.get("all_moves"):
+                    complete = complete and all(m.value is not None for m in r.moves)
+                if not complete:
+                    cut += 1
+                    assert r.nodes == limit, (limit, kwargs, r.nodes)
+    assert cut >= 60            # (most of these budgets are far too small for the answer)
 
 
 def test_solve_many_rejects_bad_input_naming_it():
