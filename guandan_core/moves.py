@@ -66,6 +66,8 @@ def _format_wild_as(value: int) -> str:
 # (native byte order, as MOVE_DTYPE's key and the kernels' records)
 _RECORD = struct.Struct("=BBBBh10s2s")
 _WILD_AS_TEXT = {v: _format_wild_as(v) for v in list(range(52)) + list(range(64, 77))}
+_WILD_AS_VALUE = {text: v for v, text in _WILD_AS_TEXT.items()}
+_MOST_CARDS = 10        # a play has at most 10 cards (sec. 4; long sequences: sec. 9)
 
 
 class Move:
@@ -75,17 +77,25 @@ class Move:
     move whatever the wild cards are said to stand for.
     """
 
-    __slots__ = ("type_id", "label", "key", "kinds", "wild_as", "_record")
+    # _raw: the kernel record it was read from (18 bytes), which knows which of the
+    # cards are the wild ones (they come last); _record: record()'s array, made once
+    __slots__ = ("type_id", "label", "key", "kinds", "wild_as", "_raw", "_record")
 
     PASS: "Move"
 
     def __init__(self, type_id: int, label: int, key: int, kinds: Iterable[int],
                  wild_as: Iterable[str] = ()):
-        self.type_id = int(type_id)
-        self.label = int(label)
-        self.key = int(key)
-        self.kinds = tuple(sorted(int(k) for k in kinds))
+        self.type_id = _field("type_id", type_id, 0, JOKER_BOMB)
+        self.label = _field("label", label, 0, len(LABELS) - 1)
+        self.key = _field("key", key, -32768, 32767)
+        self.kinds = tuple(sorted(_field("card kind", k, 0, NUM_KINDS - 1) for k in kinds))
+        if len(self.kinds) > _MOST_CARDS:
+            raise MoveError(f"a move has at most {_MOST_CARDS} cards, not {len(self.kinds)}")
         self.wild_as = tuple(wild_as)
+        if len(self.wild_as) > 2 or any(w not in _WILD_AS_VALUE for w in self.wild_as):
+            raise MoveError(f"wild_as holds at most two ranks (\"4\") or cards (\"S7\") "
+                            f"that wild cards stand for, not {quoted(self.wild_as)}")
+        self._raw = None
         self._record = None
 
     # -- construction
@@ -113,13 +123,22 @@ class Move:
             raise ValueError(f"{len(data)} bytes are not whole {_RECORD.size}-byte move records")
         new = object.__new__
         moves = []
-        for mtype, label, n, nwild, key, cards, wild_as in _RECORD.iter_unpack(data):
+        size = _RECORD.size
+        for i, (mtype, label, n, nwild, key, cards, wild_as) in \
+                enumerate(_RECORD.iter_unpack(data)):
+            kinds = cards[:n]
+            if mtype > JOKER_BOMB or label >= len(LABELS) or n > _MOST_CARDS \
+                    or nwild > min(n, 2) or (n and max(kinds) >= NUM_KINDS) \
+                    or (nwild and any(v not in _WILD_AS_TEXT for v in wild_as[:nwild])):
+                raise MoveError(f"move record {i} is not a move: "
+                                f"{bytes(data[i * size:(i + 1) * size]).hex(' ')}")
             m = new(cls)
             m.type_id = mtype
             m.label = label
             m.key = key
-            m.kinds = tuple(sorted(cards[:n]))
+            m.kinds = tuple(sorted(kinds))
             m.wild_as = tuple(_WILD_AS_TEXT[v] for v in wild_as[:nwild]) if nwild else ()
+            m._raw = bytes(data[i * size:(i + 1) * size])
             m._record = None
             moves.append(m)
         return moves
@@ -233,10 +252,18 @@ class Move:
         return [self.type, self.rank, list(self.cards)]
 
     def record(self) -> np.ndarray:
-        """This move as one kernel record (18 bytes, uint8, read-only)."""
+        """This move as one kernel record (18 bytes, uint8, read-only): the record it was
+        read from (a kernel's, so a move of :func:`legal_moves`, :func:`classify` or
+        :meth:`from_platform` gives back the same bytes). A Move made from its fields has
+        no record to give back: its record holds its wild cards' readings, but its cards
+        in ascending order (which of them are wild the level would tell; the kernels
+        list them last)."""
         if self._record is None:
-            raw = _RECORD.pack(self.type_id, self.label, len(self.kinds), 0, self.key,
-                               bytes(self.kinds), b"")     # (struct pads with zeros)
+            raw = self._raw
+            if raw is None:
+                raw = _RECORD.pack(self.type_id, self.label, len(self.kinds),
+                                   len(self.wild_as), self.key, bytes(self.kinds),
+                                   bytes(_WILD_AS_VALUE[w] for w in self.wild_as))
             self._record = np.frombuffer(raw, dtype=np.uint8)
         return self._record
 
@@ -254,6 +281,8 @@ class Move:
         return hash(self._ident())
 
     def __reduce__(self):
+        if self._raw is not None:       # (so that record() survives pickling unchanged)
+            return (_move_of_record, (self._raw,))
         return (Move, (self.type_id, self.label, self.key, self.kinds, self.wild_as))
 
     def __str__(self) -> str:
@@ -263,6 +292,18 @@ class Move:
 
     def __repr__(self) -> str:
         return f"<Move {self}>"
+
+
+def _field(name: str, value, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` (a Move's field), else a MoveError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not low <= value <= high:
+        raise MoveError(f"a move's {name} is a whole number {low}..{high}, not {value!r}")
+    return int(value)
+
+
+def _move_of_record(raw: bytes) -> Move:
+    return Move.from_bytes(raw)[0]
 
 
 Move.PASS = Move(PASS, 16, 0, ())

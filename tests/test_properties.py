@@ -139,12 +139,36 @@ def test_api_moves_from_records_in_bulk_and_one_by_one_agree(hand_level, rules):
     for moves in (Move.from_bytes(arr.tobytes()), Move.from_array(arr),
                   [Move.from_record(rec) for rec in arr]):
         assert [(m.type_id, m.label, m.key, m.kinds, m.wild_as) for m in moves] == fields
-    for m in Move.from_array(arr):
-        assert Move.from_record(m.record()) == m
+    import pickle
+    for m, rec in zip(Move.from_array(arr), arr):
+        # the same bytes back, wild cards' readings included (they were dropped), also
+        # after pickling; a Move made from its fields keeps its readings too
+        assert m.record().tobytes() == rec.tobytes()
+        assert pickle.loads(pickle.dumps(m)).record().tobytes() == rec.tobytes()
+        again = Move.from_record(m.record())
+        assert (again, again.wild_as) == (m, m.wild_as)
+        made = Move(m.type_id, m.label, m.key, m.kinds, m.wild_as)
+        back = Move.from_record(made.record())
+        assert (back, back.key, back.wild_as) == (m, m.key, m.wild_as)
     with pytest.raises(ValueError, match="17 bytes"):
         Move.from_bytes(arr.tobytes()[:17] if len(arr) else bytes(17))
     with pytest.raises(TypeError, match="MOVE_DTYPE array, not uint8"):
         Move.from_array(arr.view(np.uint8))          # (raw bytes would be misread)
+
+def test_api_a_record_that_is_no_move_is_named():
+    """A record with a type, label, card count, card kind or wild reading out of range is
+    a MoveError quoting its bytes (it was a KeyError, an IndexError on printing, or a move
+    silently cut to 10 cards)."""
+    import pytest
+    from guandan_core.moves import MoveError
+    good = Move.from_platform(["Pair", "4", ["H2", "C4"]], "2").record().tobytes()
+    assert Move.from_bytes(good)[0].wild_as == ("4",)
+    for offset, value in ((0, 11), (1, 99), (2, 11), (3, 3), (6, 54), (16, 200), (16, 60)):
+        bad = bytearray(good)
+        bad[offset] = value
+        with pytest.raises(MoveError, match=f"move record 1 is not a move: {bytes(bad).hex(' ')}"):
+            Move.from_bytes(good + bytes(bad))
+
 
 @SETTINGS
 @given(hands(max_cards=27))

@@ -227,10 +227,19 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
     assert legal_moves("S5 S5", "2", beat=pair).count() == 1
     with pytest.raises(MoveError, match="beat Pair 4: H2 C4 is not a reading .* at level 7"):
         legal_moves("S5 S5", "7", beat=pair)
-    for bogus in (Move(5, 0, 0, [0, 1, 2]), Move(1, 3, 0, [12, 13]), Move(77, 3, 0, [12]),
-                  Move(1, 12, 0, [60])):
+    for bogus in (Move(5, 0, 0, [0, 1, 2]), Move(1, 3, 0, [12, 13])):
         with pytest.raises(MoveError, match="is not a reading"):
             legal_moves("S5 S5", "2", beat=bogus)
+    # fields no record can hold are refused when the Move is made (a card kind of 60
+    # reached Position.check as an IndexError)
+    for fields, named in (((77, 3, 0, [12]), "type_id is a whole number 0..10, not 77"),
+                          ((1, 12, 0, [60]), "card kind is a whole number 0..53, not 60"),
+                          ((1, 12, 0, [-1]), "not -1"), ((1, 99, 0, [3]), "label"),
+                          ((1, 12, 0, [3.0]), "not 3.0"), ((1, 12, 0, [True]), "not True"),
+                          ((5, 0, 0, range(11)), "at most 10 cards, not 11"),
+                          ((1, 12, 0, [3], ["Z"]), "not ('Z',)")):
+        with pytest.raises(MoveError, match=re.escape(named)):
+            Move(*fields)
     # Same cards, type and rank, another strength: a pair of 7s is below 8s at level 2 and
     # above aces at level 7, so read at 2 it must not let a pair of aces beat it at 7.
     sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
