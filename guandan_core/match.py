@@ -91,8 +91,10 @@ class MatchRules:
         if self.win_at_a not in WIN_AT_A:
             raise RulesError(f"win_at_a must be one of {', '.join(WIN_AT_A)}, "
                              f"not {self.win_at_a!r}")
-        if self.fail_at_a not in (0, 2, 3) or isinstance(self.fail_at_a, bool):
+        if not is_whole(self.fail_at_a, 0, 3) or self.fail_at_a == 1:
+            # (2.0 was taken and written to logs as 2.0, numpy's 2 could not be written)
             raise RulesError(f"fail_at_a must be 0, 2 or 3, not {self.fail_at_a!r}")
+        object.__setattr__(self, "fail_at_a", int(self.fail_at_a))
         for name in ("tribute", "tribute_first_last"):
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"{name} must be True or False, not {getattr(self, name)!r}")
@@ -533,6 +535,8 @@ def _failure_count(n) -> int:
 def deal(rng: random.Random) -> list:
     """Shuffle the 108 cards with ``rng`` and deal 27 to each seat: four uint8[54] count
     arrays. The same generator state always gives the same deal."""
+    if not isinstance(rng, random.Random):      # (numpy's generators have no randbytes)
+        raise TypeError(f"rng must be a random.Random, not {rng!r}")
     # a uniform random permutation: sort the 108 cards by 64-bit random keys drawn from
     # ``rng`` (faster than random.shuffle, and as deterministic for a seed)
     keys = np.frombuffer(rng.randbytes(108 * 8), dtype=np.uint64)

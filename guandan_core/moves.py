@@ -536,6 +536,8 @@ def is_reading(move: "Move", level, rules: Rules | None = None) -> bool:
     >>> is_reading(sevens, "2"), is_reading(sevens, "7"), sevens in classify("S7 C7", "7")
     (True, False, True)
     """
+    if not isinstance(move, Move):
+        raise TypeError(f"is_reading takes a Move, not {move!r}")
     if move.is_pass:
         return not move.kinds
     try:
@@ -581,4 +583,6 @@ def beats(a: Move, b: Move) -> bool:
 
 def bomb_order_key(move: Move) -> int:
     """A total order of bombs (RULES sec. 5): larger beats smaller; -1 for a non-bomb."""
+    if not isinstance(move, Move):
+        raise TypeError(f"bomb_order_key takes a Move, not {move!r}")
     return move.key if move.is_bomb else -1

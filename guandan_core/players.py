@@ -115,6 +115,9 @@ PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer}
 
 def make_player(name: str, seed=None):
     """A player by name (``random``, ``greedy``); ``seed`` seeds a random player."""
+    if not isinstance(name, str):
+        raise TypeError(f"a player's name is a string (known: {', '.join(sorted(PLAYERS))}), "
+                        f"not {name!r}")
     try:
         cls = PLAYERS[name.strip().lower()]
     except KeyError:

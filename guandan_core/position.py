@@ -107,12 +107,9 @@ def check_finishing_order(order) -> list:
     ...
     ValueError: a finishing order lists the seats 0..3 once each, not [0, 0, 1, 3]
     """
-    if not isinstance(order, (str, bytes, dict)):
-        try:
-            seats = list(order)
-        except TypeError:
-            seats = None
-        if seats is not None and len(seats) == 4 and all(is_whole(s, 0, 3) for s in seats) \
+    if _is_sequence(order):     # (a set has no order: {3, 1, 0, 2} read as 0, 1, 2, 3)
+        seats = list(order)
+        if len(seats) == 4 and all(is_whole(s, 0, 3) for s in seats) \
                 and sorted(seats) == [0, 1, 2, 3]:
             return [int(s) for s in seats]
     raise ValueError(f"a finishing order lists the seats 0..3 once each, not {quoted(order)}")
@@ -217,6 +214,12 @@ class MoveList(Sequence):
         return f"<MoveList {len(self)} moves{' (pass first)' if self.has_pass else ''}>"
 
 
+def _seat_index(seat, what: str) -> int:
+    if not is_whole(seat, 0, 3):
+        raise ValueError(f"{what}: {quoted(seat)} is not a seat 0..3")
+    return int(seat)
+
+
 class Position:
     """The state of one hand (RULES.md sec. 7) with the turn rules of sec. 6.
 
@@ -319,10 +322,18 @@ class Position:
                                     f"{self._ncards[seat]} cards")
             if seat not in finished and not self._ncards[seat]:
                 raise PositionError(f"seat {seat} holds no cards but is not in finished")
-        for team in (0, 1):
-            if team in finished and team + 2 in finished:
-                raise PositionError(
-                    f"the hand is already over: seats {team} and {team + 2} are both out")
+        hand_over = any(team in finished and team + 2 in finished for team in (0, 1))
+        if hand_over and any(t in finished[:-1] and t + 2 in finished[:-1] for t in (0, 1)):
+            raise PositionError(f"finished: {finished} goes on after a team was out (the "
+                                "hand ends when both seats of a team are out)")
+        if hand_over and self._to_move is not None:
+            team = 0 if 0 in finished and 2 in finished else 1
+            raise PositionError(
+                f"the hand is already over: seats {team} and {team + 2} are both out "
+                "(to_move is null in a finished hand)")
+        if not hand_over and self._to_move is None:
+            raise PositionError("to_move: null is only for a finished hand (both seats of "
+                                "a team out); here a seat is to move")
         total = np.zeros(NUM_KINDS, dtype=np.int32)
         for view in self._views:
             total += view
@@ -338,6 +349,20 @@ class Position:
             raise PositionError(f"card {format_card(k)} appears {total[k]} times {where} "
                                 "(each card exists twice)")
         to_move = self._to_move
+        if hand_over:
+            # a finished hand, as to_json writes one: the table holds the play that
+            # ended it (made by the seat that went out last), or nothing
+            owner = self._owner
+            if table is None:
+                if owner != -1:
+                    raise PositionError(f"a table owner ({quoted(owner)}) is given but no "
+                                        "table play")
+            elif not is_whole(owner, 0, 3) or owner != finished[-1]:
+                raise PositionError(f"table owner: {quoted(owner)} is not the seat that went "
+                                    f"out last ({finished[-1]}), whose play ended the hand")
+            else:
+                self._owner = int(owner)
+            return
         if not is_whole(to_move, 0, 3):
             raise PositionError(f"to_move: {quoted(to_move)} is not a seat 0..3")
         self._to_move = to_move = int(to_move)
@@ -471,11 +496,12 @@ class Position:
         return tuple(self._hand(s) for s in range(4))
 
     def hand(self, seat: int) -> Hand:
-        return self._hand(seat)
+        """The cards of a seat 0..3 (a ValueError names any other: -1 would be seat 3)."""
+        return self._hand(_seat_index(seat, "hand"))
 
     def counts(self, seat: int) -> np.ndarray:
-        """A copy of the uint8[54] card counts of a seat."""
-        return self._views[seat].copy()
+        """A copy of the uint8[54] card counts of a seat 0..3."""
+        return self._views[_seat_index(seat, "counts")].copy()
 
     def counts_matrix(self) -> np.ndarray:
         """A copy of every seat's card counts: uint8[4, 54], row ``seat``.
@@ -547,8 +573,7 @@ class Position:
 
     def team_value(self, seat: int) -> int:
         """The outcome from the point of view of the team of ``seat`` (hand must be over)."""
-        if not is_whole(seat, 0, 3):
-            raise ValueError(f"team_value: {quoted(seat)} is not a seat 0..3")
+        seat = _seat_index(seat, "team_value")
         value = self.outcome
         return value if seat % 2 == 0 else -value
 
@@ -600,7 +625,9 @@ class Position:
         return self.copy()
 
     def __repr__(self) -> str:
-        return f"Position.from_json({json.dumps(self.to_json())})"
+        # Python that makes this position again (a JSON text: JSON's null is no Python)
+        rules = "" if self._rules == Rules() else f", rules={self._rules!r}"
+        return f"Position.from_json({json.dumps(self.to_json())!r}{rules})"
 
     # ------------------------------------------------------------------ moves
     def legal_moves(self) -> list:
@@ -811,6 +838,8 @@ class Position:
         """Play the hand to its end in place with uniformly random legal moves (the pass
         counting as one move when following, as :class:`RandomPlayer` does); returns the
         outcome. ``rng`` is a :class:`random.Random`. The moves are on the undo stack."""
+        if not callable(getattr(rng, "random", None)):
+            raise TypeError(f"rng must be a random.Random (or have its random()), not {rng!r}")
         views = self._views
         flags = self._flags
         level = self._level

@@ -858,3 +858,37 @@ def test_sec8_first_hand_leader_is_a_random_seat():
         leaders.append(first.leader)
     assert sorted(set(leaders)) == [0, 1, 2, 3]
     assert max(leaders.count(s) for s in range(4)) <= 20      # not stuck on one seat
+
+
+def test_api_wrong_types_are_named_not_attribute_errors():
+    """A value of the wrong type is a TypeError (or the module's ValueError) naming it,
+    not an AttributeError from inside (a review helper's findings)."""
+    import random
+    import re
+    import numpy as np
+    from guandan_core.match import deal, settle_hand
+    from guandan_core.moves import bomb_order_key, is_reading
+    for call, error, named in (
+            (lambda: make_player(None), TypeError, "a player's name is a string"),
+            (lambda: make_player(5), TypeError, "not 5"),
+            (lambda: bomb_order_key(None), TypeError, "bomb_order_key takes a Move, not None"),
+            (lambda: is_reading("x", "2"), TypeError, "is_reading takes a Move, not 'x'"),
+            (lambda: deal(None), TypeError, "rng must be a random.Random, not None"),
+            (lambda: deal(np.random.default_rng(1)), TypeError, "not Generator"),
+            (lambda: Position("2", [["S3"], ["S4"], ["S5"], ["S6"]]).random_playout(None),
+             TypeError, "rng must be a random.Random (or have its random()), not None"),
+            # a set has no seat order: {3, 1, 0, 2} was read as 0, 1, 2, 3
+            (lambda: settle_hand([0, 0], [0, 0], 0, {3, 1, 0, 2}, STD), ValueError,
+             "once each, not {0, 1, 2, 3}"),
+            (lambda: MatchRules(fail_at_a=2.0), RulesError, "not 2.0"),
+            (lambda: MatchRules(fail_at_a=1), RulesError, "not 1")):
+        with pytest.raises(error, match=re.escape(named)):
+            call()
+    # numpy's whole numbers are taken, and written back as plain ones
+    rules = MatchRules(fail_at_a=np.int64(2))
+    assert type(rules.fail_at_a) is int and json.dumps(rules.to_json())
+    assert rules == MatchRules(fail_at_a=2)
+    # a generator with random() plays out as random.Random does
+    assert Position("2", [["S3"], ["S4"], ["S5"], ["S6"]]).random_playout(
+        np.random.default_rng(1)) in (3, 2, 1, -1, -2, -3)
+    assert deal(random.Random(3))[0].sum() == 27

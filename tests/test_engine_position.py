@@ -220,6 +220,44 @@ def test_sec7_a_bad_value_is_quoted_short():
         assert "1,000,002 characters" in message or "2,000,002 characters" in message, message
 
 
+def test_sec6_sec7_a_hand_played_to_the_end_reads_back_from_its_json_and_repr():
+    """RULES 6, 7: a finished hand has no seat to move (to_move null) and its table holds
+    the play that ended it; its JSON was refused on reading ("already over") and its repr
+    held JSON's null, no Python (a review helper's finding). Random games to the end under
+    two rule sets: JSON and repr make the same position again; what does not fit a
+    finished hand is named."""
+    import random
+    rng = random.Random(5)
+    for game in range(40):
+        rules = Rules.platform() if game % 2 else Rules()
+        deck = [k for k in range(54) for _ in range(2)]
+        rng.shuffle(deck)
+        pos = Position("7", [deck[i * 6:(i + 1) * 6] for i in range(4)], rules=rules)
+        assert eval(repr(pos), {"Position": Position, "Rules": Rules}) == pos
+        while not pos.is_over:
+            pos.push(rng.choice(list(pos.legal_moves())))
+        for again in (Position.from_json(pos.to_json(), rules=rules),
+                      eval(repr(pos), {"Position": Position, "Rules": Rules})):
+            assert again.to_json() == pos.to_json() and again.rules == pos.rules
+            assert again.is_over and again.to_move is None and again.legal_moves() == []
+            assert (again.outcome, again.finishing_order()) == (pos.outcome, pos.finishing_order())
+    done = pos.to_json()
+    last = done["finished"][-1]
+    assert done["table"]["owner"] == last       # (the play that put the last seat out)
+    assert Position.from_json(dict(done, table=None), rules=rules).is_over
+    for changes, message in (
+            ({"to_move": (last + 1) % 4}, "the hand is already over"),
+            ({"table": {"owner": (last + 1) % 4, "play": done["table"]["play"]}},
+             "table owner: ")):
+        with pytest.raises(PositionError, match=message):
+            Position.from_json(dict(done, **changes), rules=rules)
+    with pytest.raises(PositionError, match="to_move: null is only for a finished hand"):
+        Position("2", [["S3"], ["S4"], ["S5"], ["S6"]], to_move=None)
+    with pytest.raises(PositionError, match=re.escape("finished: [0, 2, 1] goes on after a "
+                                                      "team was out")):
+        Position("2", [[], [], [], ["S6"]], finished=[0, 2, 1], to_move=None)
+
+
 def test_sec7_constructor_checks_what_from_json_checks():
     """RULES 7: the constructor refuses what from_json refuses: a table Move that is no
     reading at the position's level (H2 is wild at level 2, not at 7), seats in finished
@@ -605,3 +643,14 @@ def test_parse_move_reads_platform_actions_and_text_at_the_positions_level_and_r
         lead.parse_move("S3")
     with pytest.raises(MoveError, match=r"a move is \[type, rank, cards\], not 3"):
         lead.parse_move(3)
+
+
+@pytest.mark.parametrize("seat", [-1, 4, True, 1.0, "1", None])
+def test_a_seat_accessor_names_a_seat_that_is_not_one(seat):
+    """hand(-1) was seat 3's hand and hand(True) seat 1's; hand(4) an IndexError."""
+    pos = Position("2", [["S3"], ["S4"], ["S5"], ["S6"]])
+    for name in ("hand", "counts"):
+        with pytest.raises(ValueError, match=re.escape(f"{name}: {seat!r} is not a seat 0..3")):
+            getattr(pos, name)(seat)
+    assert [str(pos.hand(s)) for s in range(4)] == ["S3", "S4", "S5", "S6"]
+    assert [int(pos.counts(s).sum()) for s in range(4)] == [1, 1, 1, 1]
