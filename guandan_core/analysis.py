@@ -85,10 +85,10 @@ from typing import Iterable
 
 import numpy as np
 
-from .cards import NUM_KINDS, RANKS, CardError, format_card, parse_level, wild_kind
+from .cards import NUM_KINDS, RANKS, CardError, format_card, is_whole, parse_level, wild_kind
 from .hand import MAX_HAND, Hand, to_counts
-from .moves import (SINGLE, STRAIGHT, STRAIGHT_FLUSH, Move, MoveError, classify,
-                    moves_array)
+from .moves import (SINGLE, STRAIGHT, STRAIGHT_FLUSH, Move, MoveError, checked_reading,
+                    classify, moves_array)
 from .rules import Rules
 
 __all__ = ["SplitResult", "Bomb", "ControlInfo", "best_split", "list_bombs", "control",
@@ -575,7 +575,9 @@ def best_split(hand, level, rules=None, runners_up: int = 5) -> SplitResult:
     rules = Rules.of(rules)
     if len(hand) > MAX_HAND:
         raise CardError(f"a hand holds at most {MAX_HAND} cards, not {len(hand)}")
-    runners_up = max(0, int(runners_up))
+    if not is_whole(runners_up, 0):        # (int() read 2.7 as 2, and -1 became 0)
+        raise ValueError(f"runners_up must be a whole number 0 or more, not {runners_up!r}")
+    runners_up = int(runners_up)
     if len(hand) == 0:
         return SplitResult([], 0, [], lvl, rules)
     solver = _Solver(hand, lvl, rules, runners_up + 1)
@@ -673,10 +675,20 @@ def control(split, hand, level, played=None, rules=None) -> list:
     lvl = _level(level)
     rules = Rules.of(rules)
     pool = unseen_pool(hand, played)
+    held = _hand(hand).counts.astype(np.int64)
     out = []
     for play in split:
         if not isinstance(play, Move):
             raise MoveError(f"a split is a list of Moves, not {play!r}")
+        # a play read at another level has another strength there (a pair of 7s at level 2
+        # is below 8s, at 7 above aces), and the pass is no play
+        if play.is_pass:
+            raise MoveError("a split holds plays, not the pass")
+        checked_reading(play, lvl, rules, "split play")
+        held -= play.counts()
+        if held.min() < 0:
+            raise MoveError(f"split play {play} uses cards the hand does not hold (the "
+                            "split's plays together hold more than the hand)")
         beaters = moves_array(pool, lvl, beat=play, rules=rules)
         if len(beaters) == 0:
             out.append(ControlInfo(play, False, None, False))

@@ -92,6 +92,10 @@ def parse_card(text: str) -> int:
 
 def format_card(kind: int) -> str:
     """Platform notation of a card kind: ``H7``, ``ST``, ``SB``, ``HR``."""
+    if type(kind) is not int:       # (True was H2 and 52.0 SB)
+        if not is_whole(kind, 0, NUM_KINDS - 1):
+            raise CardError(f"not a card kind index: {kind!r}")
+        kind = int(kind)
     if kind == SMALL_JOKER:
         return "SB"
     if kind == BIG_JOKER:

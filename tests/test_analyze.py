@@ -507,3 +507,34 @@ def test_cli_colours_only_on_a_terminal_without_no_color():
     assert ANSI in coloured and "Best split" in coloured
     plain = _run_in_pty({"NO_COLOR": "1"})
     assert ANSI not in plain and "Best split" in plain
+
+
+def test_control_and_best_split_name_what_they_cannot_use():
+    """A review helper's findings: control() took a play read at another level (a pair of
+    7s read at level 2 was "beatable by Pair 8" at level 7, where 7s are above aces), the
+    pass, and plays the hand does not hold; best_split read runners_up=2.7 as 2 and -1 as
+    0. Each is now a ValueError naming it; control at the play's own level still works."""
+    import re
+    from guandan_core import Move
+    from guandan_core.analysis import control
+    from guandan_core.cards import format_card
+    sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    for call, named in (
+            (lambda: control([sevens], "S7 C7", "7"),
+             "split play Pair 7: S7 C7 is not a reading of its cards at level 7"),
+            (lambda: control([Move.PASS], "S7 C7", "7"), "a split holds plays, not the pass"),
+            (lambda: control([sevens, sevens], "S7 C7 S8", "2"),
+             "split play Pair 7: S7 C7 uses cards the hand does not hold"),
+            (lambda: best_split("S3 S4", "2", runners_up=2.7), "not 2.7"),
+            (lambda: best_split("S3 S4", "2", runners_up=-1), "not -1"),
+            (lambda: best_split("S3 S4", "2", runners_up=True), "not True"),
+            (lambda: format_card(True), "not a card kind index: True"),
+            (lambda: format_card(52.0), "not a card kind index: 52.0")):
+        with pytest.raises(ValueError, match=re.escape(named)):
+            call()
+    [info] = control([sevens], "S7 C7", "2")
+    assert info.beatable and str(info.by) == "Pair 8: D8 D8"
+    at_seven = Move.from_platform(["Pair", "7", ["S7", "C7"]], "7")
+    [info] = control([at_seven], "S7 C7", "7")
+    assert info.beatable and info.by.type == "Pair" and info.by.rank in ("B", "R")
+    assert format_card(np.uint8(52)) == "SB"
