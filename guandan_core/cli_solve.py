@@ -218,10 +218,12 @@ def cmd_solve(args) -> int:
     positions = []
     for label, obj in labelled:
         try:
-            # (a position read from JSON is never over: that is an error of its own)
-            positions.append(Position.from_parsed_json(obj, rules))
+            position = Position.from_parsed_json(obj, rules)
         except ValueError as exc:
             raise ValueError(f"{label!r}: {exc}") from None
+        if position.is_over:        # (a finished hand reads, as to_json writes it)
+            raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
+        positions.append(position)
     single = len(positions) == 1
     # several positions: solved on every core (--threads), printed in input order as each
     # one's turn comes (a position done early waits for those before it)

@@ -163,7 +163,12 @@ def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
     pytest.param(["solve", "-"], json.dumps({"level": "2", "hands": [[], ["S4"], [], ["S6"]],
                                              "finished": [0, 2], "to_move": None,
                                              "table": None}),
-                 "'-': the hand is already over: seats 0 and 2 are both out", id="hand-over"),
+                 "'-': the hand is already over: nothing to solve", id="hand-over"),
+    pytest.param(["solve", "-"], json.dumps({"level": "2", "hands": [[], ["S4"], [], ["S6"]],
+                                             "finished": [0, 2], "to_move": 1,
+                                             "table": None}),
+                 "'-': the hand is already over: seats 0 and 2 are both out",
+                 id="hand-over-with-a-seat-to-move"),
     pytest.param(["solve", "-"], "[" * 100_000, "nested too deeply", id="deep-json"),
     # valid JSON that is not a position: named by its type, not read as JSON text again
     pytest.param(["solve", "-"], '"S3"', "a position is a JSON object, not str", id="json-string"),
