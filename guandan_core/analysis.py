@@ -301,7 +301,7 @@ class _Solver:
         arr = moves_array(self.hand, self.lvl, rules=self.rules)
         arr = arr[arr["type"] == STRAIGHT_FLUSH]
         for rec in arr:
-            move = Move.from_record(rec)
+            move = Move.from_record(rec, validate=False)
             kinds = np.array(move.kinds, dtype=np.int64)
             cnt = np.bincount(kinds, minlength=NUM_KINDS)
             vec = np.bincount(_fields_of_kinds(kinds, self.lvl), minlength=_NF)
@@ -623,7 +623,7 @@ def list_bombs(hand, level, rules=None) -> list:
     chosen = {}
     readings = {}           # group -> the card counts of every way the hand can play it
     for rec in arr:
-        move = Move.from_record(rec)
+        move = Move.from_record(rec, validate=False)
         group = _bomb_group(move, wild)
         rank = (move.kinds.count(wild), move.kinds)
         if group not in chosen or rank < chosen[group][0]:
@@ -661,7 +661,7 @@ def _smallest(arr: np.ndarray) -> Move:
     bomb = arr["type"] >= STRAIGHT_FLUSH
     nwild = arr["nwild"].astype(np.int64)
     order = np.lexsort((nwild, arr["ncards"], arr["key"], bomb))
-    return Move.from_record(arr[order[0]])
+    return Move.from_record(arr[order[0]], validate=False)
 
 
 def control(split, hand, level, played=None, rules=None) -> list:

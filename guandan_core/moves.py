@@ -100,45 +100,46 @@ class Move:
 
     # -- construction
     @classmethod
-    def from_record(cls, rec) -> "Move":
-        """A Move from one MOVE_DTYPE record (a row of :func:`moves_array`, or its 18 bytes)."""
+    def from_record(cls, rec, *, validate: bool = True) -> "Move":
+        """A Move from one MOVE_DTYPE record (a row of :func:`moves_array`, or its 18 bytes).
+        ``validate``: as :meth:`from_bytes`."""
         raw = (rec.tobytes() if hasattr(rec, "tobytes") else bytes(rec))[:_RECORD.size]
         if len(raw) < _RECORD.size:
             raise ValueError(f"a move record is {_RECORD.size} bytes, not {len(raw)}")
-        return cls.from_bytes(raw)[0]
+        return cls.from_bytes(raw, validate=validate)[0]
 
     @classmethod
-    def from_array(cls, records: np.ndarray) -> list["Move"]:
-        """Moves of a MOVE_DTYPE array, converted in bulk (much faster than per record)."""
+    def from_array(cls, records: np.ndarray, *, validate: bool = True) -> list["Move"]:
+        """Moves of a MOVE_DTYPE array, converted in bulk (much faster than per record).
+        ``validate``: as :meth:`from_bytes`."""
         if not isinstance(records, np.ndarray) or records.dtype != MOVE_DTYPE:
             raise TypeError(f"records must be a MOVE_DTYPE array, not "
                             f"{getattr(records, 'dtype', type(records).__name__)}")
-        return cls.from_bytes(records.tobytes())
+        return cls.from_bytes(records.tobytes(), validate=validate)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> list["Move"]:
+    def from_bytes(cls, data: bytes, *, validate: bool = True) -> list["Move"]:
         """Moves of MOVE_DTYPE records given as their bytes, one after another (what the
-        kernels and the solver return), converted in bulk."""
+        kernels and the solver return), converted in bulk. A record that is no move (a
+        type, label, card count, card kind or wild reading out of range) is a
+        :class:`MoveError` quoting its bytes; ``validate=False`` (keyword only) skips that
+        check for records a kernel made, as the engine's own calls do (about half the
+        time), and a record that is no move then gives undefined answers."""
         if len(data) % _RECORD.size:
             raise ValueError(f"{len(data)} bytes are not whole {_RECORD.size}-byte move records")
+        if validate:
+            _check_records(data)
         new = object.__new__
         moves = []
-        size = _RECORD.size
-        for i, (mtype, label, n, nwild, key, cards, wild_as) in \
-                enumerate(_RECORD.iter_unpack(data)):
-            kinds = cards[:n]
-            if mtype > JOKER_BOMB or label >= len(LABELS) or n > _MOST_CARDS \
-                    or nwild > min(n, 2) or (n and max(kinds) >= NUM_KINDS) \
-                    or (nwild and any(v not in _WILD_AS_TEXT for v in wild_as[:nwild])):
-                raise MoveError(f"move record {i} is not a move: "
-                                f"{bytes(data[i * size:(i + 1) * size]).hex(' ')}")
+        for fields in _RECORD.iter_unpack(data):
+            mtype, label, n, nwild, key, cards, wild_as = fields
             m = new(cls)
             m.type_id = mtype
             m.label = label
             m.key = key
-            m.kinds = tuple(sorted(kinds))
+            m.kinds = tuple(sorted(cards[:n]))
             m.wild_as = tuple(_WILD_AS_TEXT[v] for v in wild_as[:nwild]) if nwild else ()
-            m._raw = bytes(data[i * size:(i + 1) * size])
+            m._raw = fields         # (the record's fields as read: packed again by record())
             m._record = None
             moves.append(m)
         return moves
@@ -259,8 +260,9 @@ class Move:
         in ascending order (which of them are wild the level would tell; the kernels
         list them last)."""
         if self._record is None:
-            raw = self._raw
-            if raw is None:
+            if self._raw is not None:
+                raw = _RECORD.pack(*self._raw)
+            else:
                 raw = _RECORD.pack(self.type_id, self.label, len(self.kinds),
                                    len(self.wild_as), self.key, bytes(self.kinds),
                                    bytes(_WILD_AS_VALUE[w] for w in self.wild_as))
@@ -282,7 +284,7 @@ class Move:
 
     def __reduce__(self):
         if self._raw is not None:       # (so that record() survives pickling unchanged)
-            return (_move_of_record, (self._raw,))
+            return (_move_of_record, (_RECORD.pack(*self._raw),))
         return (Move, (self.type_id, self.label, self.key, self.kinds, self.wild_as))
 
     def __str__(self) -> str:
@@ -304,6 +306,34 @@ def _field(name: str, value, low: int, high: int) -> int:
 
 def _move_of_record(raw: bytes) -> Move:
     return Move.from_bytes(raw)[0]
+
+
+def _check_records(data: bytes) -> None:
+    """A MoveError quoting the first MOVE_DTYPE record of ``data`` that is no move."""
+    size = _RECORD.size
+    bad = None
+    if len(data) >= 32 * size:      # in bulk: a few numpy passes instead of a Python loop
+        a = np.frombuffer(data, dtype=MOVE_DTYPE)
+        n, nwild, wild_as = a["ncards"], a["nwild"], a["wild_as"]
+        wrong = (a["type"] > JOKER_BOMB) | (a["label"] >= len(LABELS)) \
+            | (n > _MOST_CARDS) | (nwild > np.minimum(n, 2))
+        wrong |= ((a["cards"] >= NUM_KINDS) & (np.arange(10) < n[:, None])).any(axis=1)
+        no_reading = ((wild_as >= 52) & (wild_as < _WILD_ANY_SUIT)) \
+            | (wild_as >= _WILD_ANY_SUIT + len(RANKS))
+        wrong |= (no_reading & (np.arange(2) < nwild[:, None])).any(axis=1)
+        if wrong.any():
+            bad = int(np.argmax(wrong))
+    else:
+        for i, (mtype, label, n, nwild, _, cards, wild_as) in \
+                enumerate(_RECORD.iter_unpack(data)):
+            if mtype > JOKER_BOMB or label >= len(LABELS) or n > _MOST_CARDS \
+                    or nwild > min(n, 2) or (n and max(cards[:n]) >= NUM_KINDS) \
+                    or (nwild and any(v not in _WILD_AS_TEXT for v in wild_as[:nwild])):
+                bad = i
+                break
+    if bad is not None:
+        raise MoveError(f"move record {bad} is not a move: "
+                        f"{bytes(data[bad * size:(bad + 1) * size]).hex(' ')}")
 
 
 Move.PASS = Move(PASS, 16, 0, ())
@@ -477,7 +507,7 @@ class LegalMoves:
         return len(self.array)
 
     def __iter__(self) -> Iterator[Move]:
-        return iter(Move.from_array(self.array))
+        return iter(Move.from_array(self.array, validate=False))
 
     def __bool__(self) -> bool:
         return len(self.array) > 0
@@ -568,7 +598,7 @@ def classify(cards, level, rules: Rules | None = None) -> list[Move]:
         out = np.empty(cap, dtype=MOVE_DTYPE)
         n = _kernels.py_classify(counts, lvl, *flags, out.view(np.uint8))
         if n >= 0:
-            return Move.from_array(out[:n])
+            return Move.from_array(out[:n], validate=False)
         if n != -1:
             raise _status_error(n, level, cards)
         cap *= 4

@@ -170,7 +170,7 @@ class MoveList(Sequence):
             if self.has_pass and index == 0:
                 move = Move.PASS
             else:
-                move = Move.from_record(self.array[index - self.has_pass])
+                move = Move.from_record(self.array[index - self.has_pass], validate=False)
             self._cache[index] = move
         return move
 
@@ -531,7 +531,8 @@ class Position:
     def table(self):
         """The last play on the table (a :class:`Move`), None when the seat to move leads."""
         if self._tmove is None and self._trec is not None:
-            self._tmove = Move.from_record(np.frombuffer(self._trec, dtype=MOVE_DTYPE)[0])
+            self._tmove = Move.from_record(np.frombuffer(self._trec, dtype=MOVE_DTYPE)[0],
+                                            validate=False)
         return self._tmove
 
     @property
@@ -637,7 +638,8 @@ class Position:
             return []
         n, buf = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
         moves = [] if self._trec is None else [Move.PASS]
-        moves.extend(Move.from_array(np.frombuffer(buf, dtype=MOVE_DTYPE, count=n)))
+        moves.extend(Move.from_array(np.frombuffer(buf, dtype=MOVE_DTYPE, count=n),
+                                    validate=False))
         return moves
 
     def moves_array(self) -> np.ndarray:

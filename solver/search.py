@@ -560,12 +560,12 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     records, groups, root_scores = _root(s, merge=all_moves)
     # a Move for every root move only when every move is scored (a lead of a whole hand
     # has about a thousand); otherwise only for the moves the answer names
-    move_objs = Move.from_array(records) if all_moves else None
+    move_objs = Move.from_array(records, validate=False) if all_moves else None
 
     def move_at(i: int) -> Move:
         if move_objs is not None:
             return move_objs[i]
-        return Move.from_record(records[i])
+        return Move.from_record(records[i], validate=False)
 
     best = None
     bi = None
@@ -657,7 +657,7 @@ def _principal_line(s: Searcher, first_record, value: int):
     hand (team-0 value `value`): (the line as (seat, Move) pairs, whether a limit cut it
     short)."""
     data, seats, cut = s.principal_line(first_record, value)
-    return list(zip(seats, Move.from_bytes(data))), cut
+    return list(zip(seats, Move.from_bytes(data, validate=False))), cut
 
 
 def probe(position, threshold: int, time_limit: float | None = None,

@@ -163,11 +163,19 @@ def test_api_a_record_that_is_no_move_is_named():
     from guandan_core.moves import MoveError
     good = Move.from_platform(["Pair", "4", ["H2", "C4"]], "2").record().tobytes()
     assert Move.from_bytes(good)[0].wild_as == ("4",)
-    for offset, value in ((0, 11), (1, 99), (2, 11), (3, 3), (6, 54), (16, 200), (16, 60)):
-        bad = bytearray(good)
-        bad[offset] = value
-        with pytest.raises(MoveError, match=f"move record 1 is not a move: {bytes(bad).hex(' ')}"):
-            Move.from_bytes(good + bytes(bad))
+    for before in (1, 40):          # (one record at a time, and in bulk with numpy)
+        for offset, value in ((0, 11), (1, 99), (2, 11), (3, 3), (6, 54), (16, 200),
+                              (16, 60), (16, 77)):
+            bad = bytearray(good)
+            bad[offset] = value
+            with pytest.raises(MoveError, match=f"move record {before} is not a move: "
+                                                f"{bytes(bad).hex(' ')}"):
+                Move.from_bytes(good * before + bytes(bad) + good)
+        # what is not read is not checked: cards past ncards, readings past nwild
+        unread = bytearray(good)
+        unread[8], unread[17] = 99, 99
+        assert Move.from_bytes(good * before + bytes(unread)) == [Move.from_bytes(good)[0]] * \
+            (before + 1)
 
 
 @SETTINGS
