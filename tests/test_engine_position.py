@@ -239,6 +239,7 @@ def test_sec6_sec7_a_hand_played_to_the_end_reads_back_from_its_json_and_repr():
         for again in (Position.from_json(pos.to_json(), rules=rules),
                       eval(repr(pos), {"Position": Position, "Rules": Rules})):
             assert again.to_json() == pos.to_json() and again.rules == pos.rules
+            assert again == pos and hash(again) == hash(pos)
             assert again.is_over and again.to_move is None and again.legal_moves() == []
             assert (again.outcome, again.finishing_order()) == (pos.outcome, pos.finishing_order())
     done = pos.to_json()
