@@ -44,7 +44,7 @@ import numbers
 
 import numpy as np
 
-from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats,
+from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats, gd_classify,
                                     GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO, GD_STRAIGHT_FLUSH,
                                     GD_LABEL_PASS, GD_WILD_ANY_SUIT, GD_ABI_VERSION,
                                     gd_abi_version)
@@ -596,6 +596,58 @@ cdef void _check_record(const uint8_t[::1] record, gd_move_t* m) except *:
                          f"({m.ncards} cards)")
 
 
+cdef int _check_reading(const gd_move_t* m, int level, const gd_rules_t* rules) except -1:
+    """A ValueError unless ``m`` is the pass (no cards) or one of the readings of its
+    cards at ``level`` under ``rules`` (type, label and key as gd_classify gives them):
+    the search indexes its tables by a play's type and key, and one no kernel makes (a
+    straight flush keyed 31, a single keyed 100) would read out of bounds."""
+    cdef uint8_t counts[54]
+    cdef gd_move_t* out
+    cdef int n, i, capacity = 256
+    if m.type == GD_PASS:
+        if m.ncards != 0:
+            raise ValueError(f"a pass record holds no cards, not {m.ncards}")
+        return 0
+    memset(counts, 0, sizeof(counts))
+    for i in range(m.ncards):
+        counts[m.cards[i]] += 1
+    while True:
+        out = <gd_move_t*> malloc(capacity * sizeof(gd_move_t))
+        if out == NULL:
+            raise MemoryError()
+        n = gd_classify(counts, level, rules, out, capacity)
+        if n != -1:             # (GD_EOVERFLOW: a larger buffer)
+            break
+        free(out)
+        capacity *= 4
+    try:
+        for i in range(max(n, 0)):
+            if out[i].type == m.type and out[i].label == m.label and out[i].key == m.key:
+                return 0
+    finally:
+        free(out)
+    raise ValueError(f"move record (type {m.type}, label {m.label}, key {m.key}, cards "
+                     f"{[m.cards[i] for i in range(m.ncards)]}) is not a reading of its "
+                     f"cards at level {level} under these rules")
+
+
+def _value_number(name, value):
+    """A team-0 value argument: a whole number -4..4 (the values are -3..3; one beyond
+    is what no side reaches), else a ValueError naming it (a C int would overflow)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or not -4 <= value <= 4:
+        raise ValueError(f"{name} must be a whole number -4..4, not {value!r}")
+    return int(value)
+
+
+def _seat_number(name, value, low=0):
+    """A seat (``low`` to 3) given as a whole number, else a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or not low <= value <= 3:
+        raise ValueError(f"{name} must be a whole number {low}..3, not {value!r}")
+    return int(value)
+
+
 @cython.final
 cdef class Searcher:
     """The search state: one position, a transposition table and a move arena.
@@ -672,6 +724,7 @@ cdef class Searcher:
     # nodes (see _begin and _time_is_up): a search answered from the table in a few nodes
     # then costs no hand-over of the GIL, which another thread (solve_many's other
     # workers) would take and this one wait for, several times a solve
+    cdef uint64_t loads            # load() calls so far (undo tokens from before are refused)
     cdef PyThreadState* gil_state  # the GIL given up by the running search, else NULL
     cdef bint gil_held             # a search is running holding the GIL
     cdef int64_t gil_release_at
@@ -926,32 +979,64 @@ cdef class Searcher:
         e.upper = upper
         e.best_sig = best_sig
 
-    def load(self, const uint8_t[:, ::1] hands, int level, finished, int to_move,
-             table_record, int owner, int sf_is_bomb, int sf_wild_any_suit,
-             int long_sequences):
+    def load(self, const uint8_t[:, ::1] hands, level, finished, to_move,
+             table_record, owner, sf_is_bomb, sf_wild_any_suit, long_sequences):
         """Set the position (validated by the Python layer; what would make the search read
-        or write out of bounds is checked here too: a ValueError)."""
+        or write out of bounds, or search a position that cannot arise, is checked here
+        too: a ValueError naming it)."""
         self._check_idle()
         cdef int seat, k, n
+        cdef int counted[4]
+        cdef gd_rules_t rules
         if hands.shape[0] != 4 or hands.shape[1] != 54:
             raise ValueError(f"hands: 4 x 54 card counts, not {hands.shape[0]} x {hands.shape[1]}")
         for seat in range(4):
+            counted[seat] = 0
             for k in range(54):
                 if hands[seat, k] > 2:
                     raise ValueError(f"hands: seat {seat} holds card kind {k} {hands[seat, k]} times")
-        if not 0 <= level <= 12 or not 0 <= to_move <= 3 or not -1 <= owner <= 3:
-            raise ValueError(f"level 0..12, to_move 0..3 and owner -1..3, not {level}, "
-                             f"{to_move}, {owner}")
-        if len(finished) > 4 or any(isinstance(s, bool) or not isinstance(s, numbers.Integral)
-                                    or not 0 <= s <= 3 for s in finished):
-            raise ValueError(f"finished: at most 4 seats 0..3, not {finished!r}")
+                counted[seat] += hands[seat, k]
+        if isinstance(level, bool) or not isinstance(level, numbers.Integral) \
+                or not 0 <= level <= 12:
+            raise ValueError(f"level must be a rank index 0..12, not {level!r}")
+        level = int(level)
+        to_move = _seat_number("to_move", to_move)
+        owner = _seat_number("owner", owner, -1)
+        flags = []
+        for name, flag in (("sf_is_bomb", sf_is_bomb), ("sf_wild_any_suit", sf_wild_any_suit),
+                           ("long_sequences", long_sequences)):
+            if not isinstance(flag, (bool, np.bool_, numbers.Integral)) or flag not in (0, 1):
+                raise ValueError(f"{name} must be 0 or 1, not {flag!r}")
+            flags.append(int(flag))
+        rules.sf_is_bomb, rules.sf_wild_any_suit, rules.long_sequences = flags
+        # the seats out, in order: each once, holding nothing, and the others holding
+        # cards; at most three (after a team is out nobody plays on)
+        if not isinstance(finished, (list, tuple)) or len(finished) > 3 or any(
+                isinstance(s, bool) or not isinstance(s, numbers.Integral) or not 0 <= s <= 3
+                for s in finished) or len(set(finished)) != len(finished):
+            raise ValueError(f"finished: at most 3 distinct seats 0..3, not {finished!r}")
+        for seat in range(4):
+            if (seat in finished) != (counted[seat] == 0):
+                raise ValueError(f"seat {seat} {'is' if seat in finished else 'is not'} in "
+                                 f"finished {list(finished)} but holds {counted[seat]} cards")
+        over = (counted[0] == 0 and counted[2] == 0) or (counted[1] == 0 and counted[3] == 0)
+        if not over and counted[to_move] == 0:
+            raise ValueError(f"to_move {to_move} holds no cards")
         cdef gd_move_t table_move
         if table_record is not None:
             _check_record(table_record, &table_move)
-        self.level = level
-        self.rules.sf_is_bomb = sf_is_bomb
-        self.rules.sf_wild_any_suit = sf_wild_any_suit
-        self.rules.long_sequences = long_sequences
+            _check_reading(&table_move, level, &rules)
+            if table_move.type == GD_PASS:
+                raise ValueError("the table play cannot be a pass")
+            if owner < 0 or (owner == to_move and not over):
+                raise ValueError(f"owner must be the seat that made the table play (not "
+                                 f"to_move {to_move}), not {owner}")
+        elif owner != -1:
+            raise ValueError(f"owner must be -1 without a table play, not {owner}")
+        cdef int lvl = level
+        self.level = lvl
+        self.rules = rules
+        sf_is_bomb, sf_wild_any_suit, long_sequences = flags
         # the table outlives the position: a key must also say what the cards mean (which
         # rank is the level, which card is wild, which combinations exist), or a table
         # reused at another level answers with another level's values (found by a test)
@@ -959,6 +1044,7 @@ cdef class Searcher:
                                          | (long_sequences << 6)) + 0x6a09e667f3bcc909ULL)
         memset(&self.st, 0, sizeof(state_t))
         self.has_proof = False
+        self.loads += 1
         for seat in range(4):
             n = 0
             for k in range(54):
@@ -966,12 +1052,12 @@ cdef class Searcher:
                 n += hands[seat, k]
             self.st.ncards[seat] = n
             for k in range(54):
-                self.st.rc[seat][_rc_slot(k, level * 4 + 1)] += hands[seat, k]
+                self.st.rc[seat][_rc_slot(k, lvl * 4 + 1)] += hands[seat, k]
             for k in range(13):
                 if self.st.rc[seat][k]:
-                    self.st.omask[seat] |= (<uint32_t> 1) << _order_of(k, level)
-            self.st.sfpot[seat] = _sf_potential(self.st.hands[seat], level, &self.rules)
-            self.st.seqpot[seat] = _seq_potential(self.st.hands[seat], level, &self.rules)
+                    self.st.omask[seat] |= (<uint32_t> 1) << _order_of(k, lvl)
+            self.st.sfpot[seat] = _sf_potential(self.st.hands[seat], lvl, &self.rules)
+            self.st.seqpot[seat] = _seq_potential(self.st.hands[seat], lvl, &self.rules)
         self.st.nfinished = len(finished)
         for k in range(4):
             self.st.order[k] = finished[k] if k < len(finished) else -1
@@ -2321,10 +2407,15 @@ cdef class Searcher:
         self.next_signal_check = 65536
         self._set_grow_at()
 
-    def search(self, int alpha, int beta):
-        """Fail-soft alpha-beta value for team 0 within (alpha, beta); None if aborted."""
+    def search(self, alpha, beta):
+        """Fail-soft alpha-beta value for team 0 within (alpha, beta), -4 <= alpha < beta
+        <= 4 (else a ValueError: an empty window stored a value out of range); None if
+        aborted."""
         cdef int v
         self._check_idle()
+        alpha, beta = _value_number("alpha", alpha), _value_number("beta", beta)
+        if alpha >= beta:
+            raise ValueError(f"the window ({alpha}, {beta}) is empty: alpha < beta")
         if _over(&self.st):
             return _outcome(&self.st)
         self._begin()
@@ -2356,12 +2447,13 @@ cdef class Searcher:
         self._check_idle()
         return _outcome(&self.st)
 
-    def proof_move(self, int value):
+    def proof_move(self, value):
         """The root move that proved the mover's team gets ``value`` or better in the
         current position (team-0 terms: at least ``value`` when team 0 moves, at most it
         otherwise), as an index into root_moves(); -1 when no search from this position
         proved it with a move (a forced move, or a bound that holds whatever is played)."""
         self._check_idle()
+        value = _value_number("value", value)
         cdef uint64_t k1, k2
         cdef pstate_t ps
         cdef gd_move_t* moves
@@ -2556,10 +2648,12 @@ cdef class Searcher:
         self.arena_top = base
         return found
 
-    def reaches(self, int value, bint maximizing):
+    def reaches(self, value, maximizing):
         """Whether the side to move holds the team-0 value at ``value`` or better for it
         (>= for team 0, ``maximizing``; <= for team 1); None when a limit stopped it."""
         self._check_idle()
+        value = _value_number("value", value)
+        maximizing = _checked_switch("maximizing", maximizing)
         cdef int r
         self._begin()
         r = self._reaches_here(value, maximizing)
@@ -2567,14 +2661,16 @@ cdef class Searcher:
         _raise_pending()
         return None if r == ABORTED else bool(r)
 
-    def child_reaches(self, const uint8_t[::1] record, int value, bint maximizing):
+    def child_reaches(self, const uint8_t[::1] record, value, maximizing):
         """:meth:`reaches` after playing ``record`` (a legal move of the seat to move; the
         position is left as it was)."""
         self._check_idle()
+        value = _value_number("value", value)
+        maximizing = _checked_switch("maximizing", maximizing)
         cdef gd_move_t m
         cdef int r
         cdef state_t saved = self.st
-        _check_record(record, &m)
+        self._check_move(record, &m)
         self._begin()
         self._play(&m)
         r = self._reaches_here(value, maximizing)
@@ -2583,13 +2679,14 @@ cdef class Searcher:
         _raise_pending()
         return None if r == ABORTED else bool(r)
 
-    def best_move(self, int value):
+    def best_move(self, value):
         """The best move of the seat to move when the team-0 value is ``value`` (the first
         in the order of preference of :meth:`root_moves` that keeps it; it depends on the
         position alone, not on the table): its index among root_moves(), None when a
         limit stopped the choice. ``value`` must be one the side to move reaches (the
         position's value, or one worse for it), else ValueError."""
         self._check_idle()
+        value = _value_number("value", value)
         cdef gd_move_t m
         cdef int r
         self._begin()
@@ -2625,17 +2722,18 @@ cdef class Searcher:
                 return r
         return BEST_NONE    # (cannot happen: a play comes at least every 4 moves)
 
-    def principal_line(self, const uint8_t[::1] first, int value):
+    def principal_line(self, const uint8_t[::1] first, value):
         """The line from here when the team-0 value is ``value``: ``first`` (a legal move
         of the seat to move that keeps it), then the best move (:meth:`best_move`) of each
         seat in turn to the end of the hand. Returns (the moves as MOVE_DTYPE bytes, the
         seat of each, whether a limit cut the line short); the position is left as it
         was."""
         self._check_idle()
+        value = _value_number("value", value)
         cdef gd_move_t m
         cdef int n = 0, r = 0, most = 4, seat
         cdef state_t root = self.st
-        _check_record(first, &m)
+        self._check_move(first, &m)
         for seat in range(4):
             most += 4 * self.st.ncards[seat]    # a play at least every fourth move
         cdef gd_move_t* line = <gd_move_t*> malloc(most * sizeof(gd_move_t))
@@ -2756,20 +2854,55 @@ cdef class Searcher:
         # wild cards alone are read at face value, with naturals as the naturals' rank
         self._put_wilds(m, pm.nwild, wk if pm.nat == 0 else GD_WILD_ANY_SUIT + rank)
 
+    cdef int _check_move(self, const uint8_t[::1] record, gd_move_t* m) except -1:
+        """Copy ``record`` into ``m`` once it is a legal move of the seat to move here (a
+        ValueError naming what is not): a reading of its cards at this level and rules,
+        held by the mover, the pass only over a play and a play only if it beats it. A
+        card the mover does not hold would wrap its count to 255."""
+        cdef int i, k, seat
+        cdef uint8_t need[54]
+        _check_record(record, m)
+        _check_reading(m, self.level, &self.rules)
+        if _over(&self.st):
+            raise ValueError("the hand is over: no move to play")
+        seat = self.st.to_move
+        if m.type == GD_PASS:
+            if self.st.owner < 0:
+                raise ValueError(f"seat {seat} leads: it cannot pass")
+            return 0
+        memset(need, 0, sizeof(need))
+        for i in range(m.ncards):
+            k = m.cards[i]
+            need[k] += 1
+            if need[k] > self.st.hands[seat][k]:
+                raise ValueError(f"seat {seat} does not hold the cards of the move (card kind "
+                                 f"{k} {need[k]} times)")
+        if self.st.owner >= 0 and not gd_beats(m, &self.st.table):
+            raise ValueError(f"the move (type {m.type}, key {m.key}) does not beat the table "
+                             f"play (type {self.st.table.type}, key {self.st.table.key})")
+        return 0
+
     def push(self, const uint8_t[::1] record):
-        """Play a move record (the caller checked it is legal); returns an undo token."""
+        """Play a legal move record of the seat to move (else a ValueError naming what is
+        wrong); returns an undo token for :meth:`pop`."""
         self._check_idle()
         cdef gd_move_t m
-        _check_record(record, &m)
+        self._check_move(record, &m)
         cdef state_t* saved = <state_t*> malloc(sizeof(state_t))
         if saved == NULL:
             raise MemoryError()
         saved[0] = self.st
         self._play(&m)
-        return _Undo.wrap(saved)
+        return _Undo.wrap(saved, self, self.loads)
 
     def pop(self, _Undo token):
+        """Take back the push that gave ``token`` (a ValueError for a token that is not one
+        of this searcher's since its last load())."""
         self._check_idle()
+        if token is None or token.state == NULL or token.owner is not self \
+                or token.loads != self.loads:
+            raise ValueError("pop takes an undo token that push gave on this searcher since "
+                             f"its last load(), not {token!r}")
         self.st = token.state[0]
 
     def hands(self):
@@ -2788,11 +2921,15 @@ cdef class Searcher:
 
 cdef class _Undo:
     cdef state_t* state
+    cdef object owner           # the Searcher that pushed, and its load count then
+    cdef uint64_t loads
 
     @staticmethod
-    cdef _Undo wrap(state_t* s):
+    cdef _Undo wrap(state_t* s, object owner, uint64_t loads):
         cdef _Undo u = _Undo.__new__(_Undo)
         u.state = s
+        u.owner = owner
+        u.loads = loads
         return u
 
     def __dealloc__(self):

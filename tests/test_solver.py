@@ -2035,8 +2035,8 @@ def test_a_searcher_in_a_solve_refuses_other_threads():
             while not finished.is_set():
                 for call in (s.grow_table, s.clear_table, s.reset_counters, s.limits,
                              s.hands, lambda: setattr(s, "check_signals", True),
-                             lambda: s.load(np.zeros((4, 54), np.uint8), 0, [], 0, None, -1,
-                                            1, 1, 0)):
+                             lambda: s.load(np.eye(4, 54, dtype=np.uint8), 0, [], 0, None,
+                                            -1, 1, 1, 0)):
                     busy_before = s.busy
                     try:
                         call()
@@ -2087,20 +2087,31 @@ def test_a_searcher_in_a_solve_refuses_other_threads():
 
 def test_searcher_entry_points_check_what_would_go_out_of_bounds():
     """The compiled search's own entry points (the Python layer validates first) refuse
-    what would make it read or write out of bounds, instead of corrupting memory."""
+    what would make it read or write out of bounds, or search a position that cannot
+    arise, instead of corrupting memory (a fuzzer under ASan/UBSan found a table play keyed
+    beyond its type's table, finished seats holding cards, pop(None), a flag of -1, a
+    value of 2**31 - 1, an empty window, a card pushed that the mover does not hold)."""
     s = Searcher(8)
     hands = np.zeros((4, 54), np.uint8)
-    hands[0, 5] = hands[1, 9] = 1
+    hands[0, 5] = hands[1, 9] = hands[2, 14] = hands[3, 30] = 1      # H3, D4, C5, C9
     for bad, named in (({"hands": np.zeros((3, 54), np.uint8)}, "4 x 54"),
                        ({"hands": np.full((4, 54), 3, np.uint8)}, "3 times"),
                        ({"to_move": 9}, "to_move"), ({"level": 13}, "level"),
-                       ({"owner": 4}, "owner"), ({"finished": [0, 1, 2, 3, 0]}, "finished"),
-                       ({"finished": [7]}, "finished"), ({"table": b"x" * 5}, "18 bytes")):
+                       ({"level": 1.7}, "not 1.7"), ({"owner": 4}, "owner"),
+                       ({"finished": [0, 1, 2, 3, 0]}, "finished"),
+                       ({"finished": [7]}, "finished"), ({"finished": None}, "finished"),
+                       ({"finished": [0]}, "seat 0 is in finished"),
+                       ({"hands": np.eye(4, 54, dtype=np.uint8) * np.uint8([[1], [0], [1], [1]])},
+                        "seat 1 is not in finished"),
+                       ({"flags": (-1, 1, 0)}, "sf_is_bomb must be 0 or 1, not -1"),
+                       ({"flags": (1, 2 ** 31 - 1, 0)}, "sf_wild_any_suit must be 0 or 1"),
+                       ({"table": b"x" * 5}, "18 bytes"),
+                       ({"owner": 1}, "owner must be -1 without a table play")):
         args = {"hands": hands, "level": 0, "finished": [], "to_move": 0, "table": None,
-                "owner": -1, **bad}
+                "owner": -1, "flags": (1, 1, 0), **bad}
         with pytest.raises(ValueError, match=named):
             s.load(args["hands"], args["level"], args["finished"], args["to_move"],
-                   args["table"], args["owner"], 1, 1, 0)
+                   args["table"], args["owner"], *args["flags"])
     s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
     record = bytearray(18)
     record[:3] = b"\x01\x00\x01"       # a single, one card
@@ -2117,13 +2128,52 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
             s.load(hands, 0, [], 1, bytes(record), 0, 1, 1, 0)
     with pytest.raises(ValueError, match="finished"):      # not a TypeError
         s.load(hands, 0, ["2"], 0, None, -1, 1, 1, 0)
-    record[2], record[6] = 1, 5                        # seat 0 plays its card kind 5, from an odd address
+    # records no kernel makes: a straight flush keyed 15 or 31 (read past a 14-entry
+    # table), a single keyed 100 or -5 (shifts out of range): not readings of their cards
+    def fields(mtype, key, cards, label=0):
+        r = bytearray(18)
+        r[0], r[1], r[2] = mtype, label, len(cards)
+        r[4:6] = (key & 0xFFFF).to_bytes(2, "little")
+        r[6:6 + len(cards)] = bytes(cards)
+        return np.frombuffer(bytes(r), np.uint8)
+    for mtype, key in ((8, 15), (8, 31), (1, 100), (1, -5)):
+        with pytest.raises(ValueError, match="not a reading of its cards at level 0"):
+            s.load(hands, 0, [], 1, fields(mtype, key, [28]), 0, 1, 1, 0)
+    h3 = Move.from_platform(["Single", "3", ["H3"]], "2").record()
+    c9 = Move.from_platform(["Single", "9", ["C9"]], "2").record()
+    for call, named in ((lambda: s.push(fields(1, 0, [5])), "not a reading"),
+                        (lambda: s.push(c9), "does not hold the cards"),
+                        (lambda: s.push(Move.PASS.record()), "seat 0 leads: it cannot pass"),
+                        (lambda: s.pop(None), "pop takes an undo token"),
+                        (lambda: s.search(1, 1), "the window (1, 1) is empty"),
+                        (lambda: s.search(-5, 3), "alpha must be a whole number -4..4"),
+                        (lambda: s.reaches(2 ** 31 - 1, False), "not 2147483647"),
+                        (lambda: s.best_move(2.0), "not 2.0"),
+                        (lambda: s.child_reaches(c9, 1, True), "does not hold"),
+                        (lambda: s.principal_line(c9, 1), "does not hold")):
+        with pytest.raises(ValueError, match=re.escape(named)):
+            call()
+    more = hands.copy()
+    more[1, 4] = 1                      # seat 1 also holds S3
+    s.load(more, 0, [], 0, None, -1, 1, 1, 0)
+    token = s.push(h3)                  # seat 0 plays its H3 and is out
+    with pytest.raises(ValueError, match="does not beat the table play"):
+        s.push(Move.from_platform(["Single", "3", ["S3"]], "2").record())
+    s.pop(token)
+    s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
+    with pytest.raises(ValueError, match="since its last load"):
+        s.pop(token)                    # a token from before load(): another position
+    other = Searcher(8)
+    other.load(hands, 0, [], 0, None, -1, 1, 1, 0)
+    with pytest.raises(ValueError, match="pop takes an undo token"):
+        other.pop(s.push(h3))
+    # seat 0 plays its card (kind 5) from an odd address too
     after = []
-    for buffer in (bytes(record), b"\0" + bytes(record)):
+    for buffer in (h3.tobytes(), b"\0" + h3.tobytes()):
         s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
         s.push(np.frombuffer(buffer, np.uint8)[len(buffer) - 18:])
         after.append((s.hands().tolist(), s.to_move(), s.finished(), s.owner()))
-    assert after[0] == after[1] and after[0][0][0][5] == 0
+    assert after[0] == after[1] and after[0][0][0][5] == 0 and after[0][2] == [0]
 
 
 def test_the_lowest_threshold_is_reached_without_a_search():
