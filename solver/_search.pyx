@@ -551,6 +551,12 @@ def default_max_tt_bits(tt_bits):
     return max(tt_bits, DEFAULT_MAX_TT_BITS)
 
 
+cdef inline bint _whole(object x):
+    # a whole number, not True/False; a plain int first, since isinstance against the
+    # numbers ABCs costs about a microsecond a call and a solve makes a dozen of them
+    return type(x) is int or (not isinstance(x, bool) and isinstance(x, numbers.Integral))
+
+
 _NODE_LIMIT_MAX = 2 ** 63 - 1
 
 
@@ -559,7 +565,8 @@ def _checked_limits(time_limit, node_limit):
     negative or not-a-number time, a node count that is negative, not whole or too big).
     An infinite time limit is no limit."""
     if time_limit is not None:
-        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+        if type(time_limit) is not float and not _whole(time_limit) and (
+                isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)):
             raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
         try:
             seconds = float(time_limit)
@@ -569,8 +576,7 @@ def _checked_limits(time_limit, node_limit):
             raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
         time_limit = None if math.isinf(seconds) else seconds
     if node_limit is not None:
-        if isinstance(node_limit, bool) or not isinstance(node_limit, numbers.Integral) \
-                or not 0 <= node_limit <= _NODE_LIMIT_MAX:
+        if not _whole(node_limit) or not 0 <= node_limit <= _NODE_LIMIT_MAX:
             raise ValueError(f"node_limit must be a whole number from 0 to 2**63 - 1, "
                              f"not {node_limit!r}")
     return time_limit, None if node_limit is None else int(node_limit)
@@ -634,16 +640,14 @@ cdef int _check_reading(const gd_move_t* m, int level, const gd_rules_t* rules) 
 def _value_number(name, value):
     """A team-0 value argument: a whole number -4..4 (the values are -3..3; one beyond
     is what no side reaches), else a ValueError naming it (a C int would overflow)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or not -4 <= value <= 4:
+    if not _whole(value) or not -4 <= value <= 4:
         raise ValueError(f"{name} must be a whole number -4..4, not {value!r}")
     return int(value)
 
 
 def _seat_number(name, value, low=0):
     """A seat (``low`` to 3) given as a whole number, else a ValueError naming it."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or not low <= value <= 3:
+    if not _whole(value) or not low <= value <= 3:
         raise ValueError(f"{name} must be a whole number {low}..3, not {value!r}")
     return int(value)
 
@@ -990,14 +994,19 @@ cdef class Searcher:
         cdef gd_rules_t rules
         if hands.shape[0] != 4 or hands.shape[1] != 54:
             raise ValueError(f"hands: 4 x 54 card counts, not {hands.shape[0]} x {hands.shape[1]}")
+        cdef int in_play[54]
+        memset(in_play, 0, sizeof(in_play))
         for seat in range(4):
             counted[seat] = 0
             for k in range(54):
                 if hands[seat, k] > 2:
                     raise ValueError(f"hands: seat {seat} holds card kind {k} {hands[seat, k]} times")
                 counted[seat] += hands[seat, k]
-        if isinstance(level, bool) or not isinstance(level, numbers.Integral) \
-                or not 0 <= level <= 12:
+                in_play[k] += hands[seat, k]
+            if counted[seat] > 27:      # (a larger hand's moves need not fit the move arena)
+                raise ValueError(f"hands: seat {seat} holds {counted[seat]} cards, a hand "
+                                 "at most 27")
+        if not _whole(level) or not 0 <= level <= 12:
             raise ValueError(f"level must be a rank index 0..12, not {level!r}")
         level = int(level)
         to_move = _seat_number("to_move", to_move)
@@ -1005,14 +1014,14 @@ cdef class Searcher:
         flags = []
         for name, flag in (("sf_is_bomb", sf_is_bomb), ("sf_wild_any_suit", sf_wild_any_suit),
                            ("long_sequences", long_sequences)):
-            if not isinstance(flag, (bool, np.bool_, numbers.Integral)) or flag not in (0, 1):
+            if not (_whole(flag) or isinstance(flag, (bool, np.bool_))) or flag not in (0, 1):
                 raise ValueError(f"{name} must be 0 or 1, not {flag!r}")
             flags.append(int(flag))
         rules.sf_is_bomb, rules.sf_wild_any_suit, rules.long_sequences = flags
         # the seats out, in order: each once, holding nothing, and the others holding
         # cards; at most three (after a team is out nobody plays on)
         if not isinstance(finished, (list, tuple)) or len(finished) > 3 or any(
-                isinstance(s, bool) or not isinstance(s, numbers.Integral) or not 0 <= s <= 3
+                not _whole(s) or not 0 <= s <= 3
                 for s in finished) or len(set(finished)) != len(finished):
             raise ValueError(f"finished: at most 3 distinct seats 0..3, not {finished!r}")
         for seat in range(4):
@@ -1026,6 +1035,8 @@ cdef class Searcher:
         if table_record is not None:
             _check_record(table_record, &table_move)
             _check_reading(&table_move, level, &rules)
+            for k in range(table_move.ncards):
+                in_play[table_move.cards[k]] += 1
             if table_move.type == GD_PASS:
                 raise ValueError("the table play cannot be a pass")
             if owner < 0 or (owner == to_move and not over):
@@ -1033,6 +1044,10 @@ cdef class Searcher:
                                  f"to_move {to_move}), not {owner}")
         elif owner != -1:
             raise ValueError(f"owner must be -1 without a table play, not {owner}")
+        for k in range(54):
+            if in_play[k] > 2:
+                raise ValueError(f"card kind {k} is in play {in_play[k]} times (the hands and "
+                                 "the table hold each card at most twice)")
         cdef int lvl = level
         self.level = lvl
         self.rules = rules

@@ -2106,7 +2106,12 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
                        ({"flags": (-1, 1, 0)}, "sf_is_bomb must be 0 or 1, not -1"),
                        ({"flags": (1, 2 ** 31 - 1, 0)}, "sf_wild_any_suit must be 0 or 1"),
                        ({"table": b"x" * 5}, "18 bytes"),
-                       ({"owner": 1}, "owner must be -1 without a table play")):
+                       ({"owner": 1}, "owner must be -1 without a table play"),
+                       # (a fuzzer's 108-card hands overflowed the move arena)
+                       ({"hands": np.full((4, 54), 2, np.uint8)}, "holds 108 cards"),
+                       ({"hands": (np.eye(4, 54, dtype=np.uint8) * 2
+                                   + np.eye(4, 54, k=1, dtype=np.uint8))},
+                        "card kind 1 is in play 3 times")):
         args = {"hands": hands, "level": 0, "finished": [], "to_move": 0, "table": None,
                 "owner": -1, "flags": (1, 1, 0), **bad}
         with pytest.raises(ValueError, match=named):
