@@ -258,8 +258,8 @@ def as_position(position, rules=None) -> Position:
 
 
 def _solvable(position, rules=None) -> Position:
-    """:func:`as_position`, and a ValueError when the hand is already over (a position
-    read from JSON never is; one reached by playing moves can be)."""
+    """:func:`as_position`, and a ValueError when the hand is already over (both seats of
+    a team out: there is no seat to move and nothing to search)."""
     pos = as_position(position, rules)
     if pos.is_over:
         raise ValueError("the hand is already over: nothing to solve")

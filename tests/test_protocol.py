@@ -292,6 +292,21 @@ def test_play_to_the_end_of_the_hand(engine):
     assert "over" in fail(engine.handle("play PASS"))
 
 
+def test_a_finished_position_is_accepted_and_summarised(engine):
+    """PROTOCOL.md, position: a hand already over is read (to_move null); its summary gives
+    the finishing order and the outcome for seats 0 and 2 (RULES sec. 6), and nothing can be
+    played or solved in it."""
+    over = {"level": "7", "hands": [[], ["HR"], [], ["D9"]], "finished": [0, 2],
+            "to_move": None, "table": None}
+    assert ok(engine.handle(pos_line(over))) == "over true finished [0,2] outcome 3"
+    lost = dict(over, hands=[["S3"], [], ["D9"], []], finished=[1, 3])
+    assert ok(engine.handle(pos_line(lost))) == "over true finished [1,3] outcome -3"
+    assert json.loads(ok(engine.handle("showposition"))) == lost
+    assert ok(engine.handle("moves")) == "[]"
+    for command in ("solve", "solve all", "play PASS", 'play ["Single","3",["S3"]]'):
+        assert "over" in fail(engine.handle(command)), command
+
+
 def test_rules_apply_to_later_positions(engine):
     hand = {"level": "2", "hands": [["H2", "S3", "S4", "S5", "S6"], ["S7"], [], ["S8"]],
             "finished": [2], "to_move": 0, "table": None}
