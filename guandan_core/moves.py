@@ -92,9 +92,14 @@ class Move:
         if len(self.kinds) > _MOST_CARDS:
             raise MoveError(f"a move has at most {_MOST_CARDS} cards, not {len(self.kinds)}")
         self.wild_as = tuple(wild_as)
-        if len(self.wild_as) > 2 or any(w not in _WILD_AS_VALUE for w in self.wild_as):
+        # (isinstance first: a list entry is unhashable, and that is a bad value too)
+        if len(self.wild_as) > 2 or not all(isinstance(w, str) and w in _WILD_AS_VALUE
+                                            for w in self.wild_as):
             raise MoveError(f"wild_as holds at most two ranks (\"4\") or cards (\"S7\") "
                             f"that wild cards stand for, not {quoted(self.wild_as)}")
+        if len(self.wild_as) > len(self.kinds):
+            raise MoveError(f"{len(self.wild_as)} wild readings {quoted(self.wild_as)} for "
+                            f"{len(self.kinds)} card(s): each stands for one of the cards")
         self._raw = None
         self._record = None
 

@@ -237,7 +237,10 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
                           ((1, 12, 0, [-1]), "not -1"), ((1, 99, 0, [3]), "label"),
                           ((1, 12, 0, [3.0]), "not 3.0"), ((1, 12, 0, [True]), "not True"),
                           ((5, 0, 0, range(11)), "at most 10 cards, not 11"),
-                          ((1, 12, 0, [3], ["Z"]), "not ('Z',)")):
+                          ((1, 12, 0, [3], ["Z"]), "not ('Z',)"),
+                          ((1, 12, 0, [3], [["S7"]]), "not ([\'S7\'],)"),
+                          ((1, 12, 0, [3], ["4", "5"]),
+                           "2 wild readings ('4', '5') for 1 card(s)")):
         with pytest.raises(MoveError, match=re.escape(named)):
             Move(*fields)
     # Same cards, type and rank, another strength: a pair of 7s is below 8s at level 2 and
