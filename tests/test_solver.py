@@ -2133,20 +2133,31 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
             s.load(hands, 0, [], 1, bytes(record), 0, 1, 1, 0)
     with pytest.raises(ValueError, match="finished"):      # not a TypeError
         s.load(hands, 0, ["2"], 0, None, -1, 1, 1, 0)
-    # records no kernel makes: a straight flush keyed 15 or 31 (read past a 14-entry
-    # table), a single keyed 100 or -5 (shifts out of range): not readings of their cards
-    def fields(mtype, key, cards, label=0):
-        r = bytearray(18)
-        r[0], r[1], r[2] = mtype, label, len(cards)
-        r[4:6] = (key & 0xFFFF).to_bytes(2, "little")
-        r[6:6 + len(cards)] = bytes(cards)
+    # records no kernel makes: real readings with only the key (or only the label) changed,
+    # a straight flush keyed 15 or 31 (read past a 14-entry table), a single keyed 100 or
+    # -5 (shifts out of range): not readings of their cards
+    def altered(move, key=None, label=None):
+        r = bytearray(move.record().tobytes())
+        if key is not None:
+            r[4:6] = key.to_bytes(2, "little", signed=True)
+        if label is not None:
+            r[1] = label
         return np.frombuffer(bytes(r), np.uint8)
-    for mtype, key in ((8, 15), (8, 31), (1, 100), (1, -5)):
+    flush = Move.from_platform(["StraightFlush", "3", ["S3", "S4", "S5", "S6", "S7"]], "2")
+    s9 = Move.from_platform(["Single", "9", ["S9"]], "2")
+    for move in (flush, s9):            # as the kernel reads them: accepted
+        s.load(hands, 0, [], 1, move.record(), 0, 1, 1, 0)
+        s.load(hands, 0, [], 1, altered(move, key=move.key), 0, 1, 1, 0)
+    for move, change in ((flush, {"key": 15}), (flush, {"key": 31}), (s9, {"key": 100}),
+                         (s9, {"key": -5}), (s9, {"label": s9.label + 1})):
         with pytest.raises(ValueError, match="not a reading of its cards at level 0"):
-            s.load(hands, 0, [], 1, fields(mtype, key, [28]), 0, 1, 1, 0)
-    h3 = Move.from_platform(["Single", "3", ["H3"]], "2").record()
+            s.load(hands, 0, [], 1, altered(move, **change), 0, 1, 1, 0)
+    s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
+    h3_move = Move.from_platform(["Single", "3", ["H3"]], "2")
+    h3 = h3_move.record()
     c9 = Move.from_platform(["Single", "9", ["C9"]], "2").record()
-    for call, named in ((lambda: s.push(fields(1, 0, [5])), "not a reading"),
+    for call, named in ((lambda: s.push(altered(h3_move, key=100)), "not a reading"),
+                        (lambda: s.push(altered(h3_move, label=0)), "not a reading"),
                         (lambda: s.push(c9), "does not hold the cards"),
                         (lambda: s.push(Move.PASS.record()), "seat 0 leads: it cannot pass"),
                         (lambda: s.pop(None), "pop takes an undo token"),
