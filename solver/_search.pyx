@@ -749,6 +749,17 @@ cdef class Searcher:
                 or not tt_bits <= max_tt_bits <= MAX_TT_BITS:
             raise ValueError(f"max_tt_bits must be tt_bits ({tt_bits}) to {MAX_TT_BITS}, "
                              f"not {max_tt_bits!r}")
+        # every argument checked before anything is allocated
+        self.use_tt = _checked_switch("use_tt", use_tt)
+        self.use_merge = _checked_switch("use_merge", use_merge)
+        self.use_bounds = _checked_switch("use_bounds", use_bounds)
+        self.use_ordering = _checked_switch("use_ordering", use_ordering)
+        self.use_runout = _checked_switch("use_runout", use_runout)
+        self.use_compress = _checked_switch("use_compress", use_compress)
+        self.use_history = _checked_switch("use_history", use_history)
+        self.use_etc = _checked_switch("use_etc", use_etc)
+        self.use_dominance = _checked_switch("use_dominance", use_dominance)
+        self.use_plain = _checked_switch("use_plain", use_plain)
         self.tt_bits = tt_bits
         self.initial_tt_bits = tt_bits
         self.max_tt_bits = max_tt_bits
@@ -765,16 +776,6 @@ cdef class Searcher:
             raise MemoryError("cannot allocate the transposition table")
         self.near = self.tt + ((<size_t> 1) << bits)
         self._set_grow_at()
-        self.use_tt = _checked_switch("use_tt", use_tt)
-        self.use_merge = _checked_switch("use_merge", use_merge)
-        self.use_bounds = _checked_switch("use_bounds", use_bounds)
-        self.use_ordering = _checked_switch("use_ordering", use_ordering)
-        self.use_runout = _checked_switch("use_runout", use_runout)
-        self.use_compress = _checked_switch("use_compress", use_compress)
-        self.use_history = _checked_switch("use_history", use_history)
-        self.use_etc = _checked_switch("use_etc", use_etc)
-        self.use_dominance = _checked_switch("use_dominance", use_dominance)
-        self.use_plain = _checked_switch("use_plain", use_plain)
         memset(self.history, 0, sizeof(self.history))
         self.node_limit = -1
         self.deadline = -1
@@ -1020,6 +1021,8 @@ cdef class Searcher:
         rules.sf_is_bomb, rules.sf_wild_any_suit, rules.long_sequences = flags
         # the seats out, in order: each once, holding nothing, and the others holding
         # cards; at most three (after a team is out nobody plays on)
+        if isinstance(finished, np.ndarray) and finished.ndim == 1:
+            finished = finished.tolist()        # (its entries as Python numbers)
         if not isinstance(finished, (list, tuple)) or len(finished) > 3 or any(
                 not _whole(s) or not 0 <= s <= 3
                 for s in finished) or len(set(finished)) != len(finished):
@@ -2428,13 +2431,14 @@ cdef class Searcher:
         aborted."""
         cdef int v
         self._check_idle()
-        alpha, beta = _value_number("alpha", alpha), _value_number("beta", beta)
-        if alpha >= beta:
-            raise ValueError(f"the window ({alpha}, {beta}) is empty: alpha < beta")
+        # (C ints before _begin(): nothing may raise between it and _end())
+        cdef int a = _value_number("alpha", alpha), b = _value_number("beta", beta)
+        if a >= b:
+            raise ValueError(f"the window ({a}, {b}) is empty: alpha < beta")
         if _over(&self.st):
             return _outcome(&self.st)
         self._begin()
-        v = self._search(alpha, beta, 0)
+        v = self._search(a, b, 0)
         self._end()
         _raise_pending()
         if v == ABORTED:
@@ -2667,11 +2671,11 @@ cdef class Searcher:
         """Whether the side to move holds the team-0 value at ``value`` or better for it
         (>= for team 0, ``maximizing``; <= for team 1); None when a limit stopped it."""
         self._check_idle()
-        value = _value_number("value", value)
-        maximizing = _checked_switch("maximizing", maximizing)
+        cdef int v = _value_number("value", value)
+        cdef bint side = _checked_switch("maximizing", maximizing)
         cdef int r
         self._begin()
-        r = self._reaches_here(value, maximizing)
+        r = self._reaches_here(v, side)
         self._end()
         _raise_pending()
         return None if r == ABORTED else bool(r)
@@ -2680,15 +2684,15 @@ cdef class Searcher:
         """:meth:`reaches` after playing ``record`` (a legal move of the seat to move; the
         position is left as it was)."""
         self._check_idle()
-        value = _value_number("value", value)
-        maximizing = _checked_switch("maximizing", maximizing)
+        cdef int v = _value_number("value", value)
+        cdef bint side = _checked_switch("maximizing", maximizing)
         cdef gd_move_t m
         cdef int r
         cdef state_t saved = self.st
         self._check_move(record, &m)
         self._begin()
         self._play(&m)
-        r = self._reaches_here(value, maximizing)
+        r = self._reaches_here(v, side)
         self._end()
         self.st = saved
         _raise_pending()
@@ -2701,14 +2705,14 @@ cdef class Searcher:
         limit stopped the choice. ``value`` must be one the side to move reaches (the
         position's value, or one worse for it), else ValueError."""
         self._check_idle()
-        value = _value_number("value", value)
+        cdef int v = _value_number("value", value)
         cdef gd_move_t m
         cdef int r
         self._begin()
-        r = self._best_here(value, &m)
+        r = self._best_here(v, &m)
         self._end()
         _raise_pending()
-        return self._chosen(r, value)
+        return self._chosen(r, v)
 
     cdef object _chosen(self, int r, int value):
         if r == BEST_NONE:
@@ -2744,7 +2748,7 @@ cdef class Searcher:
         seat of each, whether a limit cut the line short); the position is left as it
         was."""
         self._check_idle()
-        value = _value_number("value", value)
+        cdef int v = _value_number("value", value)
         cdef gd_move_t m
         cdef int n = 0, r = 0, most = 4, seat
         cdef state_t root = self.st
@@ -2758,12 +2762,12 @@ cdef class Searcher:
             free(seats)
             raise MemoryError()
         self._begin()
-        r = self._line_here(m, value, line, seats, most, &n)
+        r = self._line_here(m, v, line, seats, most, &n)
         self._end()
         self.st = root
         try:
             _raise_pending()
-            self._chosen(r, value)
+            self._chosen(r, v)
             return (bytes((<uint8_t*> line)[:n * sizeof(gd_move_t)]),
                     [seats[i] for i in range(n)], r == ABORTED)
         finally:

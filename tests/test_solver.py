@@ -2133,6 +2133,15 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
             s.load(hands, 0, [], 1, bytes(record), 0, 1, 1, 0)
     with pytest.raises(ValueError, match="finished"):      # not a TypeError
         s.load(hands, 0, ["2"], 0, None, -1, 1, 1, 0)
+    # finished as a numpy array of seats, as a batch of positions holds it
+    one_out = hands.copy()
+    one_out[0] = 0
+    s.load(one_out, 0, np.array([0], np.int8), 1, None, -1, 1, 1, 0)
+    key = s.key()
+    s.load(one_out, 0, [0], 1, None, -1, 1, 1, 0)
+    assert s.key() == key
+    with pytest.raises(ValueError, match=re.escape("not [0, 0]")):
+        s.load(one_out, 0, np.array([0, 0]), 1, None, -1, 1, 1, 0)
     # records no kernel makes: real readings with only the key (or only the label) changed,
     # a straight flush keyed 15 or 31 (read past a 14-entry table), a single keyed 100 or
     # -5 (shifts out of range): not readings of their cards
