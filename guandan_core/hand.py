@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import numbers
 from typing import Iterable
 
 import numpy as np
@@ -29,7 +30,11 @@ def hand_batch(hands) -> np.ndarray:
     """Many hands as one C-contiguous ``uint8[N, 54]`` count array (the batch entry
     points' input), each count 0, 1 or 2 (RULES sec. 1); a CardError naming the first
     row and card that are not, rather than a silent wrap to uint8."""
-    array = np.asarray(hands)
+    try:
+        array = np.asarray(hands)
+    except ValueError as exc:       # (rows of different lengths)
+        raise CardError(f"hands must be an (N, {NUM_KINDS}) array of card counts: "
+                        f"{exc}") from None
     if array.ndim != 2 or array.shape[1] != NUM_KINDS:
         raise CardError(f"hands must have shape (N, {NUM_KINDS}), not {array.shape}")
     _check_counts(array, "hands", lambda at: f"hand at row {at[0]}")
@@ -61,8 +66,11 @@ def _check_counts(array: np.ndarray, name: str, holder) -> None:
         *at, kind = np.argwhere(bad)[0]
         count = array[tuple(at) + (kind,)]
         count = count.item() if isinstance(count, np.generic) else count
+        # (an object array's entry may be out of range or no whole number at all)
+        whole = isinstance(count, numbers.Integral) and not isinstance(count, bool)
+        why = "each card exists twice" if whole else "counts are whole numbers"
         raise CardError(f"{holder(tuple(at))} holds {format_card(int(kind))} "
-                        f"{count!r} times (each card exists twice)")
+                        f"{count!r} times ({why})")
 
 
 def level_batch(levels, n: int) -> np.ndarray:

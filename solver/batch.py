@@ -22,7 +22,7 @@ import queue
 import threading
 import traceback
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from guandan_core.position import Position
 from guandan_core.rules import Rules
@@ -40,6 +40,19 @@ def available_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:          # not on Linux
         return max(1, os.cpu_count() or 1)
+
+
+def _numbered(i: int, exc: Exception) -> Exception:
+    """``exc`` again, of its own class where that class takes a message alone (so that a
+    PositionError stays one), with the position's index in front of its message."""
+    message = f"position {i}: {exc}"
+    try:
+        numbered = type(exc)(message)
+    except Exception:       # (a class with other arguments, such as JSONDecodeError)
+        numbered = None
+    if not isinstance(numbered, type(exc)) or str(numbered) != message:
+        numbered = (TypeError if isinstance(exc, TypeError) else ValueError)(message)
+    return numbered
 
 
 def solve_many(positions, threads: int | None = None, all_moves: bool = False,
@@ -82,7 +95,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     if not isinstance(positions, Iterable):
         raise TypeError(f"positions must be a list of positions (Positions or their JSON), "
                         f"not {positions!r}")
-    if isinstance(positions, (str, bytes, bytearray, dict, Position)):
+    if isinstance(positions, (str, bytes, bytearray, Mapping, Position)):
         # iterating one would read its characters or keys as positions
         raise TypeError(f"positions must be a list of positions (Positions or their JSON), "
                         f"not one {type(positions).__name__}")
@@ -98,11 +111,12 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     parsed = []
     for i, obj in enumerate(positions):
         try:
-            parsed.append(_solvable(obj, rules))
-        except TypeError as exc:
-            raise TypeError(f"position {i}: {exc}") from None
-        except ValueError as exc:
-            raise ValueError(f"position {i}: {exc}") from None
+            pos = _solvable(obj, rules)
+        except (TypeError, ValueError) as exc:
+            raise _numbered(i, exc) from None
+        # a copy: what is solved is the position as it was read, even if the caller (an
+        # on_result callback, another thread) changes its Position meanwhile
+        parsed.append(pos.copy() if pos is obj else pos)
 
     options = dict(all_moves=all_moves, time_limit=time_limit, node_limit=node_limit, pv=pv,
                    at_least=at_least, fresh_tables=fresh_tables)

@@ -177,6 +177,21 @@ def test_numba_layer_refuses_impossible_counts(values, words):
                 call(hands)
 
 
+def test_numba_layer_names_counts_that_are_no_numbers_and_ragged_rows():
+    """RULES sec. 1: an object array's entry that is no whole number is named as that (it
+    was said to be a card held too often), and rows of different lengths are refused as
+    the batch's shape, not by numpy alone."""
+    for entry in (1.0, True, "1"):
+        hands = np.array([[entry] + [0] * 53], dtype=object)
+        with pytest.raises(CardError, match=re.escape(f"S2 {entry!r} times (counts are "
+                                                      "whole numbers)")):
+            rank_counts(hands)
+    with pytest.raises(CardError, match=re.escape("S2 3 times (each card exists twice)")):
+        rank_counts(np.array([[3] + [0] * 53], dtype=object))
+    with pytest.raises(CardError, match=re.escape("hands must be an (N, 54) array")):
+        rank_counts([[0] * 54, [0] * 53])
+
+
 def test_batch_levels_read_like_parse_level():
     """A level as text means that rank ("7" is the rank 7, index 5), as everywhere else;
     other values are named."""

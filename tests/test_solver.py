@@ -1534,6 +1534,18 @@ def test_a_node_limit_bounds_the_nodes_searched():
     assert cut >= 60            # (most of these budgets are far too small for the answer)
 
 
+def test_solve_many_solves_the_positions_as_they_were_given():
+    """A Position given to solve_many is read when the call starts: a callback that plays
+    on in it (solve_many calls it after each result) changes nothing that is solved."""
+    start = Position.from_json(_endgames_4x6(1)[0])
+    expected = solve(start).value
+    given = start.copy()
+    results = solve_many([given] * 3, threads=1,
+                         on_result=lambda i, r: given.push(r.best) if i == 0 else None)
+    assert [r.value for r in results] == [expected] * 3
+    assert given != start           # (the callback did play on in the caller's Position)
+
+
 def test_solve_many_rejects_bad_input_naming_it():
     from solver import solve_many
     good = _endgames_4x6(1)[0]
@@ -1548,6 +1560,19 @@ def test_solve_many_rejects_bad_input_naming_it():
             "to_move": 1, "table": None}
     with pytest.raises(ValueError, match=r"position 0: .*over"):
         solve_many([over])
+    # the error keeps its class (a caller catching PositionError catches it from here too)
+    from guandan_core.position import PositionError
+    empty_seat = {"level": "2", "hands": [["S3"], ["S4"], [], []], "finished": [2],
+                  "to_move": 0, "table": None}
+    for wrong in (empty_seat, bad, "{not json", 7, over):
+        with pytest.raises((TypeError, ValueError)) as raised:
+            solve(wrong)
+        with pytest.raises((TypeError, ValueError)) as numbered:
+            solve_many([good, wrong])
+        assert type(numbered.value) is type(raised.value)
+        assert str(numbered.value) == f"position 1: {raised.value}"
+    with pytest.raises(PositionError):
+        solve_many([empty_seat])
     for threads in (0, -1, 1.5, "2", True):
         with pytest.raises(ValueError, match=re.escape(repr(threads))):
             solve_many([good], threads=threads)
@@ -1568,7 +1593,10 @@ def test_solve_many_rejects_bad_input_naming_it():
     text = json.dumps(good).encode()
     assert solve(text).value == solve(bytearray(text)).value
     # one position (or its JSON text) instead of a list: not read key by key or char by char
-    for one in (good, json.dumps(good), Position.from_json(good)):
+    from collections import UserDict
+    from types import MappingProxyType
+    for one in (good, json.dumps(good), Position.from_json(good), UserDict(good),
+                MappingProxyType(good)):
         with pytest.raises(TypeError, match="a list of positions"):
             solve_many(one)
     for not_a_list in (None, 5):        # (None gave "'NoneType' object is not iterable")
