@@ -193,21 +193,31 @@ _SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_engine", "cli_an
 
 def main(argv=None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:      # --help, --version, a usage error: written, then flushed
+        return _flushed(done.code if isinstance(done.code, int) else 2, "")
     if getattr(args, "command", None) == "moves" and args.example == bool(args.hand):
-        args.usage_error(
-            "give a HAND or --example, not both" if args.example
-            else "give a HAND (e.g. \"S3 S3 H5\") or --example")
+        try:
+            args.usage_error(
+                "give a HAND or --example, not both" if args.example
+                else "give a HAND (e.g. \"S3 S3 H5\") or --example")
+        except SystemExit as done:
+            return _flushed(done.code, args.command)
     if sys.stdout is None:      # started with stdout closed (`guandan ... >&-`)
         if sys.stderr is not None:
             print(f"guandan {args.command}: error: standard output is closed", file=sys.stderr)
         return 2
+    return _flushed(_run(args), args.command)
+
+
+def _run(args) -> int:
+    """The command's exit status, its errors reported on one line of stderr."""
     try:
         return args.func(args)
     except BrokenPipeError:
-        # the reader went away (`guandan ... | head`): stop quietly, as head's writers do;
-        # stdout goes to /dev/null so Python's exit-time flush does not complain either
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # the reader went away (`guandan ... | head`): stop quietly, as head's writers do
+        discard_stdout()
         return 0
     except (ValueError, OSError) as exc:
         print(f"guandan {args.command}: error: {one_line(exc)}", file=sys.stderr)
@@ -219,6 +229,37 @@ def main(argv=None) -> int:
         # Ctrl-C (``guandan solve`` catches its own, to print what it proved)
         print(f"guandan {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _flushed(code: int, command: str) -> int:
+    """``code`` once what is still buffered for stdout is written. A short output sits in
+    the buffer until here, so a reader that has gone away or a full disk shows only now;
+    left to the interpreter's exit, that was a two-line "Exception ignored" and status 120."""
+    try:
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        discard_stdout()
+    except OSError as exc:
+        discard_stdout()
+        if code == 0:           # (a failed command has already said what went wrong)
+            name = f"guandan {command}" if command else "guandan"
+            if sys.stderr is not None:
+                print(f"{name}: error: writing standard output: {one_line(exc)}",
+                      file=sys.stderr)
+            return 2
+    return code
+
+
+def discard_stdout() -> None:
+    """Point stdout at /dev/null, so that what is still buffered for a reader that has gone
+    away (or a full disk) is dropped quietly at exit instead of failing again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass        # (no file descriptor to point anywhere: nothing will be flushed there)
 
 
 if __name__ == "__main__":

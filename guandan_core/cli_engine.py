@@ -7,10 +7,9 @@ both exit with status 0. Bad input is answered with ``?`` and never stops the en
 
 from __future__ import annotations
 
-import os
 import sys
 
-from .cli import add_rules_option
+from .cli import add_rules_option, discard_stdout
 from .protocol import EngineProtocol
 from .rules import Rules
 
@@ -42,11 +41,7 @@ def cmd_engine(args) -> int:
         stdout.flush()
     except (BrokenPipeError, ValueError):
         # the client closed our output: keep the interpreter's final flush quiet
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, stdout.fileno())
-        except (OSError, ValueError, AttributeError):
-            pass
+        discard_stdout()
     return code
 
 

@@ -16,12 +16,15 @@ PACKAGES = Path(guandan_core.__file__).resolve().parent.parent
 
 def cli_env(drop: tuple[str, ...] = (), **extra: str) -> dict:
     """The environment for a command-line subprocess: the packages' directory first on the
-    import path, the current directory kept off it (Python 3.11+), variables in ``drop``
-    removed and ``extra`` set. Run such subprocesses in ``PACKAGES``: Python 3.10 ignores
+    import path, the current directory kept off it (Python 3.11+), stdout buffered (no
+    PYTHONUNBUFFERED), variables in ``drop`` removed and ``extra`` set. Run such subprocesses in ``PACKAGES``: Python 3.10 ignores
     ``PYTHONSAFEPATH`` and puts the current directory first, where a CMake build's tests
     would otherwise import the checkout's unbuilt packages."""
     env = dict(os.environ, PYTHONSAFEPATH="1",
                PYTHONPATH=str(PACKAGES) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # stdout buffered as a user's is: a test machine's PYTHONUNBUFFERED=1 hid that a short
+    # output reached a closed pipe or a full disk only at the interpreter's exit
+    env.pop("PYTHONUNBUFFERED", None)
     for name in drop:
         env.pop(name, None)
     env.update(extra)

@@ -231,19 +231,42 @@ def test_closed_input():
         assert (proc.returncode, proc.stdout, proc.stderr.decode()) == (code, b"", err)
 
 
-def test_output_cut_short_by_the_reader_is_not_an_error():
+_SHORT_OUTPUTS = (["solve", "--example"], ["solve", "--example", "--json"], ["classify", "S3"],
+                  ["moves", "--example"], ["--help"], ["solve", "--help"], ["--version"],
+                  ["analyze", "S3 S3 H5", "--level", "7"], ["play", "--seed", "1", "--summary"])
+
+
+@pytest.mark.parametrize("args", _SHORT_OUTPUTS, ids=" ".join)
+def test_output_cut_short_by_the_reader_is_not_an_error(args):
     """`guandan solve --example | head -1`: no error when the reader has gone away. The
-    child writes into a pipe whose read end is already closed, so its writes always fail."""
+    child writes into a pipe whose read end is already closed, so its writes always fail;
+    with stdout buffered (as a user's is), a short output fails only at the last flush,
+    which Python's exit reported as "Exception ignored ... BrokenPipeError", status 120."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "solve", "--example"],
-                              stdout=write_end, stderr=subprocess.PIPE, cwd=PACKAGES, env=cli_env(),
-                              timeout=120)
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *args],
+                              stdout=write_end, stderr=subprocess.PIPE, cwd=PACKAGES,
+                              env=cli_env(), timeout=120)
     finally:
         os.close(write_end)
     assert proc.returncode == 0
     assert proc.stderr.decode() == ""
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", _SHORT_OUTPUTS, ids=" ".join)
+def test_output_to_a_full_disk_is_one_line_of_error(args):
+    """Standard output on a full disk (/dev/full): one line on stderr and status 2, not a
+    success, a traceback or Python's "Exception ignored" at exit."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *args], stdout=full,
+                              stderr=subprocess.PIPE, cwd=PACKAGES, env=cli_env(),
+                              timeout=120)
+    lines = proc.stderr.decode().strip().splitlines()
+    assert proc.returncode == 2
+    assert len(lines) == 1 and "No space left on device" in lines[0], lines
+    assert lines[0].startswith("guandan")
 
 
 def _cpu_seconds(pid: int) -> float:
