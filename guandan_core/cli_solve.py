@@ -208,13 +208,13 @@ def cmd_solve(args) -> int:
         raise ValueError("give POSITION files (or - for stdin), or --example")
     if args.positions.count("-") > 1:
         raise ValueError("- (standard input) is given twice: it can be read only once")
+    rules = Rules.by_name(args.rules)     # (before reading: stdin may wait for a while)
     if args.example:
         labelled = [("example", EXAMPLE_POSITION)]
     else:
         labelled = []
         for path in args.positions:
             labelled += _positions_in(_read_position(path), path)
-    rules = Rules.by_name(args.rules)
     positions = []
     for label, obj in labelled:
         try:

@@ -390,3 +390,22 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
     proc = run_cli(["solve", str(tmp_path / "long.json")])
     assert_one_line_error(proc, "1,000,002 characters")
     assert len(proc.stderr) < 500
+
+
+def test_unknown_rules_are_named_before_any_position_is_read(tmp_path):
+    """--rules is checked first: with stdin still open it was read (a terminal waited for
+    input) and a bad file's error was shown instead of the bad rules name."""
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    assert_one_line_error(run_cli(["solve", str(empty), "--rules", "nope"]), "'nope'")
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "solve", "-",
+                             "--rules", "nope"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=PACKAGES, env=cli_env())
+    try:
+        proc.wait(timeout=60)       # stdin left open and empty: nothing to read yet
+        out, err = proc.stdout.read(), proc.stderr.read()
+    finally:
+        proc.kill()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            stream.close()
+    assert proc.returncode == 2 and out == b"" and b"unknown rules 'nope'" in err
