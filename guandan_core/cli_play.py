@@ -33,7 +33,10 @@ match rules are checked too: the level of each hand, tribute, resistance and ret
 leader after tribute, the finishing order, the team levels and the match winner (such a
 log must start with the first hand of a match, as ``guandan play`` writes it).
 Unreadable input (a missing file, a line that is not a JSON object, an event without its
-fields or with a field it does not have) prints one line on stderr and exits 2.
+fields or with a field it does not have, a field of the wrong JSON shape: a card that is
+no string, an action that is not a ``[type, rank, cards]`` triple of strings) prints one
+line on stderr and exits 2; what such fields say (an unknown card, an illegal move) is
+the rules' business, exit 1.
 """
 
 from __future__ import annotations
@@ -275,6 +278,23 @@ _ITEMS = {("resist", "seats"): int, ("end", "order"): int, ("end", "levels"): st
 _MATCH_EVENTS = {"tribute", "return", "resist", "end"}
 
 
+def _is_action(value) -> bool:
+    # a platform triple [type, rank, cards]; a pass may write its rank and cards as
+    # "PASS" or null (whether the triple is a move at all is the replay's check)
+    if len(value) != 3:
+        return False
+    mtype, rank, cards = value
+    return isinstance(mtype, str) and (rank is None or isinstance(rank, str)) and (
+        cards is None or isinstance(cards, str)
+        or (isinstance(cards, list) and all(isinstance(c, str) for c in cards)))
+
+
+# fields whose items have a shape of their own: a list of card lists, a platform triple
+_SHAPES = {("deal", "hands"): ("lists of card strings", lambda hands: all(
+               isinstance(h, list) and all(isinstance(c, str) for c in h) for h in hands)),
+           ("play", "action"): ("a [type, rank, cards] triple of strings", _is_action)}
+
+
 def _read_events(lines):
     """Parse JSON lines into (event number, line number, dict), and the rules its first
     event names (None without one); LogFormatError if bad."""
@@ -321,6 +341,10 @@ def _read_events(lines):
                                         for x in value):
                 raise LogFormatError(f"{where}: {ev['event']} field {name!r} holds a value of "
                                      f"a wrong type: {value!r}")
+            shape = _SHAPES.get((ev["event"], name))
+            if shape is not None and not shape[1](value):
+                raise LogFormatError(f"{where}: {ev['event']} field {name!r} is not "
+                                     f"{shape[0]}: {value!r}")
         events.append((number, line_no, ev))
     return events, logged
 

@@ -363,17 +363,32 @@ def test_replay_bad_input(tmp_path, capsys):
 
 
 def test_replay_actions_of_wrong_types_are_named(log_file, tmp_path, capsys):
-    """An action that is not [type, rank, cards] of strings is reported with the action
-    quoted, not with Python's own words about the wrong type."""
+    """An action that is not [type, rank, cards] of strings, or a dealt card that is no
+    string, is unreadable input (exit 2, the value quoted, not Python's own words about the
+    wrong type); a well-formed action or card that means nothing is a broken rule (exit 1)."""
     _, events = log_file
     i = _first(events, lambda e: e["event"] == "play" and e["action"][0] == "Single")
+    deal = _first(events, lambda e: e["event"] == "deal")
     for action, named in ((["Single", "A", 5], "5"), ([["x"], "A", ["SA"]], "['x']"),
-                          (["Single", 9, ["S9"]], "9"), (["PASS", "PASS", {}], "{}")):
+                          (["Single", 9, ["S9"]], "9"), (["PASS", "PASS", {}], "{}"),
+                          ([1, 2, 3], "[1, 2, 3]"), (["Single", "A"], "['Single', 'A']"),
+                          (["Single", "A", ["SA", 4]], "['SA', 4]")):
+        bad = [dict(e) for e in events]
+        bad[i] = dict(bad[i], action=action)
+        code, out, err = run(["replay", write(tmp_path, bad)], capsys)
+        assert code == 2 and out == "" and f"event {i + 1} " in err and named in err, err
+        assert "not a [type, rank, cards] triple of strings" in err, err
+        assert "object" not in err and "unhashable" not in err, err
+    for card in (5, None, ["S3"]):
+        bad = [dict(e) for e in events]
+        bad[deal] = dict(bad[deal], hands=[[card] + h[1:] for h in bad[deal]["hands"]])
+        code, out, err = run(["replay", write(tmp_path, bad)], capsys)
+        assert code == 2 and out == "" and "'hands' is not lists of card strings" in err, err
+    for action, named in ((["Single", "A", ["XX"]], "'XX'"), (["Bomb", "A", ["SA"]], "SA")):
         bad = [dict(e) for e in events]
         bad[i] = dict(bad[i], action=action)
         code, out, err = run(["replay", write(tmp_path, bad)], capsys)
         assert code == 1 and out.startswith(f"invalid: event {i + 1} ") and named in out, out
-        assert "object" not in out and "unhashable" not in out, out
     code, out, err = run(["replay", write(tmp_path, [dict(events[-1])])], capsys)
     assert code == 1 and out == "invalid: event 1 (line 1): end event before any deal\n"
 
