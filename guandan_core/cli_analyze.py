@@ -227,7 +227,8 @@ def register(subparsers) -> None:
                    help="cards already seen (played by anyone): not in the unseen pool")
     # (as many digits as the engine protocol's runners_up= takes)
     p.add_argument("--runners-up", type=whole_number_type("a whole number of runner-up "
-                                                          "splits, 0 or more", 0, 10 ** 18 - 1),
+                                                          "splits from 0 to 10**18 - 1", 0,
+                                                          10 ** 18 - 1),
                    default=5, metavar="N",
                    help="how many runner-up splits to show (default 5)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

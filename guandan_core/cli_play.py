@@ -96,12 +96,12 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--players", default="random,random,random,random",
                    help="four player names for seats 0..3, comma separated "
                         f"({', '.join(sorted(PLAYERS))}); default random x4")
-    p.add_argument("--hands", type=whole_number_type("a number of hands from 1 up", 1,
+    p.add_argument("--hands", type=whole_number_type("a number of hands from 1 to 999999999", 1,
                                                       999_999_999), default=1,
                    help="number of hands (default 1); a match that is won is followed by a "
                         "new one (both teams back to 2) until N hands are played")
     # (random.Random(-1) deals what 1 deals: negative seeds are refused)
-    p.add_argument("--seed", type=whole_number_type("a whole number 0 or more", 0,
+    p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
                                                      10**30 - 1), default=None,
                    help="seed for dealing and the random players, 0 or more (default: "
                         "unseeded)")

@@ -69,7 +69,9 @@ def _seconds(text: str) -> float:
     """--time-limit's value: seconds, 0 or more (inf: none), as solve() takes them."""
     value = math.inf if text == "inf" else read_seconds(text)
     if value is None:
-        raise argparse.ArgumentTypeError(f"seconds 0 or more (inf: no limit), not {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"seconds 0 or more, at most 18 digits before the point (1e30 is read; inf: no "
+            f"limit), not {text!r}")
     return value
 
 

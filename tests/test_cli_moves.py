@@ -67,10 +67,13 @@ def test_classify_names_every_reading(capsys):
     # the flag named, not solve()'s or Match's parameter
     (["solve", "--example", "--time-limit", "-1"], "argument --time-limit: seconds 0 or more"),
     (["solve", "--example", "--node-limit", "-5"], "argument --node-limit: a whole number"),
-    (["play", "--seed", "-1"], "argument --seed: a whole number 0 or more, not '-1'"),
+    (["play", "--seed", "-1"], "argument --seed: a whole number from 0 to 10**30 - 1, not '-1'"),
+    (["play", "--seed", "1" + "0" * 30], "from 0 to 10**30 - 1, not '1" + "0" * 30 + "'"),
     (["play", "--first-leader", "X9"], "argument --first-leader: random or a card such as H2"),
     (["play", "--json", "--summary"], "argument --summary: not allowed with argument --json"),
-    (["play", "--hands", "0"], "argument --hands: a number of hands from 1 up, not '0'"),
+    (["play", "--hands", "0"], "argument --hands: a number of hands from 1 to 999999999, not '0'"),
+    (["play", "--hands", "1000000000"], "from 1 to 999999999, not '1000000000'"),
+    (["solve", "--example", "--time-limit", "1" + "0" * 18], "at most 18 digits before the point"),
     (["moves", "  ", "--level", "7"], "the hand is empty"),
     (["moves", " ".join(s + r for s in "SHCD" for r in "3456789"), "--level", "7"],
      "the hand holds 28 cards; a hand holds at most 27"),
@@ -89,7 +92,8 @@ def test_classify_names_every_reading(capsys):
     (["engine", "--rules", "platform", "--rules", "standard"], "argument --rules: given twice"),
     # int() read these, the protocol's runners_up= does not
     (["analyze", "S3 S4", "--level", "7", "--runners-up", "1_0"],
-     "argument --runners-up: a whole number of runner-up splits, 0 or more, not '1_0'"),
+     "argument --runners-up: a whole number of runner-up splits from 0 to 10**18 - 1, not '1_0'"),
+    (["analyze", "S3 S4", "--level", "7", "--runners-up", "1" + "0" * 18], "to 10**18 - 1, not"),
     (["analyze", "S3 S4", "--level", "7", "--runners-up", "+1"], "not '+1'"),
     (["analyze", "S3 S4", "--level", "7", "--runners-up", "-1"], "not '-1'"),
     # an empty reading matched every reading
