@@ -17,11 +17,14 @@ fewest plays; ties are broken by
 1. the bombs: more bombs first, then the bomb powers sorted biggest first compared
    lexicographically (bigger first);
 2. the singles: fewer singles first, then the higher lowest single (card order at the
-   level, RULES sec. 2).
+   level, RULES sec. 2), then the higher second lowest, and so on.
 
-Remaining ties are broken deterministically (by the canonical order of the parts). The
-runner-up splits are the next best splits of the same size in the same order, distinct
-as multisets of ``(type, rank, cards)``.
+Remaining ties are broken deterministically, the same whatever ``runners_up`` asks for:
+each split's parts are put in order by type (the engine's order: single, pair, triple,
+...), rank, strength, then how many cards of each rank and wild cards they hold (straight
+flushes set apart last), and two splits are compared part by part from the first. The runner-up
+splits are the next best splits of the same size in the same order, distinct as
+multisets of ``(type, rank, cards)``.
 
 How it is computed (exact):
 
@@ -102,8 +105,11 @@ _FB = 5                  # bits per field in the packed rank-level state
 _GUARD = sum(1 << (_FB * f + 4) for f in range(_NF))
 _CB = 3                  # bits per card kind in the packed card-level counts
 _CGUARD = sum(1 << (_CB * k + 2) for k in range(NUM_KINDS))
-_NO_SINGLE = -1000       # "lowest single" term of a score with no single
-_EMPTY_SCORE = (0, (), 0, _NO_SINGLE)
+_NO_SINGLE = -1000       # "lowest single" term of split_score with no single
+# the search's score: (-bombs, bomb powers negated ascending, singles, single keys negated
+# descending). The whole of the singles, not only the lowest: adding the same play to
+# two completions must keep them in order, or the few kept per state miss the best
+_EMPTY_SCORE = (0, (), 0, ())
 _SF_ID0 = 1 << 20        # ids of straight flush parts, above every rank-level id
 
 
@@ -151,8 +157,19 @@ def _add_to_score(score, bomb_power, single_key):
         bombs = score[1] + (-bomb_power,)
         return (score[0] - 1, tuple(sorted(bombs)), score[2], score[3])
     if single_key is not None:
-        return (score[0], score[1], score[2] + 1, max(score[3], -single_key))
+        singles = tuple(sorted(score[3] + (-single_key,), reverse=True))
+        return (score[0], score[1], score[2] + 1, singles)
     return score
+
+
+def _full_score(moves) -> tuple:
+    # (plays,) + the search's score: split_score's order, its ties broken by the next
+    # lowest singles
+    score = _EMPTY_SCORE
+    for m in moves:
+        score = _add_to_score(score, m.key if m.is_bomb else None,
+                              m.key if m.type_id == SINGLE else None)
+    return (len(moves),) + score
 
 
 def split_score(moves: Iterable[Move]) -> tuple:
@@ -161,12 +178,8 @@ def split_score(moves: Iterable[Move]) -> tuple:
     ``(plays, -number_of_bombs, bomb powers negated ascending, number_of_singles,
     -lowest single key)``; the last term is -1000 when there is no single.
     """
-    moves = list(moves)
-    score = _EMPTY_SCORE
-    for m in moves:
-        score = _add_to_score(score, m.key if m.is_bomb else None,
-                              m.key if m.type_id == SINGLE else None)
-    return (len(moves),) + score
+    score = _full_score(list(moves))
+    return score[:4] + (score[4][0] if score[4] else _NO_SINGLE,)
 
 
 def _part_order(m: Move):
@@ -266,9 +279,13 @@ class _Solver:
         self.power = []           # bomb power or None
         self.single = []          # single key or None
         lists = [[] for _ in range(_NF)]
-        for h, l in sorted(set(zip(hi.tolist(), lo.tolist()))):
-            mtype, label, key = (h >> 20) & 15, (h >> 25) & 31, (h >> 32) - 32768
-            packed = l | ((h & 0xFFFFF) << 60)
+        # numbered by type, rank, strength, then the counts: a split's ids sorted are then
+        # its parts in that order, the last tie-break between splits
+        unique = set()
+        for h, l in set(zip(hi.tolist(), lo.tolist())):
+            unique.add(((h >> 20) & 15, (h >> 25) & 31, (h >> 32) - 32768,
+                        l | ((h & 0xFFFFF) << 60)))
+        for mtype, label, key, packed in sorted(unique):
             mid = len(self.rmoves)
             self.rmoves.append((mtype, label, key, packed))
             self.power.append(key if mtype >= STRAIGHT_FLUSH else None)
@@ -439,7 +456,9 @@ class _Solver:
             for j in range(start, len(sfs)):
                 cm, rm, _ = sfs[j]
                 if (cg - cm) & _CGUARD == _CGUARD:
-                    rec(j + 1, cards - cm, rank - rm, chosen + (j,))
+                    # from j again, not j + 1: a hand holding every card twice holds the
+                    # same straight flush twice (indices non-decreasing: each set once)
+                    rec(j, cards - cm, rank - rm, chosen + (j,))
 
         rec(0, root_cards, root_rank, ())
         return out
@@ -593,7 +612,10 @@ def best_split(hand, level, rules=None, runners_up: int = 5) -> SplitResult:
             continue
         seen.add(ident)
         splits.append(moves)
-    splits.sort(key=lambda ms: (split_score(ms), _multiset_id(ms)))
+    # stable: equal scores keep the candidates' order, which is the same whatever
+    # runners_up is (sorting ties by the cards instead made the best split depend on how
+    # many candidates runners_up let through)
+    splits.sort(key=_full_score)
     splits = [solver.with_wild_as(ms) for ms in splits[:runners_up + 1]]
     return SplitResult(splits[0], fewest, splits[1:], lvl, rules)
 

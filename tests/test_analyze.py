@@ -217,6 +217,44 @@ def test_tie_break_prefers_bombs():
     assert strs(res.runners_up[0]) == ["Pair 7: H7 H7", "ThreeWithTwo 9: S9 C9 D9 SB SB"]
 
 
+@pytest.mark.parametrize("hand, level, flush", [
+    ("H3 H3 S8 S8 S9 S9 ST ST SQ SQ", "3", "StraightFlush 8: H3 S8 S9 ST SQ"),
+    ("H3 H3 S8 S8 S9 S9 ST ST SJ SJ HR", "3", "StraightFlush 8: H3 S8 S9 ST SJ"),
+    ("H7 H7 H8 H8 HT HT HJ HJ HK HK SB", "K", "StraightFlush 7: H7 H8 HT HJ HK"),
+    ("H3 H3 H4 H4 H5 H5 H6 H6 H7 H7 SB HR", "3", "StraightFlush 4: H3 H4 H5 H6 H7"),
+    ("S3 S3 S4 S4 S5 S5 S6 S6 S7 S7", "2", "StraightFlush 3: S3 S4 S5 S6 S7")])
+def test_tie_break_the_same_straight_flush_twice(hand, level, flush):
+    """RULES sec. 1 and 4: two decks hold every straight flush twice, so a hand can play
+    the same one twice; more bombs first means both (the search chose each straight flush
+    at most once, and with a wild card in it, one copy became a plain straight)."""
+    res = best_split(hand, level)
+    assert strs(res.split)[-2:] == [flush, flush]
+    assert split_score(res.split)[1] == -2
+
+
+def test_the_best_split_does_not_depend_on_how_many_runners_up_are_asked_for():
+    """The order of splits is one order, ties included: the best split (and the runners-up
+    listed) with runners_up=k are the first of those listed with more. Keeping only the
+    best few completions of each sub-hand by the lowest single alone lost the best of
+    equal splits (ties then fell to the cards' order), so S2 H2 H2 C4 C4 SB HR at level 2
+    gave ThreeWithTwo 4 with runners_up=0 and ThreeWithTwo 2 with 5."""
+    rng = random.Random(31)
+    deck = [k for k in range(54) for _ in range(2)]
+    for _ in range(150):
+        hand = Hand.from_counts(np.bincount(rng.sample(deck, rng.randint(8, 27)),
+                                            minlength=54).astype(np.uint8))
+        level = rng.randrange(13)
+        res = best_split(hand, level, runners_up=8)
+        listed = [strs(s) for s in [res.split] + res.runners_up]
+        for k in (0, 1, 3):
+            fewer = best_split(hand, level, runners_up=k)
+            assert [strs(s) for s in [fewer.split] + fewer.runners_up] == listed[:k + 1], \
+                (str(hand), level, k)
+    pair_first = [strs(best_split("S2 H2 H2 C4 C4 SB HR", "2", runners_up=k).split)
+                  for k in (0, 5, 50)]
+    assert pair_first[0] == pair_first[1] == pair_first[2]
+
+
 def test_tie_break_more_bombs_before_bigger_bombs():
     # two four-card bombs (999+wild, 888+wild) beat one five-card bomb plus trips
     res = best_split("S9 C9 D9 S8 C8 D8 H7 H7", "7")
