@@ -250,13 +250,16 @@ class EngineProtocol:
                         # skipped to its end unread (a stream with no line breaks, such as
                         # /dev/zero, would otherwise be read until memory runs out); a
                         # comment or a blank line gets no reply, however long
-                        text, blank, rest = _stripped(line), True, line
+                        # (its first characters that are not blank: what says whether it
+                        # is a comment and what its id is, even past a megabyte of blanks)
+                        text, rest = _stripped(line), line
                         while rest:
-                            blank = blank and not _stripped(rest)
+                            if not text:
+                                text = _stripped(rest)
                             if rest.endswith("\n"):
                                 break
                             rest = stdin.readline(MAX_LINE)
-                        if not blank and not text.startswith("#"):
+                        if text and not text.startswith("#"):
                             ident = _split_command(text)[0]     # (up to MAX_LINE digits)
                             if not queue_line((ident, _TOO_LONG, None), len(ident) + 256):
                                 break

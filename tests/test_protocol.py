@@ -527,6 +527,15 @@ def test_an_over_long_line_is_refused_and_skipped(monkeypatch):
         "?4 line too long: more than 1,000 characters (skipped to its end)\n\n"
         "=5 guandan-core\n\n"
         "?6 unknown command 'frob" + "x" * 994 + "' (see list_commands)\n\n")
+    # what comes after more than MAX_LINE blanks still decides: a comment (no reply, a
+    # client counting replies fell out of step) or the id the reply carries
+    script = (" " * 2500 + "# a comment\n" + " \t" * 1500 + "12 name " + "x" * 900
+              + "\n7 name\n")
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    assert out.getvalue() == (
+        "?12 line too long: more than 1,000 characters (skipped to its end)\n\n"
+        "=7 guandan-core\n\n")
 
 
 def test_line_length_counts_no_line_break(monkeypatch):
