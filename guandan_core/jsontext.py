@@ -61,9 +61,17 @@ def parse_json(text):
     Traceback (most recent call last):
     ...
     ValueError: not valid JSON: key 'level' given twice in one object
+    >>> parse_json("9" * 5000)
+    Traceback (most recent call last):
+    ...
+    ValueError: not valid JSON: a whole number of 5,000 digits (at most 4,300)
     """
     try:
-        return json.loads(text, object_pairs_hook=_object_without_repeats)
+        return json.loads(text, object_pairs_hook=_object_without_repeats,
+                          parse_int=_whole_number)
+    except _LongNumber as exc:
+        raise ValueError(f"not valid JSON: a whole number of {exc.args[0]:,} digits (at "
+                         f"most {_MOST_DIGITS:,})") from None
     except RecursionError:
         raise ValueError("not valid JSON: nested too deeply") from None
     except _RepeatedKey as exc:
@@ -71,6 +79,20 @@ def parse_json(text):
                          "object") from None
     except ValueError as exc:       # JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"not valid JSON: {exc}") from None
+
+
+_MOST_DIGITS = 4300      # Python's own limit for int(); its error told of sys settings
+
+
+class _LongNumber(Exception):
+    # (not a ValueError, as _RepeatedKey below)
+    pass
+
+
+def _whole_number(digits: str) -> int:
+    if len(digits.lstrip("-")) > _MOST_DIGITS:
+        raise _LongNumber(len(digits.lstrip("-")))
+    return int(digits)
 
 
 class _RepeatedKey(Exception):
