@@ -626,9 +626,14 @@ class Match:
                 raise TypeError(f"player {i} is not callable: {p!r}")
         self.players = players
         self.rules = MatchRules.of(rules)
-        if isinstance(seed, bool) or (isinstance(seed, int) and seed < 0):
-            # random.Random takes an int's absolute value: -1 would deal what 1 deals
+        if isinstance(seed, np.integer):
+            seed = int(seed)            # (random.Random refuses numpy ints)
+        if not (seed is None or isinstance(seed, str) or is_whole(seed, 0)):
+            # random.Random takes an int's absolute value: -1 would deal what 1 deals;
+            # it would also take 1.5 or bytes
             raise ValueError(f"seed must be an int 0 or more, text or None, not {seed!r}")
+        if on_event is not None and not callable(on_event):
+            raise TypeError(f"on_event must be a function or None, not {on_event!r}")
         self.rng = random.Random(seed)
         self.on_event = on_event
         self.levels = [0, 0]

@@ -67,6 +67,7 @@ def _format_wild_as(value: int) -> str:
 _RECORD = struct.Struct("=BBBBh10s2s")
 _WILD_AS_TEXT = {v: _format_wild_as(v) for v in list(range(52)) + list(range(64, 77))}
 _WILD_AS_VALUE = {text: v for v, text in _WILD_AS_TEXT.items()}
+_PASS_LABEL = LABELS.index("PASS")
 _MOST_CARDS = 10        # a play has at most 10 cards (sec. 4; long sequences: sec. 9)
 
 
@@ -100,6 +101,10 @@ class Move:
         if len(self.wild_as) > len(self.kinds):
             raise MoveError(f"{len(self.wild_as)} wild readings {quoted(self.wild_as)} for "
                             f"{len(self.kinds)} card(s): each stands for one of the cards")
+        if self.type_id == PASS and (self.label != _PASS_LABEL or self.key or self.kinds):
+            # (such a "pass" would be taken as one by is_pass, and carry cards)
+            raise MoveError(f"a pass has rank label {_PASS_LABEL}, key 0 and no cards, not "
+                            f"label {self.label}, key {self.key}, cards {list(self.kinds)}")
         self._raw = None
         self._record = None
 
@@ -108,8 +113,13 @@ class Move:
     def from_record(cls, rec, *, validate: bool = True) -> "Move":
         """A Move from one MOVE_DTYPE record (a row of :func:`moves_array`, or its 18 bytes).
         ``validate``: as :meth:`from_bytes`."""
-        raw = (rec.tobytes() if hasattr(rec, "tobytes") else bytes(rec))[:_RECORD.size]
-        if len(raw) < _RECORD.size:
+        if isinstance(rec, str) or not hasattr(rec, "tobytes") and not isinstance(
+                rec, (bytes, bytearray, memoryview)):
+            raise TypeError(f"a move record is a MOVE_DTYPE row or its {_RECORD.size} bytes, "
+                            f"not {quoted(rec)}")
+        raw = rec.tobytes() if hasattr(rec, "tobytes") else bytes(rec)
+        if len(raw) != _RECORD.size:
+            # (several records are from_bytes' or from_array's: the rest was dropped)
             raise ValueError(f"a move record is {_RECORD.size} bytes, not {len(raw)}")
         return cls.from_bytes(raw, validate=validate)[0]
 
@@ -322,6 +332,7 @@ def _check_records(data: bytes) -> None:
         n, nwild, wild_as = a["ncards"], a["nwild"], a["wild_as"]
         wrong = (a["type"] > JOKER_BOMB) | (a["label"] >= len(LABELS)) \
             | (n > _MOST_CARDS) | (nwild > np.minimum(n, 2))
+        wrong |= (a["type"] == PASS) & ((a["label"] != _PASS_LABEL) | (a["key"] != 0) | (n != 0))
         wrong |= ((a["cards"] >= NUM_KINDS) & (np.arange(10) < n[:, None])).any(axis=1)
         no_reading = ((wild_as >= 52) & (wild_as < _WILD_ANY_SUIT)) \
             | (wild_as >= _WILD_ANY_SUIT + len(RANKS))
@@ -329,10 +340,11 @@ def _check_records(data: bytes) -> None:
         if wrong.any():
             bad = int(np.argmax(wrong))
     else:
-        for i, (mtype, label, n, nwild, _, cards, wild_as) in \
+        for i, (mtype, label, n, nwild, key, cards, wild_as) in \
                 enumerate(_RECORD.iter_unpack(data)):
             if mtype > JOKER_BOMB or label >= len(LABELS) or n > _MOST_CARDS \
                     or nwild > min(n, 2) or (n and max(cards[:n]) >= NUM_KINDS) \
+                    or (mtype == PASS and (label != _PASS_LABEL or key or n)) \
                     or (nwild and any(v not in _WILD_AS_TEXT for v in wild_as[:nwild])):
                 bad = i
                 break
@@ -341,7 +353,7 @@ def _check_records(data: bytes) -> None:
                         f"{bytes(data[bad * size:(bad + 1) * size]).hex(' ')}")
 
 
-Move.PASS = Move(PASS, 16, 0, ())
+Move.PASS = Move(PASS, _PASS_LABEL, 0, ())
 
 
 # ------------------------------------------------------------------ kernel calls

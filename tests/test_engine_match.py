@@ -4,7 +4,9 @@ section it checks."""
 
 import json
 import pickle
+import re
 
+import numpy as np
 import pytest
 
 from guandan_core import Hand, Move, Rules
@@ -333,9 +335,14 @@ def test_match_is_deterministic_for_a_seed():
     _, _, ev3 = _run(players(), 12, seed=8)
     assert ev3 != ev1
     # random.Random(-1) is random.Random(1): a negative seed would repeat another's deals
-    for bad in (-1, True):
-        with pytest.raises(ValueError, match=f"not {bad!r}"):
+    for bad in (-1, True, 1.5, b"x", [1]):
+        with pytest.raises(ValueError, match=re.escape(f"not {bad!r}")):
             Match(players(), seed=bad)
+    # a numpy int seeds as the same int does (random.Random refused it in its own words)
+    _, _, ev4 = _run(players(), 12, seed=np.int64(8))
+    assert ev4 == ev3
+    with pytest.raises(TypeError, match="on_event must be a function or None, not 3"):
+        Match(players(), seed=1, on_event=3)
 
 
 def test_sec8_first_hand_level_2_and_next_hand_at_winners_level():

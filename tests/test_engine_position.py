@@ -271,6 +271,16 @@ def test_sec7_constructor_checks_what_from_json_checks():
     for bogus in (Move(5, 3, 0, [12]), Move(1, 3, 0, [12, 13])):    # (fields in range)
         with pytest.raises(PositionError, match="is not a reading"):
             Position("7", hands, finished=[2], to_move=0, table=bogus, owner=1)
+    # a pass that carries cards, read from a record unchecked, is no legal pass (it was:
+    # is_pass looked at the type alone, and a Match played the hand on with it)
+    following = Position("7", hands, finished=[2], to_move=0,
+                         table=Move.from_platform(["Single", "3", ["S3"]], "7"), owner=1)
+    record = bytearray(Move.PASS.record().tobytes())
+    record[1], record[2], record[6] = 3, 1, 44          # label 3, one card: SK
+    odd = Move.from_record(bytes(record), validate=False)
+    assert odd.is_pass and not following.is_legal(odd) and following.is_legal(Move.PASS)
+    with pytest.raises(IllegalMoveError, match=r"type PASS with rank label 3 and cards \[44\]"):
+        following.push(odd)
     sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")     # read at level 2
     with pytest.raises(PositionError, match="table play Pair 7: S7 C7 is not a reading"):
         Position("7", [["SA", "CA"], ["S3"], [], ["S4"]], finished=[2], to_move=0,

@@ -154,6 +154,13 @@ def test_api_moves_from_records_in_bulk_and_one_by_one_agree(hand_level, rules):
         Move.from_bytes(arr.tobytes()[:17] if len(arr) else bytes(17))
     with pytest.raises(TypeError, match="MOVE_DTYPE array, not uint8"):
         Move.from_array(arr.view(np.uint8))          # (raw bytes would be misread)
+    # one record, not the first of several (the rest was dropped without a word)
+    if len(arr) > 1:
+        for several in (arr, arr.tobytes(), arr[0].tobytes() + b"junk"):
+            with pytest.raises(ValueError, match="a move record is 18 bytes, not"):
+                Move.from_record(several)
+    with pytest.raises(TypeError, match="MOVE_DTYPE row or its 18 bytes, not 'abcabc"):
+        Move.from_record("abc" * 6)
 
 def test_api_a_record_that_is_no_move_is_named():
     """A record with a type, label, card count, card kind or wild reading out of range is
@@ -170,6 +177,13 @@ def test_api_a_record_that_is_no_move_is_named():
             bad[offset] = value
             with pytest.raises(MoveError, match=f"move record {before} is not a move: "
                                                 f"{bytes(bad).hex(' ')}"):
+                Move.from_bytes(good * before + bytes(bad) + good)
+        # a pass record with another label, a key or cards (is_pass took it for a pass)
+        for label, key, cards in ((3, 0, b""), (16, 5, b""), (16, 0, b"\x04\x05")):
+            bad = bytearray(Move.PASS.record().tobytes())
+            bad[1], bad[2], bad[4] = label, len(cards), key
+            bad[6:6 + len(cards)] = cards
+            with pytest.raises(MoveError, match=f"move record {before} is not a move"):
                 Move.from_bytes(good * before + bytes(bad) + good)
         # what is not read is not checked: cards past ncards, readings past nwild
         unread = bytearray(good)

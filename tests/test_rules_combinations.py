@@ -240,7 +240,10 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
                           ((1, 12, 0, [3], ["Z"]), "not ('Z',)"),
                           ((1, 12, 0, [3], [["S7"]]), "not ([\'S7\'],)"),
                           ((1, 12, 0, [3], ["4", "5"]),
-                           "2 wild readings ('4', '5') for 1 card(s)")):
+                           "2 wild readings ('4', '5') for 1 card(s)"),
+                          # a "pass" with a rank or cards: is_pass took it for one
+                          ((0, 3, 0, [4, 5]), "not label 3, key 0, cards [4, 5]"),
+                          ((0, 16, 0, [4]), "cards [4]"), ((0, 16, 7, []), "key 7")):
         with pytest.raises(MoveError, match=re.escape(named)):
             Move(*fields)
     # Same cards, type and rank, another strength: a pair of 7s is below 8s at level 2 and
