@@ -169,10 +169,12 @@ class Move:
             mtype, rank, cards = triple
         except (TypeError, ValueError):
             raise MoveError(f"a move is [type, rank, cards], not {quoted(triple)}") from None
-        if mtype == "PASS":
+        if isinstance(mtype, str) and mtype == "PASS":
             # the platform writes ["PASS", "PASS", "PASS"]; None and [] are read too
-            no_cards = cards in ("PASS", None) or (isinstance(cards, (list, tuple)) and not cards)
-            if rank not in ("PASS", None) or not no_cards:
+            # (types checked before comparing: a numpy array compares element by element)
+            no_cards = cards is None or (isinstance(cards, str) and cards == "PASS") \
+                or (isinstance(cards, (list, tuple)) and not cards)
+            if not (rank is None or (isinstance(rank, str) and rank == "PASS")) or not no_cards:
                 raise MoveError(f"malformed pass {quoted(triple)}")
             return cls.PASS
         if not isinstance(mtype, str) or mtype not in _TYPE_IDS:

@@ -320,6 +320,10 @@ def test_sec4_move_from_platform_bad_reading():
     (["PASS", "PASS", ""], "''"),
     (["PASS", "PASS", 5], "5"),
     (["PASS", "A", "PASS"], "'A'"),
+    # numpy arrays compare element by element: numpy's "truth value is ambiguous" before
+    ([np.array(["S3", "S4"]), "3", ["S3"]], "array(['S3', 'S4']"),
+    (["PASS", np.array([1]), None], "array([1])"),
+    (["PASS", "PASS", np.array(["S3"])], "array(['S3']"),
 ])
 def test_sec4_move_from_platform_wrong_types_are_named(triple, named):
     """RULES 4 / 7: an action is [type, rank, cards] of strings and a list of card
