@@ -117,6 +117,9 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
     """
     if isinstance(cards, str):
         tokens = cards.replace(",", " ").split()
+    elif isinstance(cards, (bytes, bytearray, dict)):
+        # bytes would be read as numbers, a dict as its keys
+        raise TypeError(f"cards are text or card strings, not {quoted(cards)}")
     else:
         tokens = list(cards)
     return [parse_card(token) for token in tokens]
@@ -164,19 +167,27 @@ def parse_level(level: str | int) -> int:
 
 def format_rank(rank: int) -> str:
     """Rank letter of a rank index: 0 is ``"2"``, 8 is ``"T"``, 12 is ``"A"``."""
+    if not is_whole(rank, 0, 12):       # (-1 read the last rank, True the second)
+        raise LevelError(f"a rank index is a whole number 0..12, not {quoted(rank)}")
     return RANKS[rank]
 
 
 def wild_kind(level: int) -> int:
     """Kind index of the wild card at a level: the heart of the level rank."""
+    if not is_whole(level, 0, 12):      # (13 gave the big joker)
+        raise LevelError(f"level index must be 0..12, not {quoted(level)}")
     return level * 4 + 1
 
 
 def card_rank(kind: int) -> int:
     """Rank index of a suited card (13 for the small joker, 14 for the big joker)."""
+    if not is_whole(kind, 0, NUM_KINDS - 1):
+        raise CardError(f"not a card kind index: {quoted(kind)}")
     return kind >> 2 if kind < 52 else kind - 39
 
 
 def card_suit(kind: int) -> int:
     """Suit index of a suited card, -1 for a joker."""
+    if not is_whole(kind, 0, NUM_KINDS - 1):
+        raise CardError(f"not a card kind index: {quoted(kind)}")
     return kind & 3 if kind < 52 else -1

@@ -18,6 +18,7 @@ from typing import Iterable
 
 import numpy as np
 
+from .usertext import quoted
 from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_cards, is_whole,
                     parse_cards, parse_level)
 
@@ -30,6 +31,7 @@ def hand_batch(hands) -> np.ndarray:
     """Many hands as one C-contiguous ``uint8[N, 54]`` count array (the batch entry
     points' input), each count 0, 1 or 2 (RULES sec. 1); a CardError naming the first
     row and card that are not, rather than a silent wrap to uint8."""
+    _no_bools(hands, "hands")
     try:
         array = np.asarray(hands)
     except ValueError as exc:       # (rows of different lengths)
@@ -110,7 +112,8 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     kinds_attr = getattr(cards, "kinds", None)
     if kinds_attr is not None:  # a Move
         cards = kinds_attr
-    if isinstance(cards, np.ndarray) and cards.shape == (NUM_KINDS,):
+    if isinstance(cards, np.ndarray) and cards.shape == (NUM_KINDS,) \
+            and not _holds_text(cards):
         _check_counts(cards, what, lambda at: what)
         return cards.astype(np.uint8)
     if isinstance(cards, str):
@@ -122,10 +125,10 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
             items = list(cards)
         except TypeError:
             raise TypeError(f"{what}: cards are text, card strings, card kinds, a Hand or a "
-                            f"Move, not {cards!r}") from None
+                            f"Move, not {quoted(cards)}") from None
         if items and all(isinstance(x, (int, np.integer)) for x in items):
             if any(isinstance(x, bool) for x in items):
-                raise CardError(f"{what}: True/False is not a card: {items!r}")
+                raise CardError(f"{what}: True/False is not a card: {quoted(items)}")
             kinds = [int(x) for x in items]
             for k in kinds:
                 if not 0 <= k < NUM_KINDS:
@@ -146,6 +149,24 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     return counts
 
 
+def _holds_text(array: np.ndarray) -> bool:
+    # 54 card strings are cards, not counts (only numbers are counts)
+    return array.dtype.kind in "US" or (
+        array.dtype.kind == "O" and any(isinstance(x, str) for x in array))
+
+
+def _no_bools(counts, name: str) -> None:
+    """A CardError for a True/False among counts given as (nested) lists: numpy would
+    make it a 1 in an int array, where it can no longer be told apart."""
+    if isinstance(counts, (list, tuple)):
+        for row in counts:
+            if isinstance(row, (list, tuple)):
+                if any(type(x) is bool for x in row):
+                    raise CardError(f"{name}: True/False is not a card count")
+            elif type(row) is bool:
+                raise CardError(f"{name}: True/False is not a card count")
+
+
 class Hand:
     """An immutable multiset of cards over a documented ``uint8[54]`` count array.
 
@@ -163,15 +184,20 @@ class Hand:
     @classmethod
     def from_counts(cls, counts) -> "Hand":
         """A Hand from 54 counts (0, 1 or 2 each, in card kind order)."""
+        _no_bools(counts, "counts")
         array = np.asarray(counts)
-        if array.shape != (NUM_KINDS,):
+        if array.shape != (NUM_KINDS,) or _holds_text(array):
             raise CardError(f"counts must be {NUM_KINDS} numbers (one per card kind), not "
-                            f"{counts!r}")
+                            f"{quoted(counts)}")
         return cls(array)
 
     @property
     def counts(self) -> np.ndarray:
-        return self._counts
+        # a read-only view of a read-only array: its writeable flag cannot be set again
+        # (on the owning array it could, and a changed hand would keep its old hash)
+        view = self._counts.view()
+        view.flags.writeable = False
+        return view
 
     @property
     def rank_counts(self) -> np.ndarray:
@@ -247,7 +273,7 @@ def player_hand(cards, what: str = "the hand") -> "Hand":
     """
     hand = Hand(cards)
     if len(hand) == 0:
-        raise CardError(f"{what} is empty ({cards!r})" if isinstance(cards, str)
+        raise CardError(f"{what} is empty ({quoted(cards)})" if isinstance(cards, str)
                         else f"{what} is empty")
     if len(hand) > MAX_HAND:
         raise CardError(f"{what} holds {len(hand)} cards; a hand holds at most {MAX_HAND}")

@@ -4,7 +4,11 @@ RecursionError, and which would otherwise escape the error handling as a crash) 
 given twice in one object (which ``json`` would settle silently by keeping the last)."""
 
 import json
+import math
+import os
 import sys
+
+from .usertext import quoted
 
 __all__ = ["parse_json", "read_text", "MAX_INPUT_BYTES"]
 
@@ -19,6 +23,11 @@ def read_text(path: str) -> str:
     or larger than ``MAX_INPUT_BYTES`` (``/dev/zero`` would otherwise be read until memory
     runs out).
     """
+    if not isinstance(path, (str, os.PathLike)):
+        # (an int would be opened as that file descriptor, and closed)
+        raise TypeError(f"a file is named by a path, not {path!r}")
+    if "\x00" in os.fspath(path):       # (open() says "embedded null byte", not which file)
+        raise ValueError(f"cannot read {quoted(str(path))}: a file name holds no NUL")
     try:
         if path == "-":
             if sys.stdin is None:
@@ -28,7 +37,7 @@ def read_text(path: str) -> str:
             with open(path, "rb") as stream:
                 data = _read_capped(stream, path)
     except OSError as exc:
-        raise ValueError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+        raise ValueError(f"cannot read {quoted(str(path))}: {exc.strerror or exc}") from None
     try:
         return data.decode("utf-8-sig")     # a byte-order mark, as some editors write, is read
     except UnicodeDecodeError as exc:
@@ -61,6 +70,10 @@ def parse_json(text):
     Traceback (most recent call last):
     ...
     ValueError: not valid JSON: key 'level' given twice in one object
+    >>> parse_json('[1.5, NaN]')
+    Traceback (most recent call last):
+    ...
+    ValueError: not valid JSON: NaN is not a JSON value
     >>> parse_json("9" * 5000)
     Traceback (most recent call last):
     ...
@@ -68,10 +81,13 @@ def parse_json(text):
     """
     try:
         return json.loads(text, object_pairs_hook=_object_without_repeats,
-                          parse_int=_whole_number)
+                          parse_int=_whole_number, parse_float=_finite_number,
+                          parse_constant=_no_constant)
     except _LongNumber as exc:
         raise ValueError(f"not valid JSON: a whole number of {exc.args[0]:,} digits (at "
                          f"most {_MOST_DIGITS:,})") from None
+    except _NotJson as exc:
+        raise ValueError(f"not valid JSON: {exc.args[0]}") from None
     except RecursionError:
         raise ValueError("not valid JSON: nested too deeply") from None
     except _RepeatedKey as exc:
@@ -87,6 +103,23 @@ _MOST_DIGITS = 4300      # Python's own limit for int(); its error told of sys s
 class _LongNumber(Exception):
     # (not a ValueError, as _RepeatedKey below)
     pass
+
+
+class _NotJson(Exception):
+    # what Python's json module reads beyond JSON: NaN, Infinity, numbers too large for a
+    # float (not a ValueError, as above)
+    pass
+
+
+def _no_constant(name: str):
+    raise _NotJson(f"{name} is not a JSON value")
+
+
+def _finite_number(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotJson(f"the number {quoted(text)} is too large")
+    return value
 
 
 def _whole_number(digits: str) -> int:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .usertext import quoted
+
 __all__ = ["Rules", "RulesError", "PRESET_NAMES"]
 
 
@@ -36,7 +38,8 @@ class Rules:
     def __post_init__(self):
         for name in ("sf_is_bomb", "sf_wild_any_suit", "long_sequences"):
             if not isinstance(getattr(self, name), bool):
-                raise RulesError(f"{name} must be True or False, not {getattr(self, name)!r}")
+                raise RulesError(f"{name} must be True or False, not "
+                                 f"{quoted(getattr(self, name))}")
 
     @classmethod
     def of(cls, rules) -> "Rules":
@@ -75,7 +78,7 @@ class Rules:
             return cls(**_PRESETS[name])
         except (KeyError, TypeError):       # TypeError: a name that is not hashable
             raise RulesError(
-                f"unknown rules {name!r} (known: {', '.join(PRESET_NAMES)})") from None
+                f"unknown rules {quoted(name)} (known: {', '.join(PRESET_NAMES)})") from None
 
     def replace(self, **changes) -> "Rules":
         return replace(self, **changes)

@@ -3,6 +3,7 @@
 import json
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -409,3 +410,17 @@ def test_unknown_rules_are_named_before_any_position_is_read(tmp_path):
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             stream.close()
     assert proc.returncode == 2 and out == b"" and b"unknown rules 'nope'" in err
+
+
+def test_read_text_names_the_file_it_cannot_read(tmp_path):
+    """A file name with a NUL (open() said "embedded null byte", naming no file) and a
+    name that is no path (an int was opened as that file descriptor, then closed)."""
+    from guandan_core.jsontext import read_text
+    with pytest.raises(ValueError, match=r"cannot read 'a\\x00b': a file name holds no NUL"):
+        read_text("a\x00b")
+    for bad in (3, b"x.json", None):
+        with pytest.raises(TypeError, match=re.escape(f"a file is named by a path, not {bad!r}")):
+            read_text(bad)
+    path = tmp_path / "p.json"
+    path.write_text('{"a": 1}')
+    assert read_text(path) == read_text(str(path)) == '{"a": 1}'

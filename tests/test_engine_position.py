@@ -138,6 +138,15 @@ def test_sec7_json_structure_errors():
         Position.from_json(dict(good, tabel=None))
     with pytest.raises(PositionError, match="not valid JSON"):
         Position.from_json("{level: 2")
+    # what Python's json reads beyond JSON is refused by name, and a number too long for
+    # int() is named as such (Python's words told of sys.set_int_max_str_digits)
+    text = json.dumps(good)
+    for value, named in (("NaN", "NaN is not a JSON value"),
+                         ("-Infinity", "-Infinity is not a JSON value"),
+                         ("1e999", "the number '1e999' is too large"),
+                         ("9" * 5000, "a whole number of 5,000 digits (at most 4,300)")):
+        with pytest.raises(PositionError, match=re.escape(f"not valid JSON: {named}")):
+            Position.from_json(text.replace('"to_move": 0', f'"to_move": {value}'))
     with pytest.raises(PositionError, match="JSON object"):
         Position.from_json("[1, 2]")
     with pytest.raises(PositionError, match="table"):

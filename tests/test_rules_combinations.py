@@ -129,6 +129,42 @@ def test_sec1_counts_view_is_read_only():
     assert int(h.counts[12]) == 2 and int(h.counts[52]) == 1
     with pytest.raises(ValueError):
         h.counts[0] = 1
+    # nor made writable again: the owning array's flag could be set back, and the hand
+    # then changed under its hash
+    kept = {h}
+    with pytest.raises(ValueError, match="WRITEABLE"):
+        h.counts.flags.writeable = True
+    assert h in kept and str(h) == "S5 S5 SB"
+
+
+def test_sec1_cards_counts_and_card_helpers_are_told_apart_and_checked():
+    """RULES 1: 54 card strings in a numpy array are cards (they were taken for counts and
+    refused); True among counts given as a list is no count (numpy made it a 1); the card
+    and rank helpers refuse what is no card or rank (-1 read the ace, 13 the big joker's
+    kind) and card text given as bytes or a dict is a TypeError."""
+    from guandan_core.cards import (card_rank, card_suit, format_card, format_rank,
+                                    parse_cards, wild_kind)
+    from guandan_core.hand import hand_batch
+    deck = [format_card(k) for k in range(54)]
+    for cards in (np.array(deck), np.array(deck, dtype=object)):
+        assert Hand(cards) == Hand(deck) and len(Hand(cards)) == 54
+    with pytest.raises(CardError, match="counts must be 54 numbers"):
+        Hand.from_counts(np.array(deck))
+    for counts in ([True] + [0] * 53, [[0] * 54, [True] + [0] * 53]):
+        with pytest.raises(CardError, match="True/False is not a card count"):
+            (hand_batch if isinstance(counts[0], list) else Hand.from_counts)(counts)
+    assert Hand.from_counts([1] + [0] * 53) == Hand("S2")
+    for call, bad, error in ((format_rank, -1, LevelError), (format_rank, True, LevelError),
+                             (format_rank, 13, LevelError), (wild_kind, 13, LevelError),
+                             (card_rank, 60, CardError), (card_suit, -1, CardError),
+                             (card_rank, 2.0, CardError)):
+        with pytest.raises(error, match=re.escape(f"{bad!r}") + "$"):
+            call(bad)
+    assert (format_rank(np.int64(12)), wild_kind(np.int64(5)), card_rank(53),
+            card_suit(52)) == ("A", 21, 14, -1)
+    for bad in (b"H7", {"H7": 1}):
+        with pytest.raises(TypeError, match=re.escape(f"not {bad!r}")):
+            parse_cards(bad)
 
 
 def test_sec1_rank_counts_and_suit_masks():
