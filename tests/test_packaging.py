@@ -5,8 +5,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
-
 from cli_process import PACKAGES, ROOT, cli_env, run_python
 
 
