@@ -95,7 +95,7 @@ from .moves import (SINGLE, STRAIGHT, STRAIGHT_FLUSH, Move, MoveError, checked_r
 from .rules import Rules
 
 __all__ = ["SplitResult", "Bomb", "ControlInfo", "best_split", "list_bombs", "control",
-           "analyze", "split_score", "MAX_HAND"]
+           "analyze", "split_score", "unseen_pool", "MAX_HAND"]
 
 DECK = np.full(NUM_KINDS, 2, dtype=np.uint8)   # 108 cards: every kind twice
 

@@ -21,8 +21,8 @@ import numpy as np
 try:
     import numba
 except ImportError as exc:      # an optional dependency: only this module needs it
-    raise ImportError("guandan_core.batch needs numba: pip install 'guandan-core[batch]' "
-                      f"(or pip install numba) ({exc})") from exc
+    raise ImportError("guandan_core.batch needs numba: pip install '.[batch]' in the "
+                      f"checkout, or pip install numba ({exc})") from exc
 
 from .cards import NUM_KINDS, format_cards, is_whole
 from .hand import hand_batch, level_batch

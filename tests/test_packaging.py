@@ -33,7 +33,8 @@ def test_numba_is_an_extra_that_only_the_batch_layer_imports():
 def test_batch_without_numba_says_how_to_get_it():
     done = run_python("import sys; sys.modules['numba'] = None; import guandan_core.batch")
     assert done.returncode == 1
-    assert "guandan_core.batch needs numba: pip install 'guandan-core[batch]'" in done.stderr
+    assert ("guandan_core.batch needs numba: pip install '.[batch]' in the checkout, or pip "
+            "install numba") in done.stderr
 
 
 def test_a_source_tree_without_its_extension_says_so(tmp_path):
