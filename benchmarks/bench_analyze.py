@@ -30,6 +30,8 @@ def _per_hand(benchmark, func):
         return next(hands), {}
 
     benchmark.pedantic(func, setup=setup, rounds=len(HANDS), iterations=1, warmup_rounds=0)
+    if benchmark.stats is None:
+        return          # --benchmark-disable: run once, as a check that it runs
     data = np.array(benchmark.stats.stats.data) * 1000.0
     summary = {"median_ms": float(np.median(data)), "p95_ms": float(np.percentile(data, 95)),
                "max_ms": float(data.max()), "hands": len(data)}

@@ -13,6 +13,8 @@ from guandan_core.hand import to_counts
 
 
 def _per_hand(benchmark, count):
+    if benchmark.stats is None:
+        return          # --benchmark-disable: run once, as a check that it runs
     stats = benchmark.stats.stats
     benchmark.extra_info["us_per_hand_mean"] = round(stats.mean / count * 1e6, 2)
     benchmark.extra_info["us_per_hand_min"] = round(stats.min / count * 1e6, 2)
@@ -88,4 +90,6 @@ def test_classify(benchmark, hand_set):
         return sum(len(classify(c, lvl)) for c, lvl in plays)
 
     benchmark(run)
-    benchmark.extra_info["us_per_classify"] = round(benchmark.stats.stats.mean / len(plays) * 1e6, 2)
+    if benchmark.stats is not None:     # (None under --benchmark-disable)
+        benchmark.extra_info["us_per_classify"] = round(
+            benchmark.stats.stats.mean / len(plays) * 1e6, 2)

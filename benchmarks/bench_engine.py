@@ -30,6 +30,8 @@ HANDS_PER_ROUND = 50
 def _rate(benchmark, count, unit):
     """Rates from the mean and from the fastest round (the latter is steadier on a
     busy machine)."""
+    if benchmark.stats is None:
+        return          # --benchmark-disable: run once, as a check that it runs
     stats = benchmark.stats.stats
     benchmark.extra_info[unit] = round(count / stats.mean, 1)
     benchmark.extra_info[unit + "_best_round"] = round(count / stats.min, 1)

@@ -5,6 +5,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from cli_process import PACKAGES, ROOT, cli_env, run_python
 
 
@@ -53,3 +55,20 @@ def test_a_source_tree_without_its_extension_says_so(tmp_path):
     assert "guandan_core's compiled extension (_kernels) is not built in" in last
     assert str(tmp_path / "guandan_core") in last and "build it there" in last
     assert "circular import" not in done.stderr
+
+
+def test_the_benchmarks_run():
+    """benchmarks/ is not part of the pass/fail of the suite (its figures are measured, not
+    asserted), but its code must run: each benchmark once, on 3 positions a set, timing
+    off (--benchmark-disable). They had rotted once without a word: a summary read the
+    timing statistics, which are None when timing is off."""
+    pytest.importorskip("pytest_benchmark")
+    benches = sorted((ROOT / "benchmarks").glob("bench_*.py"))
+    if not benches:
+        pytest.skip("no benchmarks/ beside these tests (a build tree's copy)")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--benchmark-disable", *map(str, benches)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600,
+                          env=cli_env(GUANDAN_BENCH_POSITIONS="3"))
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout.splitlines()[-1] and "skipped" not in done.stdout
