@@ -194,7 +194,13 @@ _SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_engine", "cli_an
 def main(argv=None) -> int:
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # named under the sub-command they were given to (argparse names the top level)
+            command = getattr(args, "command", None)
+            name = f"guandan {command}" if command else "guandan"
+            parser.exit(2, f"{name}: error: unrecognized arguments: {' '.join(extra)} "
+                           f"(see {name} --help)\n")
     except SystemExit as done:      # --help, --version, a usage error: written, then flushed
         return _flushed(done.code if isinstance(done.code, int) else 2, "")
     if getattr(args, "command", None) == "moves" and args.example == bool(args.hand):

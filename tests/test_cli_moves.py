@@ -83,6 +83,10 @@ def test_classify_names_every_reading(capsys):
     (["classify", "S5 S5 S5", "--level", "7"], "S5 more than twice"),
     (["solve", "--example", "--time-limit", "x"], "'x'"),
     (["bogus"], "'bogus'"),
+    # named under the sub-command they were given to (it said "guandan: error: ...")
+    (["solve", "--example", "--bogus"],
+     "guandan solve: error: unrecognized arguments: --bogus (see guandan solve --help)"),
+    (["classify", "S3", "S4"], "guandan classify: error: unrecognized arguments: S4"),
     # an option given twice was the last one silently (the engine protocol refuses it)
     (["solve", "--example", "--at-least", "1", "--at-least", "2"],
      "argument --at-least: given twice (1 and 2): give it once"),
