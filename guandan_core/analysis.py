@@ -281,10 +281,8 @@ class _Solver:
         lists = [[] for _ in range(_NF)]
         # numbered by type, rank, strength, then the counts: a split's ids sorted are then
         # its parts in that order, the last tie-break between splits
-        unique = set()
-        for h, l in set(zip(hi.tolist(), lo.tolist())):
-            unique.add(((h >> 20) & 15, (h >> 25) & 31, (h >> 32) - 32768,
-                        l | ((h & 0xFFFFF) << 60)))
+        unique = {((h >> 20) & 15, (h >> 25) & 31, (h >> 32) - 32768, l | ((h & 0xFFFFF) << 60))
+                  for h, l in zip(hi.tolist(), lo.tolist())}
         for mtype, label, key, packed in sorted(unique):
             mid = len(self.rmoves)
             self.rmoves.append((mtype, label, key, packed))

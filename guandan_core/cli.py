@@ -196,9 +196,9 @@ def main(argv=None) -> int:
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:
-            # named under the sub-command they were given to (argparse names the top level)
-            command = getattr(args, "command", None)
-            name = f"guandan {command}" if command else "guandan"
+            # named under the sub-command they were given to (argparse names the top
+            # level); there is one, or argparse would have stopped already
+            name = f"guandan {args.command}"
             parser.exit(2, f"{name}: error: unrecognized arguments: {' '.join(extra)} "
                            f"(see {name} --help)\n")
     except SystemExit as done:      # --help, --version, a usage error: written, then flushed

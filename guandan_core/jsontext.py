@@ -123,8 +123,9 @@ def _finite_number(text: str) -> float:
 
 
 def _whole_number(digits: str) -> int:
-    if len(digits.lstrip("-")) > _MOST_DIGITS:
-        raise _LongNumber(len(digits.lstrip("-")))
+    count = len(digits.lstrip("-"))
+    if count > _MOST_DIGITS:
+        raise _LongNumber(count)
     return int(digits)
 
 

@@ -705,7 +705,7 @@ class Position:
             raise IllegalMoveError(f"not a Move: {quoted(move)}")
         seat = self._to_move
         if move.is_pass:
-            if move.kinds or move.label != Move.PASS.label:
+            if move != Move.PASS:
                 # (only a record read with validate=False can make one)
                 raise IllegalMoveError(f"a move of type PASS with rank label {move.label} and "
                                        f"cards {list(move.kinds)} is no pass")
