@@ -1,0 +1,297 @@
+"""Imperfect information: deal the hidden hands at random, solve each deal, count.
+
+A seat sees its own hand, the table and how many cards every other seat holds, but not
+which: the cards it does not see are one pool, shared out among the other seats. This
+module deals that pool at random (the seat's own hand, the table, the finishing order and
+every seat's number of cards kept), solves each deal exactly with every move scored, and
+counts, for every move of the seat to move, the values it reached over the deals: the
+usual "perfect-information Monte Carlo" analysis of card-game programs. The deals depend
+only on what the seat sees and on the seed, so a seed gives the same deals, and the solver
+being exact, the same answer, whatever the threads.
+
+>>> from solver.sampling import sample_deals, solve_sampled
+>>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
+...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],
+...             "to_move": 0, "table": None}
+>>> deals = sample_deals(position, 3, seed=7)
+>>> [d.hand(0).cards() for d in deals] == [["S5", "H5", "SJ"]] * 3
+True
+>>> result = solve_sampled(position, 20, seed=7, threads=1)
+>>> result.solved, str(result.best)
+(20, 'Pair 5: S5 H5')
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from guandan_core.cards import NUM_KINDS, format_cards, is_whole
+from guandan_core.hand import to_counts
+from guandan_core.match import Observation
+from guandan_core.moves import Move
+from guandan_core.position import OUTCOMES, Position
+from guandan_core.usertext import quoted
+
+from .batch import solve_many
+from .search import DEFAULT_TABLE_BITS, Stop, _solvable
+
+__all__ = ["sample_deals", "solve_sampled", "SampledResult", "SampledMove", "hidden_pool"]
+
+_DECK = np.full(NUM_KINDS, 2, dtype=np.int64)     # 108 cards: every kind twice
+
+
+@dataclass(frozen=True)
+class _View:
+    """What one seat sees: everything of a position but who holds which hidden card."""
+    level: int
+    rules: object
+    seat: int
+    own: np.ndarray            # the seat's hand (uint8[54])
+    hidden: tuple              # ((seat, number of cards), ...) of the other seats holding cards
+    pool: np.ndarray           # the hidden cards (int64[54]), held between those seats
+    finished: tuple
+    to_move: int | None
+    table: Move | None
+    owner: int | None
+
+
+def _view_of_position(position: Position, seat: int) -> _View:
+    hidden = tuple((s, n) for s, n in enumerate(position.cards_left) if s != seat and n > 0)
+    pool = sum((position.counts(s).astype(np.int64) for s, _ in hidden),
+               np.zeros(NUM_KINDS, dtype=np.int64))
+    return _View(position.level, position.rules, seat, position.counts(seat), hidden, pool,
+                 position.finished, position.to_move, position.table, position.owner)
+
+
+def _view_of_observation(obs: Observation) -> _View:
+    # unseen: the two decks but the seat's hand and every card played so far this hand
+    # (a tribute moved cards between hands, not out of them)
+    seen = obs.counts.astype(np.int64)
+    for _, move in obs.history:
+        if not move.is_pass:
+            seen = seen + move.counts()
+    pool = _DECK - seen
+    if pool.min() < 0:
+        raise ValueError("observation: its hand and its history's plays hold more than two "
+                         f"copies of {' '.join(format_cards(np.flatnonzero(pool < 0)))}")
+    hidden = tuple((s, int(n)) for s, n in enumerate(obs.cards_left) if s != obs.seat and n > 0)
+    if sum(n for _, n in hidden) != int(pool.sum()):
+        raise ValueError(f"observation: the other seats hold {sum(n for _, n in hidden)} cards "
+                         f"(cards_left {obs.cards_left}) but {int(pool.sum())} are unseen: an "
+                         "observation of a whole hand (108 cards dealt) is needed")
+    return _View(obs.level, obs.rules, obs.seat, obs.counts, hidden, pool, obs.finished,
+                 obs.seat, obs.table, obs.table_owner)
+
+
+def _view(position, seat, rules) -> _View:
+    if isinstance(position, Observation):
+        if rules is not None:
+            raise ValueError("rules given with an Observation, which keeps its own")
+        if seat is not None and seat != position.seat:
+            raise ValueError(f"seat {seat!r} given with an Observation of seat {position.seat}")
+        return _view_of_observation(position)
+    pos = _solvable(position, rules)
+    if seat is None:
+        seat = pos.to_move
+    elif not is_whole(seat, 0, 3):
+        raise ValueError(f"seat must be a seat 0..3, not {quoted(seat)}")
+    return _view_of_position(pos, int(seat))
+
+
+def hidden_pool(position, seat=None, rules=None) -> np.ndarray:
+    """The cards ``seat`` (default: the seat to move) does not see, as counts
+    (``uint8[54]``): every other seat's hand together. ``position``: a Position, its JSON
+    or an :class:`~guandan_core.match.Observation` (then the two decks but the seat's
+    hand and the cards played this hand).
+
+    >>> from guandan_core import Hand
+    >>> p = {"level": "2", "hands": [["S5"], ["S3"], [], ["HR"]], "finished": [2],
+    ...      "to_move": 0, "table": None}
+    >>> Hand.from_counts(hidden_pool(p)).cards()
+    ['S3', 'HR']
+    """
+    return _view(position, seat, rules).pool.astype(np.uint8)
+
+
+def _rng(seed) -> random.Random:
+    # random.Random, as a Match deals with: its stream is the same from one Python
+    # version to the next, so a seed names the same deals wherever it runs
+    if isinstance(seed, random.Random):
+        return seed
+    if seed is not None and not is_whole(seed, 0):
+        raise ValueError(f"seed must be a whole number >= 0, None or a random.Random, "
+                         f"not {quoted(seed)}")
+    return random.Random(None if seed is None else int(seed))
+
+
+def _pinned(view: _View, known) -> dict:
+    """``known`` (seat -> cards that seat is known to hold) checked against the view."""
+    if known is None:
+        return {}
+    if not isinstance(known, Mapping):
+        raise TypeError(f"known must map seats to the cards they are known to hold, "
+                        f"not {quoted(known)}")
+    sizes = dict(view.hidden)
+    out, total = {}, np.zeros(NUM_KINDS, dtype=np.int64)
+    for s, cards in known.items():
+        if not is_whole(s, 0, 3) or int(s) not in sizes:
+            raise ValueError(f"known: {quoted(s)} is not a seat whose hand is hidden from "
+                             f"seat {view.seat} (those are {sorted(sizes)})")
+        counts = to_counts(cards, f"known cards of seat {s}").astype(np.int64)
+        if counts.sum() > sizes[int(s)]:
+            raise ValueError(f"known: seat {s} holds {sizes[int(s)]} cards, not the "
+                             f"{counts.sum()} given")
+        out[int(s)] = counts
+        total += counts
+    over = np.flatnonzero(total > view.pool)
+    if len(over):
+        raise ValueError(f"known: {' '.join(format_cards(over))} is not among the cards "
+                         f"hidden from seat {view.seat} (or not that many times)")
+    return out
+
+
+def sample_deals(position, n: int, seed=None, seat=None, known=None,
+                 rules=None) -> list[Position]:
+    """``n`` positions that ``seat`` (default: the seat to move) cannot tell from
+    ``position``: its own hand, the table, the finishing order and every seat's number of
+    cards kept, the other hands dealt at random from the cards it does not see.
+
+    ``position``: a Position or its JSON (the other hands are read only as the pool
+    of hidden cards: which of them holds what is ignored), or an
+    :class:`~guandan_core.match.Observation` of a match (then the seat is its seat and the
+    hidden cards are those not in its hand and not played this hand). ``seed``: a whole
+    number (the same deals every time, on any machine), None (fresh ones) or a
+    ``random.Random`` (which the deals then draw from, as ``Match`` deals do).
+    ``known``: ``{seat: cards}``, cards a seat is known to hold (a tribute it received,
+    say), dealt to it in every deal. Each is one particular card: when the other copy of
+    it is hidden too, that copy is dealt at random like any other card. The rest is as if
+    the hidden cards were shuffled and dealt: every order of them (the two copies of a
+    card told apart) equally likely.
+    """
+    return _deals(_view(position, seat, rules), n, seed, known)
+
+
+def _deals(view: _View, n, seed, known) -> list[Position]:
+    if not is_whole(n, 0):
+        raise ValueError(f"n must be a whole number of deals >= 0, not {quoted(n)}")
+    pinned = _pinned(view, known)
+    rng = _rng(seed)
+    free = view.pool - sum(pinned.values(), np.zeros(NUM_KINDS, dtype=np.int64))
+    # the free cards in a fixed order (kinds ascending), so that the deals depend only on
+    # what the seat sees and the seed, not on how the given position happened to share them
+    cards = np.repeat(np.arange(NUM_KINDS), free).tolist()
+    out = []
+    for _ in range(int(n)):
+        shuffled = cards[:]
+        rng.shuffle(shuffled)
+        shuffled = np.array(shuffled, dtype=np.int64)
+        hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
+        hands[view.seat] = view.own.astype(np.uint8)
+        start = 0
+        for s, size in view.hidden:
+            fixed = pinned.get(s)
+            take = size - (0 if fixed is None else int(fixed.sum()))
+            counts = np.bincount(shuffled[start:start + take], minlength=NUM_KINDS)
+            if fixed is not None:
+                counts = counts + fixed
+            hands[s] = counts.astype(np.uint8)
+            start += take
+        out.append(Position(view.level, hands, view.finished, view.to_move, view.table,
+                            view.owner, view.rules))
+    return out
+
+
+@dataclass
+class SampledMove:
+    """One move (with the moves equivalent to it) over the deals: how often it reached
+    each value, for the team of the seat to move."""
+    move: Move
+    values: dict                   # {value: deals}, every value of OUTCOMES
+    best: int                      # deals where this move reaches that deal's value
+    equivalent: list = field(default_factory=list)
+
+    @property
+    def mean(self) -> float | None:
+        deals = sum(self.values.values())
+        return sum(v * k for v, k in self.values.items()) / deals if deals else None
+
+    def to_json(self) -> dict:
+        out = {"move": self.move.to_platform(), "mean": self.mean, "best": self.best,
+               "values": {f"{v:+d}": k for v, k in self.values.items()}}
+        if self.equivalent:
+            out["equivalent"] = [m.to_platform() for m in self.equivalent]
+        return out
+
+
+@dataclass
+class SampledResult:
+    """What :func:`solve_sampled` found: ``moves`` best first (highest mean value, then
+    the most deals where the move is best, then the order of ``legal_moves()``)."""
+    moves: list                    # [SampledMove, ...]
+    samples: int                   # deals made
+    solved: int                    # deals solved exactly, the ones counted
+    nodes: int
+    seconds: float = field(compare=False)
+
+    @property
+    def best(self) -> Move | None:
+        return self.moves[0].move if self.moves and self.solved else None
+
+    def to_json(self) -> dict:
+        return {"best": None if self.best is None else self.best.to_platform(),
+                "samples": self.samples, "solved": self.solved,
+                "moves": [m.to_json() for m in self.moves], "nodes": self.nodes,
+                "seconds": self.seconds}
+
+
+def solve_sampled(position, n: int, seed=None, known=None, threads: int | None = None,
+                  time_limit: float | None = None, node_limit: int | None = None,
+                  table_bits: int = DEFAULT_TABLE_BITS, max_table_bits: int | None = None,
+                  stop: Stop | None = None, rules=None) -> SampledResult:
+    """Every move of the seat to move, valued over ``n`` random deals of the hands it
+    cannot see (:func:`sample_deals`, with ``seed`` and ``known``), each deal solved
+    exactly with every move scored (:func:`solver.solve_many`, ``threads`` at a time).
+
+    ``time_limit`` / ``node_limit`` apply to each deal; a deal they stop before every
+    move has its value is left out of the counts (``solved`` says how many were counted).
+    """
+    start = time.perf_counter()
+    view = _view(position, None, rules)        # (the seat to move's, an Observation's)
+    deals = _deals(view, n, seed, known)
+    results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,
+                         node_limit=node_limit, table_bits=table_bits,
+                         max_table_bits=max_table_bits, pv=False, stop=stop)
+    groups = None       # [(move, equivalent)] in legal_moves() order, the same every deal
+    order = {}          # move -> its place among the legal moves
+    tallies, bests = [], []
+    solved = nodes = 0
+    for deal, result in zip(deals, results):
+        if result is None:
+            continue            # (stop was set before this deal started)
+        nodes += result.nodes
+        if not result.exact or any(s.value is None for s in result.moves):
+            continue
+        if groups is None:
+            order = {m: i for i, m in enumerate(deal.legal_moves())}
+            scores = sorted(result.moves, key=lambda s: order[s.move])
+            groups = [(s.move, list(s.equivalent)) for s in scores]
+            tallies = [dict.fromkeys(sorted(OUTCOMES, reverse=True), 0) for _ in groups]
+            bests = [0] * len(groups)
+        value_of = {}
+        for s in result.moves:
+            for m in (s.move, *s.equivalent):
+                value_of[m] = s.value
+        for i, (move, _) in enumerate(groups):
+            v = value_of[move]
+            tallies[i][v] += 1
+            bests[i] += v == result.value
+        solved += 1
+    moves = [SampledMove(move, tallies[i], bests[i], eq) for i, (move, eq) in
+             enumerate(groups or [])]
+    moves.sort(key=lambda m: (-m.mean, -m.best, order[m.move]))
+    return SampledResult(moves, int(n), solved, nodes, time.perf_counter() - start)

@@ -1,0 +1,260 @@
+"""Deals of the hidden hands (solver.sampling) and moves valued over them.
+
+Cross-checked against brute force: every way of sharing a small pool among the hidden seats
+is enumerated and each must come up about equally often; the values counted over the deals
+are recomputed move by move with the plain minimax of tests/reference_minimax.py.
+"""
+
+import itertools
+import math
+import pickle
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from guandan_core import Hand
+from guandan_core.cards import CardError
+from guandan_core.match import Match
+from guandan_core.players import RandomPlayer
+from guandan_core.position import OUTCOMES, Position, PositionError
+from reference_minimax import minimax, random_position
+from solver.sampling import SampledResult, hidden_pool, sample_deals, solve_sampled
+
+FOUR_SEATS = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
+                                      ["C6", "CQ"], ["S4", "SK", "D6"]],
+              "finished": [], "to_move": 0, "table": None}
+
+
+def _seen_by(pos: Position, seat: int) -> tuple:
+    """Everything of a position the seat sees: its hand, every seat's card count, the
+    table, who went out, whose turn, the level and the rules; and the hidden cards as one
+    pool."""
+    pool = sum(pos.counts(s).astype(int) for s in range(4) if s != seat)
+    return (pos.counts(seat).tobytes(), pos.cards_left, pos.table, pos.owner, pos.finished,
+            pos.to_move, pos.level, pos.rules, tuple(pool))
+
+
+def test_a_deal_keeps_what_the_seat_sees():
+    rng = random.Random(11)
+    checked = 0
+    while checked < 60:
+        pos = random_position(rng, max_cards=6)
+        if pos is None or pos.is_over:
+            continue
+        seat = rng.randrange(4)         # (a seat already out sees every other hand's count too)
+        for deal in sample_deals(pos, 5, seed=checked, seat=seat):
+            assert _seen_by(deal, seat) == _seen_by(pos, seat)
+            # a whole position: it reads back from its JSON
+            assert Position.from_json(deal.to_json(), pos.rules) == deal
+        checked += 1
+
+
+def test_the_same_seed_gives_the_same_deals_whatever_the_hidden_hands_were():
+    # the same pool shared another way among seats 1, 2 and 3
+    other = dict(FOUR_SEATS, hands=[["S5", "H5", "SJ"], ["CQ", "SK", "D6"],
+                                    ["S3", "HA"], ["S4", "C6", "D7"]])
+    a = sample_deals(FOUR_SEATS, 30, seed=4)
+    assert a == sample_deals(other, 30, seed=4) == sample_deals(FOUR_SEATS, 30, seed=4)
+    assert a != sample_deals(FOUR_SEATS, 30, seed=5)
+    assert len(set(a)) > 10
+    # a random.Random is drawn from: two calls on one go on where the first stopped
+    rng = random.Random(4)
+    assert sample_deals(FOUR_SEATS, 10, seed=rng) + sample_deals(FOUR_SEATS, 20, seed=rng) == a
+    assert sample_deals(FOUR_SEATS, 0, seed=1) == []
+    # deals pickle (for worker processes) and compare equal to their copies
+    assert pickle.loads(pickle.dumps(a)) == a
+
+
+def _deal_odds(pos: Position, seat: int, known: dict) -> dict:
+    """Brute force: the chance of each deal (the hidden seats' hands) when the hidden cards,
+    the two copies of a card told apart, are shared out in every order equally likely, and
+    each known card is one particular copy (the first), which its seat holds."""
+    hidden = [s for s in range(4) if s != seat and pos.cards_left[s] > 0]
+    pool = [k for s in hidden for k in Hand.from_counts(pos.counts(s)).kinds()]
+    copies = [(k, pool[:i].count(k)) for i, k in enumerate(pool)]     # (kind, copy)
+    pinned = {(k, 0): s for s, cards in known.items() for k in Hand(cards).kinds()}
+    odds = Counter()
+    for perm in itertools.permutations(copies):
+        hands, start = {}, 0
+        for s in hidden:
+            hands[s] = perm[start:start + pos.cards_left[s]]
+            start += pos.cards_left[s]
+        if all(card in hands[s] for card, s in pinned.items()):
+            odds[tuple(tuple(sorted(k for k, _ in hands[s])) for s in hidden)] += 1
+    total = sum(odds.values())
+    return {deal: n / total for deal, n in odds.items()}
+
+
+@pytest.mark.parametrize("known", [{}, {3: ["SK"]}, {1: "SK", 2: "S3"}, {2: "C6 D7"}])
+def test_every_deal_is_as_likely_as_dealing_the_cards_at_random(known):
+    # seven hidden cards, three of them twice: a deal where one seat holds both copies of
+    # a card has one way of happening for the two ways of the copies apart
+    pos = Position.from_json(dict(FOUR_SEATS, hands=[["S5", "H5"], ["S3", "SK", "D7"],
+                                                      ["C6", "SK"], ["S3", "D7"]]))
+    hidden = [1, 2, 3]
+    odds = _deal_odds(pos, 0, known)
+    n = 20_000
+    seen = Counter(tuple(tuple(Hand.from_counts(d.counts(s)).kinds()) for s in hidden)
+                   for d in sample_deals(pos, n, seed=3, known=known))
+    assert set(seen) <= set(odds)
+    # each deal's count is binomial(n, p): within 5 standard deviations
+    for deal, p in odds.items():
+        assert abs(seen[deal] - n * p) < 5 * math.sqrt(n * p * (1 - p)) + 1, (deal, seen[deal], n * p)
+
+
+def test_known_cards_are_dealt_to_their_seat():
+    for deal in sample_deals(FOUR_SEATS, 40, seed=1, known={3: "SK D7", 2: ["HA"]}):
+        assert Counter(deal.hand(3).cards()) >= Counter(["SK", "D7"])
+        assert "HA" in deal.hand(2).cards()
+
+
+@pytest.mark.parametrize("known, message", [
+    ({0: "S5"}, "0 is not a seat whose hand is hidden"),
+    ({4: "S3"}, "4 is not a seat"),
+    ({1: "S9"}, "S9 is not among the cards hidden"),
+    ({1: "S3 S3"}, "S3 is not among the cards hidden"),
+    ({1: "S3 HA D7 SK"}, "seat 1 holds 3 cards, not the 4 given"),
+    ({1: "XX"}, "XX"),
+    ([(1, "S3")], "known must map seats"),
+])
+def test_bad_known_cards_are_named(known, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        sample_deals(FOUR_SEATS, 3, seed=1, known=known)
+
+
+def test_a_finished_seat_stays_empty_and_is_never_dealt_to():
+    pos = dict(FOUR_SEATS, hands=[["S5", "H5", "SJ"], [], ["C6", "CQ"], ["S4", "SK", "D6"]],
+               finished=[1])
+    for deal in sample_deals(pos, 20, seed=2):
+        assert deal.cards_left == (3, 0, 2, 3) and deal.finished == (1,)
+    with pytest.raises(ValueError, match="1 is not a seat whose hand is hidden"):
+        sample_deals(pos, 1, known={1: "S4"})
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(n=-1), ValueError, "n must be a whole number of deals >= 0, not -1"),
+    (dict(n=2.5), ValueError, "not 2.5"),
+    (dict(n=True), ValueError, "not True"),
+    (dict(n=1, seed=-3), ValueError, "seed must be .* not -3"),
+    (dict(n=1, seed="7"), ValueError, "not '7'"),
+    (dict(n=1, seat=5), ValueError, "seat must be a seat 0..3, not 5"),
+])
+def test_bad_arguments_are_named(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        sample_deals(FOUR_SEATS, **kwargs)
+
+
+def test_a_bad_or_finished_position_is_refused():
+    with pytest.raises(PositionError, match="missing key"):
+        sample_deals({"level": "2"}, 1)
+    with pytest.raises(ValueError, match="already over"):
+        sample_deals(dict(FOUR_SEATS, hands=[[], ["S3"], [], ["S4"]], finished=[0, 2],
+                          to_move=None), 1)
+    with pytest.raises(TypeError):
+        sample_deals(42, 1)
+
+
+def test_a_match_observation_is_dealt_from_the_unseen_cards():
+    """Mid-hand in a real match (tribute, wild cards, plays made): the deals drawn from an
+    Observation keep its seat's hand and the table, and share out exactly the cards the
+    other seats really hold between them."""
+    checked = []
+
+    def watcher(obs):
+        true = match.position
+        if len(obs.history) in (0, 7, 30) or (obs.table is not None and len(checked) < 6):
+            pool = hidden_pool(obs)
+            assert np.array_equal(pool, hidden_pool(true, obs.seat))
+            for deal in sample_deals(obs, 3, seed=len(checked)):
+                assert _seen_by(deal, obs.seat) == _seen_by(true, obs.seat)
+            checked.append(len(obs.history))
+        return rnd(obs)
+
+    rnd = RandomPlayer(9)
+    match = Match([watcher] * 4, seed=12)
+    match.play(3)           # the later hands have tribute
+    assert len(checked) > 12
+
+
+def test_an_observation_refuses_other_rules_or_seats():
+    seen = []
+    match = Match([lambda obs: seen.append(obs) or obs.legal_moves[-1]] * 4, seed=1)
+    match.play_hand()
+    obs = seen[5]
+    with pytest.raises(ValueError, match="rules given with an Observation"):
+        sample_deals(obs, 1, rules="platform")
+    with pytest.raises(ValueError, match=f"seat {(obs.seat + 1) % 4} given with an "
+                                         f"Observation of seat {obs.seat}"):
+        sample_deals(obs, 1, seat=(obs.seat + 1) % 4)
+
+
+def _reference_tallies(deals) -> dict:
+    """Per legal move of the mover: how many deals gave it each value (team of the mover),
+    by plain minimax over every move of every deal."""
+    tallies = {}
+    memo = {}       # (keyed by the whole state: shared by the deals safely)
+    for deal in deals:
+        sign = 1 if deal.to_move % 2 == 0 else -1
+        for move in deal.legal_moves():
+            child = deal.play(move)
+            v = sign * minimax(child, [400_000], memo)
+            tallies.setdefault(move, Counter())[v] += 1
+    return tallies
+
+
+def test_move_values_over_deals_agree_with_plain_minimax():
+    rng = random.Random(21)
+    checked = 0
+    while checked < 25:
+        pos = random_position(rng, max_cards=4)
+        if pos is None or pos.is_over:
+            continue
+        seed = rng.randrange(1000)
+        result = solve_sampled(pos, 6, seed=seed, threads=rng.choice([1, 2]))
+        reference = _reference_tallies(sample_deals(pos, 6, seed=seed))
+        assert result.samples == result.solved == 6
+        got = {}
+        for m in result.moves:
+            for move in (m.move, *m.equivalent):
+                got[move] = Counter({v: k for v, k in m.values.items() if k})
+            assert set(m.values) == set(OUTCOMES) and sum(m.values.values()) == 6
+        assert got == reference
+        # best first: the highest mean, then the most deals where the move is best
+        keys = [(-m.mean, -m.best) for m in result.moves]
+        assert keys == sorted(keys)
+        checked += 1
+
+
+def test_best_counts_the_deals_where_a_move_keeps_the_value():
+    deals = sample_deals(FOUR_SEATS, 20, seed=7)
+    memo = {}
+    reference = [{move: minimax(d.play(move), [10**6], memo) for move in d.legal_moves()}
+                 for d in deals]        # (seat 0 moves: team-0 values are the mover's)
+    result = solve_sampled(FOUR_SEATS, 20, seed=7, threads=2)
+    for m in result.moves:
+        assert m.best == sum(1 for r in reference if r[m.move] == max(r.values()))
+        assert m.values == {v: sum(1 for r in reference if r[m.move] == v) for v in OUTCOMES}
+    assert str(result.best) == "Pair 5: S5 H5"
+    assert [str(m.move) for m in result.moves] == ["Pair 5: S5 H5", "Single 5: S5",
+                                                   "Single J: SJ"]
+
+
+def test_the_answer_is_the_same_whatever_the_threads():
+    one = solve_sampled(FOUR_SEATS, 12, seed=5, threads=1)
+    two = solve_sampled(FOUR_SEATS, 12, seed=5, threads=2)
+    assert one.moves == two.moves and one.solved == two.solved == 12
+    assert isinstance(one, SampledResult)
+    out = one.to_json()
+    assert out["best"] == ["Pair", "5", ["S5", "H5"]] and out["samples"] == 12
+    assert [m["move"] for m in out["moves"]] == [m.move.to_platform() for m in one.moves]
+    assert out["moves"][0]["values"] == {f"{v:+d}": k for v, k in one.moves[0].values.items()}
+
+
+def test_deals_a_limit_stops_are_left_out():
+    result = solve_sampled(FOUR_SEATS, 6, seed=5, node_limit=3, threads=1)
+    assert result.samples == 6 and result.solved < 6
+    assert all(sum(m.values.values()) == result.solved for m in result.moves)
+    if result.solved == 0:
+        assert result.moves == [] and result.best is None
