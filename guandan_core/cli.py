@@ -188,7 +188,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # modules that add sub-commands with a register(subparsers) function
-_SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_engine", "cli_analyze"]
+_SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_sample", "cli_engine",
+                                   "cli_analyze"]
 
 
 def main(argv=None) -> int:

@@ -2,8 +2,10 @@
 importing the packages this test run imports."""
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import guandan_core
@@ -50,3 +52,33 @@ def assert_one_line_error(proc, message: str) -> None:
     assert proc.returncode == 2 and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+
+
+def cpu_seconds(pid: int) -> float:
+    """A process's CPU time so far, from /proc (Linux)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def interrupted_cli(args, busy_seconds: float = 2.0) -> tuple:
+    """``guandan ARGS`` given Ctrl-C (SIGINT) once it has used ``busy_seconds`` of CPU
+    time, so surely while it searches; (the finished process, its stdout, its stderr,
+    seconds from the signal to its end). Linux only (reads /proc)."""
+    # as a terminal would start it: a test run in the background (CI) ignores SIGINT, and
+    # a child inherits an ignored signal
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=PACKAGES, env=cli_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        give_up = time.monotonic() + 60
+        while cpu_seconds(proc.pid) < busy_seconds:
+            assert proc.poll() is None and time.monotonic() < give_up
+            time.sleep(0.05)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    return proc, out, err, time.monotonic() - sent

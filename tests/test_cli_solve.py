@@ -4,14 +4,13 @@ import json
 import os
 import random
 import re
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
-from cli_process import PACKAGES, ROOT, assert_one_line_error, cli_env, run_cli, run_python
+from cli_process import (PACKAGES, ROOT, assert_one_line_error, cli_env, interrupted_cli, run_cli,
+                         run_python)
 from guandan_core.cli import main
 from guandan_core.cli_solve import EXAMPLE_POSITION
 
@@ -234,7 +233,8 @@ def test_closed_input():
 
 _SHORT_OUTPUTS = (["solve", "--example"], ["solve", "--example", "--json"], ["classify", "S3"],
                   ["moves", "--example"], ["--help"], ["solve", "--help"], ["--version"],
-                  ["analyze", "S3 S3 H5", "--level", "7"], ["play", "--seed", "1", "--summary"])
+                  ["analyze", "S3 S3 H5", "--level", "7"], ["play", "--seed", "1", "--summary"],
+                  ["sample", "--example", "--deals", "2"])
 
 
 @pytest.mark.parametrize("args", _SHORT_OUTPUTS, ids=" ".join)
@@ -270,13 +270,6 @@ def test_output_to_a_full_disk_is_one_line_of_error(args):
     assert lines[0].startswith("guandan")
 
 
-def _cpu_seconds(pid: int) -> float:
-    """A process's CPU time so far, from /proc (Linux)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
     """Ctrl-C during a long solve: the search stops at once (it runs without the GIL, on a
@@ -288,24 +281,8 @@ def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
     from guandan_core.position import Position
     path = tmp_path / "deal.json"
     path.write_text(Position(7, deal(random.Random(3)), to_move=0).to_json_str())
-    # as a terminal would start it: a test run in the background (CI) ignores SIGINT, and
-    # a child inherits an ignored signal
-    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "solve", str(path)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=PACKAGES, env=cli_env(),
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    try:
-        # searching for sure: more CPU time than starting up takes
-        give_up = time.monotonic() + 60
-        while _cpu_seconds(proc.pid) < 2.0:
-            assert proc.poll() is None and time.monotonic() < give_up
-            time.sleep(0.05)
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert time.monotonic() - sent < 10
+    proc, out, err, seconds = interrupted_cli(["solve", str(path)])
+    assert seconds < 10
     assert proc.returncode == 130 and err == "guandan solve: interrupted\n"
     assert "(Ctrl-C stopped the search)" in out and "best move found: " in out
 

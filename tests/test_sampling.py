@@ -15,7 +15,6 @@ import numpy as np
 import pytest
 
 from guandan_core import Hand
-from guandan_core.cards import CardError
 from guandan_core.match import Match
 from guandan_core.players import RandomPlayer
 from guandan_core.position import OUTCOMES, Position, PositionError

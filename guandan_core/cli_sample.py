@@ -1,0 +1,136 @@
+"""``guandan sample``: every move of the seat to move valued over random deals of the hands
+it cannot see (``solver.solve_sampled``)."""
+
+from __future__ import annotations
+
+import json
+
+from .cards import format_rank
+from .cli import add_rules_option, whole_number_type
+from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, _seconds
+from .usertext import quoted
+
+
+def _known(text: str) -> dict:
+    """--known's value: ``SEAT:CARDS`` parts separated by ``;`` ("3:SK D7; 1:HA")."""
+    from .hand import Hand
+
+    out = {}
+    for part in text.split(";"):
+        seat, colon, cards = part.partition(":")
+        seat = seat.strip()
+        if not colon or seat not in ("0", "1", "2", "3"):
+            raise ValueError(f"--known: {quoted(part.strip())} is not SEAT:CARDS (a seat 0..3, "
+                             "a colon, the cards; parts separated by ';')")
+        if int(seat) in out:
+            raise ValueError(f"--known: seat {seat} is given twice")
+        try:
+            out[int(seat)] = Hand(cards).cards()
+        except ValueError as exc:       # (a CardError: an unknown card, a third copy)
+            raise ValueError(f"--known: seat {seat}: {exc}") from None
+    return out
+
+
+def _print_sampled(pos, result, seed, known) -> None:
+    seat = pos.to_move
+    team = "0+2" if seat % 2 == 0 else "1+3"
+    turn = "on lead" if pos.on_lead else f"to beat seat {pos.owner}'s {pos.table}"
+    print(f"position: level {format_rank(pos.level)}, seat {seat} {turn}")
+    for s in range(4):
+        n = pos.cards_left[s]
+        shown = pos.hand(s) if s == seat else (f"{n} cards, hidden" if n else "(out)")
+        print(f"  seat {s}: {shown}")
+    for s, cards in sorted(known.items()):
+        print(f"  seat {s} is known to hold {' '.join(cards)}")
+    print(f"deals: {result.samples} (seed {seed}), the hidden cards shared out at random; "
+          f"{result.solved} solved")
+    if result.solved < result.samples:
+        print(f"  ({result.samples - result.solved} not counted: a limit stopped them before "
+              "every move had its value)")
+    if result.moves:
+        print(f"moves, values for team {team} (best: deals where the move keeps that deal's "
+              "value):")
+        print("     mean    best" + "".join(f"{v:>4}" for v in ("+3", "+2", "+1", "-1", "-2", "-3"))
+              + "  move")
+        for m in result.moves:
+            same = ("   (the same with " + ", ".join(" ".join(e.cards) for e in m.equivalent)
+                    + ")") if m.equivalent else ""
+            best = f"{m.best}/{result.solved}"
+            print(f"  {m.mean:+7.2f} {best:>7}" + "".join(f"{k:>4}" for k in m.values.values())
+                  + f"  {m.move}{same}")
+        print(f"best move: {result.best}")
+    print(f"nodes: {result.nodes}, time: {result.seconds:.3f} s")
+
+
+def cmd_sample(args) -> int:
+    from solver.sampling import solve_sampled
+
+    from .position import Position
+    from .rules import Rules
+
+    if args.example == (args.position is not None):
+        raise ValueError("give a POSITION file (or - for stdin) or --example, not both"
+                         if args.example else "give a POSITION file (or - for stdin), or --example")
+    rules = Rules.by_name(args.rules)     # (before reading: stdin may wait for a while)
+    known = _known(args.known) if args.known is not None else {}
+    if args.example:
+        label, obj = "example", EXAMPLE_POSITION
+    else:
+        found = _positions_in(_read_position(args.position), args.position)
+        if len(found) != 1:
+            raise ValueError(f"{args.position!r} holds {len(found)} positions: "
+                             "guandan sample takes one")
+        label, obj = found[0]
+    try:
+        pos = Position.from_parsed_json(obj, rules)
+    except ValueError as exc:
+        raise ValueError(f"{label!r}: {exc}") from None
+    if pos.is_over:
+        raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
+    result = solve_sampled(pos, args.deals, seed=args.seed, known=known or None,
+                           threads=args.threads, time_limit=args.time_limit,
+                           node_limit=args.node_limit)
+    if args.json:
+        print(json.dumps({"seed": args.seed, **result.to_json()}))
+    else:
+        _print_sampled(pos, result, args.seed, known)
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "sample", help="value the moves of the seat to move over random deals of the hands "
+                       "it cannot see",
+        description="Every move of the seat to move, valued over random deals of the cards it "
+                    "cannot see: its own hand, the table, the finishing order and every seat's "
+                    "number of cards are kept, the other hands are dealt again at random from "
+                    "their cards together, and each deal is solved exactly with every move "
+                    "scored. The other hands of POSITION are read only as those cards: which "
+                    "seat holds which does not matter, only how many each holds.")
+    p.add_argument("position", nargs="?", metavar="POSITION",
+                   help="position JSON file (RULES sec. 7), - for stdin")
+    p.add_argument("--example", action="store_true",
+                   help="the built-in 4 x 6 endgame of guandan solve --example, from seat 0")
+    p.add_argument("--deals", metavar="N", default=20,
+                   type=whole_number_type("a whole number of deals from 1 to 1000000", 1,
+                                          1_000_000),
+                   help="deals to solve (default 20)")
+    p.add_argument("--seed", metavar="S", default=0,
+                   type=whole_number_type("a whole number from 0 to 2**63 - 1", 0, 2**63 - 1),
+                   help="the deals' seed: the same seed gives the same deals and answer "
+                        "(default 0)")
+    p.add_argument("--known", metavar="SEAT:CARDS",
+                   help="cards a hidden seat is known to hold, dealt to it every time (a "
+                        "tribute it received): \"3:SK D7\", several as \"3:SK; 1:HA\"")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--time-limit", type=_seconds, metavar="S",
+                   help="seconds per deal; a deal it stops is not counted")
+    p.add_argument("--node-limit", metavar="N",
+                   type=whole_number_type("a whole number of nodes from 0 to 2**63 - 1",
+                                          0, 2**63 - 1),
+                   help="nodes per deal; a deal it stops is not counted")
+    p.add_argument("--threads", type=whole_number_type("a whole number of threads from 1 to "
+                                                         "9999", 1, 9999),
+                   help="deals solved at once (default: every core)")
+    add_rules_option(p)
+    p.set_defaults(func=cmd_sample)

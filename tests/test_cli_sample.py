@@ -1,0 +1,94 @@
+"""guandan sample on the command line: moves valued over random deals of the hidden hands."""
+
+import json
+import random
+import sys
+
+import pytest
+
+from cli_process import assert_one_line_error, interrupted_cli, run_cli
+from guandan_core.cli import main
+from guandan_core.cli_solve import EXAMPLE_POSITION
+from solver.sampling import solve_sampled
+
+SMALL = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"], ["C6", "CQ"],
+                                 ["S4", "SK", "D6"]], "finished": [], "to_move": 0,
+         "table": None}
+
+
+def test_the_json_answer_is_solve_sampled_s(tmp_path, capsys):
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(SMALL))
+    assert main(["sample", str(path), "--json", "--deals", "12", "--seed", "3",
+                 "--known", "3:SK; 1:HA", "--threads", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = solve_sampled(SMALL, 12, seed=3, known={3: "SK", 1: "HA"}).to_json()
+    assert out["seed"] == 3
+    for key in ("best", "samples", "solved", "moves", "nodes"):
+        assert out[key] == expected[key], key
+    assert out["samples"] == out["solved"] == 12
+    assert sum(out["moves"][0]["values"].values()) == 12
+
+
+def test_the_example_in_text(capsys):
+    """The built-in position, every move with its mean and its count of each value."""
+    assert main(["sample", "--example", "--deals", "4"]) == 0
+    out = capsys.readouterr().out
+    expected = solve_sampled(EXAMPLE_POSITION, 4, seed=0)
+    assert "seat 1: 6 cards, hidden" in out and "seat 0: C5 D6 H7 C7 C8 D9" in out
+    assert "deals: 4 (seed 0)" in out and "4 solved" in out
+    assert f"best move: {expected.best}" in out
+    rows = [line.split() for line in out.splitlines() if "/4" in line]
+    assert len(rows) == len(expected.moves)
+    for row, m in zip(rows, expected.moves):
+        assert float(row[0]) == pytest.approx(m.mean, abs=0.005)
+        assert row[1] == f"{m.best}/4" and [int(x) for x in row[2:8]] == list(m.values.values())
+        assert " ".join(row[8:]).startswith(str(m.move))
+
+
+def test_a_limit_that_stops_deals_is_reported(capsys):
+    assert main(["sample", "--example", "--deals", "3", "--node-limit", "10",
+                 "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "0 solved" in out and "3 not counted: a limit stopped them" in out
+    assert "best move" not in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--example", "--known", "3:SK; 3:D4"], "--known: seat 3 is given twice"),
+    (["--example", "--known", "5:SK"], "--known: '5:SK' is not SEAT:CARDS"),
+    (["--example", "--known", "SK"], "--known: 'SK' is not SEAT:CARDS"),
+    (["--example", "--known", "1:XX"], "--known: seat 1: unknown card 'XX'"),
+    (["--example", "--known", "0:C5"], "0 is not a seat whose hand is hidden from seat 0"),
+    (["--example", "--known", "1:S3"], "S3 is not among the cards hidden from seat 0"),
+    (["--example", "--deals", "0"], "--deals: a whole number of deals from 1 to 1000000"),
+    (["--example", "--seed", "-1"], "--seed: a whole number from 0 to 2**63 - 1"),
+    (["--example", "--rules", "house"], "house"),
+    ([], "give a POSITION file (or - for stdin), or --example"),
+    (["--example", "pos.json"], "not both"),
+])
+def test_bad_input_is_one_line(args, message):
+    assert_one_line_error(run_cli(["sample", *args]), message)
+
+
+def test_a_bad_position_from_stdin_is_named():
+    proc = run_cli(["sample", "-"], stdin=json.dumps(dict(SMALL, to_move=7)))
+    assert_one_line_error(proc, "'-': ")
+    proc = run_cli(["sample", "-"], stdin=json.dumps([SMALL, SMALL]))
+    assert_one_line_error(proc, "holds 2 positions: guandan sample takes one")
+    over = dict(SMALL, hands=[[], ["S3"], [], ["S4"]], finished=[0, 2], to_move=None)
+    assert_one_line_error(run_cli(["sample", "-"], stdin=json.dumps(over)), "already over")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_ctrl_c_ends_it_at_once(tmp_path, threads):
+    """Ctrl-C while whole 27-card deals are being solved (far beyond any time allowed):
+    the searches stop within moments, one line on stderr, status 130."""
+    from guandan_core.match import deal
+    from guandan_core.position import Position
+    path = tmp_path / "deal.json"
+    path.write_text(Position(7, deal(random.Random(3)), to_move=0).to_json_str())
+    proc, out, err, seconds = interrupted_cli(["sample", str(path), "--threads", threads])
+    assert seconds < 10
+    assert (proc.returncode, out, err) == (130, "", "guandan sample: interrupted\n")
