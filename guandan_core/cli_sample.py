@@ -8,27 +8,15 @@ import json
 from .cards import format_rank
 from .cli import add_rules_option, whole_number_type
 from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, _seconds
-from .usertext import quoted
 
 
 def _known(text: str) -> dict:
-    """--known's value: ``SEAT:CARDS`` parts separated by ``;`` ("3:SK D7; 1:HA")."""
-    from .hand import Hand
-
-    out = {}
-    for part in text.split(";"):
-        seat, colon, cards = part.partition(":")
-        seat = seat.strip()
-        if not colon or seat not in ("0", "1", "2", "3"):
-            raise ValueError(f"--known: {quoted(part.strip())} is not SEAT:CARDS (a seat 0..3, "
-                             "a colon, the cards; parts separated by ';')")
-        if int(seat) in out:
-            raise ValueError(f"--known: seat {seat} is given twice")
-        try:
-            out[int(seat)] = Hand(cards).cards()
-        except ValueError as exc:       # (a CardError: an unknown card, a third copy)
-            raise ValueError(f"--known: seat {seat}: {exc}") from None
-    return out
+    """--known's value (see :func:`solver.sampling.parse_known`)."""
+    from solver.sampling import parse_known
+    try:
+        return parse_known(text)
+    except ValueError as exc:
+        raise ValueError(f"--known: {exc}") from None
 
 
 def _print_sampled(pos, result, seed, known) -> None:

@@ -77,6 +77,12 @@ def _stripped(line: str) -> str:
     return line.replace("\t", " ").strip(_BLANKS)
 
 
+_MAX_DEALS = 1_000_000      # sample's deals, as guandan sample --deals
+
+# the commands that search, which a `stop` line ends
+_STOPPABLE = ("solve", "sample")
+
+
 def _new_stop():
     """A :class:`solver.Stop` for a solve read ahead, None without the solver."""
     try:
@@ -147,6 +153,7 @@ class EngineProtocol:
             "play": self.cmd_play,
             "undo": self.cmd_undo,
             "solve": self.cmd_solve,
+            "sample": self.cmd_sample,
             "clear_table": self.cmd_clear_table,
             "analyze": self.cmd_analyze,
             "stop": self.cmd_stop,
@@ -272,7 +279,7 @@ class EngineProtocol:
                     # `stop x` and `quit x` are refused when handled: they do nothing. A
                     # `quit` does not stop the solves before it: a command file ending in
                     # quit, read ahead while its first solve runs, is answered whole
-                    if name == "solve":
+                    if name in _STOPPABLE:
                         stop = _new_stop()
                         with lock:
                             unanswered.append(stop)
@@ -304,7 +311,7 @@ class EngineProtocol:
                     reply = self.handle(line, emit) if name is not _TOO_LONG \
                         else self._refuse_long_line(line)
                 finally:
-                    if name == "solve":
+                    if name in _STOPPABLE:
                         with lock:
                             unanswered.remove(self._stop)
                     self._stop = None
@@ -529,6 +536,47 @@ class EngineProtocol:
             info(_info(("scored", scored), ("nodes", result.nodes),
                        ("time", round(time.perf_counter() - start, 6))))
         return json.dumps(result.to_json())
+
+    def cmd_sample(self, args, info):
+        """The seat to move's moves valued over random deals of the hands it cannot see
+        (``solver.solve_sampled``); the reply is ``guandan sample --json``'s object."""
+        options = {"deals": 20, "seed": 0, "known": None, "time": None, "nodes": None}
+        seen: set = set()
+        for token in _split_args(args, "sample"):
+            key, eq, value = token.partition("=")
+            if not eq or key not in options:
+                raise ProtocolError(f"sample: unknown option {token!r} (usage: sample "
+                                    "[deals=N] [seed=S] [known=SEAT:CARDS;...] [time=S] "
+                                    "[nodes=N])")
+            _once(seen, key, "sample")
+            if key == "known":
+                from solver.sampling import parse_known
+                try:
+                    options[key] = parse_known(value)
+                except ValueError as exc:
+                    raise ProtocolError(f"sample: known: {exc}") from None
+            elif key == "time":
+                options[key] = read_seconds(value)
+                if options[key] is None:
+                    raise ProtocolError(f"sample: time must be a number of seconds, 0 or "
+                                        f"more, not {value!r}")
+            else:
+                options[key] = read_count(value)
+                low, high = (1, _MAX_DEALS) if key == "deals" else (0, 10**18 - 1)
+                if options[key] is None or not low <= options[key] <= high:
+                    raise ProtocolError(f"sample: {key} must be a whole number from {low} to "
+                                        f"{high:,}, not {value!r}")
+        pos = self._need_position()
+        if pos.is_over:
+            raise ProtocolError("the hand is over: nothing to sample")
+        try:
+            from solver.sampling import solve_sampled
+        except ImportError as exc:
+            raise ProtocolError(f"the solver is not available: {exc}") from None
+        result = solve_sampled(pos, options["deals"], seed=options["seed"],
+                               known=options["known"], time_limit=options["time"],
+                               node_limit=options["nodes"], stop=self._stop)
+        return json.dumps({"seed": options["seed"], **result.to_json()})
 
     def cmd_analyze(self, args, info):
         hand_parts = []

@@ -31,18 +31,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from guandan_core.cards import NUM_KINDS, format_cards, is_whole
-from guandan_core.hand import to_counts
+from guandan_core.hand import Hand, to_counts
 from guandan_core.match import Observation
 from guandan_core.moves import Move
 from guandan_core.position import OUTCOMES, Position
 from guandan_core.usertext import quoted
 
 from .batch import solve_many
-from .search import DEFAULT_TABLE_BITS, Stop, _solvable
+from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, _solvable
 
-__all__ = ["sample_deals", "solve_sampled", "SampledResult", "SampledMove", "hidden_pool"]
+__all__ = ["sample_deals", "solve_sampled", "SampledResult", "SampledMove", "hidden_pool",
+           "parse_known"]
 
 _DECK = np.full(NUM_KINDS, 2, dtype=np.int64)     # 108 cards: every kind twice
+_CHUNK = 1024       # deals made and solved at a time by solve_sampled
 
 
 @dataclass(frozen=True)
@@ -155,6 +157,32 @@ def _pinned(view: _View, known) -> dict:
     return out
 
 
+def parse_known(text: str) -> dict:
+    """Known cards written as text, ``SEAT:CARDS`` parts separated by ``;`` (as
+    ``guandan sample --known`` and the engine's ``sample known=`` take them), as the
+    ``known`` of :func:`sample_deals`; a ValueError naming a bad part.
+
+    >>> parse_known("3: SK D7; 1:HA")
+    {3: ['D7', 'SK'], 1: ['HA']}
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"known cards as text are a str, not {quoted(text)}")
+    out = {}
+    for part in text.split(";"):
+        seat, colon, cards = part.partition(":")
+        seat = seat.strip()
+        if not colon or seat not in ("0", "1", "2", "3"):
+            raise ValueError(f"{quoted(part.strip())} is not SEAT:CARDS (a seat 0..3, a colon, "
+                             "the cards; parts separated by ';')")
+        if int(seat) in out:
+            raise ValueError(f"seat {seat} is given twice")
+        try:
+            out[int(seat)] = Hand(cards).cards()
+        except ValueError as exc:       # (a CardError: an unknown card, a third copy)
+            raise ValueError(f"seat {seat}: {exc}") from None
+    return out
+
+
 def sample_deals(position, n: int, seed=None, seat=None, known=None,
                  rules=None) -> list[Position]:
     """``n`` positions that ``seat`` (default: the seat to move) cannot tell from
@@ -173,37 +201,49 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     the hidden cards were shuffled and dealt: every order of them (the two copies of a
     card told apart) equally likely.
     """
-    return _deals(_view(position, seat, rules), n, seed, known)
+    view = _view(position, seat, rules)
+    n = _checked_count(n)
+    return _dealer(view, seed, known)(n)
 
 
-def _deals(view: _View, n, seed, known) -> list[Position]:
+def _checked_count(n) -> int:
     if not is_whole(n, 0):
         raise ValueError(f"n must be a whole number of deals >= 0, not {quoted(n)}")
+    return int(n)
+
+
+def _dealer(view: _View, seed, known):
+    """A function ``deal(k)`` that makes the next ``k`` deals of the view (one stream of
+    them, however it is cut into calls)."""
     pinned = _pinned(view, known)
     rng = _rng(seed)
     free = view.pool - sum(pinned.values(), np.zeros(NUM_KINDS, dtype=np.int64))
     # the free cards in a fixed order (kinds ascending), so that the deals depend only on
     # what the seat sees and the seed, not on how the given position happened to share them
     cards = np.repeat(np.arange(NUM_KINDS), free).tolist()
-    out = []
-    for _ in range(int(n)):
-        shuffled = cards[:]
-        rng.shuffle(shuffled)
-        shuffled = np.array(shuffled, dtype=np.int64)
-        hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
-        hands[view.seat] = view.own.astype(np.uint8)
-        start = 0
-        for s, size in view.hidden:
-            fixed = pinned.get(s)
-            take = size - (0 if fixed is None else int(fixed.sum()))
-            counts = np.bincount(shuffled[start:start + take], minlength=NUM_KINDS)
-            if fixed is not None:
-                counts = counts + fixed
-            hands[s] = counts.astype(np.uint8)
-            start += take
-        out.append(Position(view.level, hands, view.finished, view.to_move, view.table,
-                            view.owner, view.rules))
-    return out
+
+    def deal(k: int) -> list[Position]:
+        out = []
+        for _ in range(k):
+            shuffled = cards[:]
+            rng.shuffle(shuffled)
+            shuffled = np.array(shuffled, dtype=np.int64)
+            hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
+            hands[view.seat] = view.own.astype(np.uint8)
+            start = 0
+            for s, size in view.hidden:
+                fixed = pinned.get(s)
+                take = size - (0 if fixed is None else int(fixed.sum()))
+                counts = np.bincount(shuffled[start:start + take], minlength=NUM_KINDS)
+                if fixed is not None:
+                    counts = counts + fixed
+                hands[s] = counts.astype(np.uint8)
+                start += take
+            out.append(Position(view.level, hands, view.finished, view.to_move, view.table,
+                                view.owner, view.rules))
+        return out
+
+    return deal
 
 
 @dataclass
@@ -262,35 +302,43 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     """
     start = time.perf_counter()
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
-    deals = _deals(view, n, seed, known)
-    results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,
-                         node_limit=node_limit, table_bits=table_bits,
-                         max_table_bits=max_table_bits, pv=False, stop=stop)
+    n = _checked_count(n)
+    _checked_stop(stop)         # (read before each chunk)
+    deal = _dealer(view, seed, known)
     groups = None       # [(move, equivalent)] in legal_moves() order, the same every deal
     order = {}          # move -> its place among the legal moves
     tallies, bests = [], []
     solved = nodes = 0
-    for deal, result in zip(deals, results):
-        if result is None:
-            continue            # (stop was set before this deal started)
-        nodes += result.nodes
-        if not result.exact or any(s.value is None for s in result.moves):
-            continue
-        if groups is None:
-            order = {m: i for i, m in enumerate(deal.legal_moves())}
-            scores = sorted(result.moves, key=lambda s: order[s.move])
-            groups = [(s.move, list(s.equivalent)) for s in scores]
-            tallies = [dict.fromkeys(sorted(OUTCOMES, reverse=True), 0) for _ in groups]
-            bests = [0] * len(groups)
-        value_of = {}
-        for s in result.moves:
-            for m in (s.move, *s.equivalent):
-                value_of[m] = s.value
-        for i, (move, _) in enumerate(groups):
-            v = value_of[move]
-            tallies[i][v] += 1
-            bests[i] += v == result.value
-        solved += 1
+    # a chunk at a time: a million deals need not be held at once (with none, one empty
+    # chunk: solve_many still checks the options)
+    for size in [min(_CHUNK, n - first) for first in range(0, n, _CHUNK)] or [0]:
+        if stop is not None and stop.is_set():
+            break
+        deals = deal(size)
+        results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,
+                             node_limit=node_limit, table_bits=table_bits,
+                             max_table_bits=max_table_bits, pv=False, stop=stop)
+        for d, result in zip(deals, results):
+            if result is None:
+                continue            # (stop was set before this deal started)
+            nodes += result.nodes
+            if not result.exact or any(s.value is None for s in result.moves):
+                continue
+            if groups is None:
+                order = {m: i for i, m in enumerate(d.legal_moves())}
+                scores = sorted(result.moves, key=lambda s: order[s.move])
+                groups = [(s.move, list(s.equivalent)) for s in scores]
+                tallies = [dict.fromkeys(sorted(OUTCOMES, reverse=True), 0) for _ in groups]
+                bests = [0] * len(groups)
+            value_of = {}
+            for s in result.moves:
+                for m in (s.move, *s.equivalent):
+                    value_of[m] = s.value
+            for i, (move, _) in enumerate(groups):
+                v = value_of[move]
+                tallies[i][v] += 1
+                bests[i] += v == result.value
+            solved += 1
     moves = [SampledMove(move, tallies[i], bests[i], eq) for i, (move, eq) in
              enumerate(groups or [])]
     moves.sort(key=lambda m: (-m.mean, -m.best, order[m.move]))

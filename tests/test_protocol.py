@@ -937,3 +937,65 @@ def test_subprocess_unknown_rules_is_a_usage_error():
                        cwd=PACKAGES, env=cli_env(), input=b"", capture_output=True, timeout=30)
     assert r.returncode == 2 and b"unknown rules" in r.stderr and b"Traceback" not in r.stderr
     assert r.stdout == b""
+
+
+# ---------------------------------------------------------------------- sample
+
+def test_sample_answers_what_guandan_sample_json_prints(engine):
+    """`sample` values the moves of the seat to move over random deals of the hidden
+    hands: exactly solve_sampled's answer, with the seed it used."""
+    from solver.sampling import solve_sampled
+    engine.handle(pos_line(BIG))
+    got = json.loads(ok(engine.handle('sample deals=4 seed=9 known="3:SK; 1:D4" nodes=10000000')))
+    expected = solve_sampled(BIG, 4, seed=9, known={3: "SK", 1: "D4"}).to_json()
+    assert got["seed"] == 9 and without_volatile(got) == {"seed": 9, **without_volatile(expected)}
+    got = json.loads(ok(engine.handle("7 sample deals=2"), "7"))
+    assert got["seed"] == 0 and got["samples"] == got["solved"] == 2
+    # a limit that stops every deal: none counted
+    got = json.loads(ok(engine.handle("sample deals=2 nodes=5")))
+    assert (got["solved"], got["moves"], got["best"]) == (0, [], None)
+
+
+@pytest.mark.parametrize("line, reason", [
+    ("sample deals=0", "sample: deals must be a whole number from 1 to 1,000,000, not '0'"),
+    ("sample deals=1000001", "not '1000001'"),
+    ("sample seed=-1", "sample: seed must be a whole number from 0"),
+    ("sample time=x", "sample: time must be a number of seconds, 0 or more, not 'x'"),
+    ("sample nodes=1.5", "sample: nodes must be a whole number"),
+    ("sample deep", "sample: unknown option 'deep' (usage: sample [deals=N]"),
+    ("sample all", "sample: unknown option 'all'"),
+    ("sample seed=1 seed=2", "sample: option 'seed' given twice"),
+    ("sample known=5:S3", "sample: known: '5:S3' is not SEAT:CARDS"),
+    ('sample known="1:XX"', "sample: known: seat 1: unknown card 'XX'"),
+    ("sample known=0:C5", "0 is not a seat whose hand is hidden from seat 0"),
+    ('sample "deals=2', "sample: cannot read the arguments"),
+])
+def test_sample_refuses_bad_options_by_name(engine, line, reason):
+    engine.handle(pos_line(BIG))
+    assert reason in fail(engine.handle(line))
+    assert engine.position.to_json() == BIG
+
+
+def test_sample_needs_a_position_still_in_play(engine):
+    assert fail(engine.handle("sample")).startswith("no position set")
+    over = {"level": "2", "hands": [[], ["S3"], [], ["S4"]], "finished": [0, 2],
+            "to_move": None, "table": None}
+    engine.handle(pos_line(over))
+    assert fail(engine.handle("sample")) == "the hand is over: nothing to sample"
+
+
+def test_subprocess_stop_ends_a_running_sample(proc):
+    """`stop` ends a running `sample` as it ends a solve: the deals being solved stop, the
+    others are not started, and the reply counts none of them."""
+    import time
+    assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")
+    proc.send("1 sample deals=3\n")
+    time.sleep(1.0)
+    sent = time.monotonic()
+    proc.send("2 stop\n3 name\n")
+    infos, body = proc.reply(timeout=30)
+    assert time.monotonic() - sent < 10
+    got = json.loads(body[0][3:])
+    assert body[0].startswith("=1 {") and got["solved"] == 0 and got["samples"] == 3
+    assert proc.reply() == ([], ["=2"])
+    assert proc.reply() == ([], ["=3 guandan-core"])

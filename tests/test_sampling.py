@@ -257,3 +257,24 @@ def test_deals_a_limit_stops_are_left_out():
     assert all(sum(m.values.values()) == result.solved for m in result.moves)
     if result.solved == 0:
         assert result.moves == [] and result.best is None
+
+
+def test_deals_solved_a_chunk_at_a_time_give_the_same_answer(monkeypatch):
+    import solver.sampling as sampling
+    whole = solve_sampled(FOUR_SEATS, 10, seed=8, threads=2)
+    monkeypatch.setattr(sampling, "_CHUNK", 3)
+    chunked = solve_sampled(FOUR_SEATS, 10, seed=8, threads=2)
+    assert chunked.moves == whole.moves and chunked.solved == whole.solved == 10
+
+
+def test_a_stop_already_set_solves_nothing_and_options_are_checked_without_deals():
+    from solver import Stop
+    stop = Stop()
+    stop.set()
+    result = solve_sampled(FOUR_SEATS, 5, seed=1, stop=stop)
+    assert (result.samples, result.solved, result.moves, result.best) == (5, 0, [], None)
+    with pytest.raises(ValueError, match="time_limit"):
+        solve_sampled(FOUR_SEATS, 0, time_limit=-1)
+    with pytest.raises(TypeError, match="stop must be a solver.Stop"):
+        solve_sampled(FOUR_SEATS, 0, stop=True)
+    assert solve_sampled(FOUR_SEATS, 0).to_json()["moves"] == []
