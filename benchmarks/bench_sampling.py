@@ -1,0 +1,89 @@
+"""Hidden hands dealt at random and moves valued over the deals (``solver.sampling``).
+
+Run: ``python -m pytest benchmarks/bench_sampling.py --benchmark-only -s``. Both measure
+against a baseline run in the same process: dealing against reading the position's JSON,
+and a sampled deal's solve (every move scored) against the real position's.
+
+Environment: ``GUANDAN_BENCH_POSITIONS`` (the first N 4 x 6 positions, at most 20 here;
+default 100), ``GUANDAN_BENCH_DEALS`` (deals a position, default 10).
+"""
+
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from guandan_core.position import Position
+from solver import free_tables, solve_many
+from solver.sampling import sample_deals, solve_sampled
+
+DATA = Path(__file__).parent / "data"
+COUNT = min(20, int(os.environ.get("GUANDAN_BENCH_POSITIONS", "100")))
+DEALS = int(os.environ.get("GUANDAN_BENCH_DEALS", "10"))
+
+
+def _positions():
+    items = json.loads((DATA / "endgames_4x6.json").read_text())["items"][:COUNT]
+    return [Position.from_json(obj) for obj in items]
+
+
+def test_dealing(benchmark):
+    """Microseconds a deal (its Position made and checked), against reading the same
+    position from its JSON, each the best of three rounds over the positions."""
+    positions = _positions()
+    texts = [p.to_json_str() for p in positions]
+    per = 200
+    stats = {}
+
+    def best_us(fn, calls):
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - t0)
+        return best / calls * 1e6
+
+    def run():
+        deal = best_us(lambda: [sample_deals(p, per, seed=1) for p in positions],
+                       per * len(positions))
+        read = best_us(lambda: [Position.from_json(t) for t in texts * per],
+                       per * len(positions))
+        stats.update(deal_us=round(deal, 1), read_json_us=round(read, 1),
+                     ratio=round(deal / read, 2))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\ndealing: {stats}")
+
+
+def test_solve_sampled_4x6(benchmark):
+    """Each 4 x 6 position from seat 0's view, DEALS deals solved with every move scored
+    (on every core), against solving the real positions the same way in the same
+    process: milliseconds a deal, and how a deal compares with the real position."""
+    positions = _positions()
+    stats = {}
+
+    def run():
+        free_tables()
+        t0 = time.perf_counter()
+        results = [solve_sampled(p, DEALS, seed=i) for i, p in enumerate(positions)]
+        t1 = time.perf_counter()
+        real = solve_many(positions, all_moves=True, pv=False)
+        t2 = time.perf_counter()
+        deals = sum(r.solved for r in results)
+        agree = sum(r.best is not None and any(m.value == x.value and r.best in (m.move, *m.equivalent)
+                                               for m in x.moves)
+                    for r, x in zip(results, real))
+        stats.update(positions=len(positions), deals=deals,
+                     ms_a_deal=round((t1 - t0) / max(deals, 1) * 1000, 2),
+                     ms_a_real_position=round((t2 - t1) / len(positions) * 1000, 2),
+                     ratio=round(((t1 - t0) / max(deals, 1)) / ((t2 - t1) / len(positions)), 2),
+                     nodes_median_a_deal=int(np.median([r.nodes / max(r.solved, 1)
+                                                        for r in results])),
+                     sampled_best_is_best_in_the_real_deal=f"{agree}/{len(positions)}")
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nsolve_sampled 4x6: {stats}")
