@@ -87,3 +87,42 @@ def test_solve_sampled_4x6(benchmark):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\nsolve_sampled 4x6: {stats}")
+
+
+def test_sampling_player_against_greedy(benchmark):
+    """``SamplingPlayer`` against ``GreedyPlayer``: the first hand of 10 x COUNT seeded
+    matches (200 by default), each played three times, four greedy players, then sampling
+    players in seats 0 and 2, then in seats 1 and 3; the points a hand the sampling team
+    gains over the greedy team in the same seats on the same deal (team 0's outcome is
+    +3 ... -3), and the time a hand of each."""
+    from guandan_core.match import Match
+    from guandan_core.players import GreedyPlayer
+    from solver.players import SamplingPlayer
+    hands = 10 * COUNT
+    stats = {}
+
+    def outcome(seats, seed):
+        players = [SamplingPlayer(f"{seed}/{s}") if s in seats else GreedyPlayer()
+                   for s in range(4)]
+        return Match(players, seed=seed).play_hand().outcome
+
+    def run():
+        t0 = time.perf_counter()
+        greedy = [outcome((), i) for i in range(hands)]
+        t1 = time.perf_counter()
+        team0 = [outcome((0, 2), i) for i in range(hands)]
+        team1 = [outcome((1, 3), i) for i in range(hands)]
+        t2 = time.perf_counter()
+        gain0 = np.array(team0) - np.array(greedy)
+        gain1 = np.array(greedy) - np.array(team1)
+        gains = np.concatenate([gain0, gain1])
+        stats.update(hands=hands, gain_as_team0=round(float(gain0.mean()), 3),
+                     gain_as_team1=round(float(gain1.mean()), 3),
+                     gain=round(float(gains.mean()), 3),
+                     gain_standard_error=round(float(gains.std(ddof=1) / np.sqrt(len(gains))), 3),
+                     ms_a_greedy_hand=round((t1 - t0) / hands * 1000, 2),
+                     ms_a_sampling_hand=round((t2 - t1) / (2 * hands) * 1000, 1))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nSamplingPlayer against greedy: {stats}")

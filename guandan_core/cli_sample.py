@@ -26,7 +26,8 @@ def _print_sampled(pos, result, seed, known) -> None:
     print(f"position: level {format_rank(pos.level)}, seat {seat} {turn}")
     for s in range(4):
         n = pos.cards_left[s]
-        shown = pos.hand(s) if s == seat else (f"{n} cards, hidden" if n else "(out)")
+        shown = pos.hand(s) if s == seat else \
+            (f"{n} card{'s' if n > 1 else ''}, hidden" if n else "(out)")
         print(f"  seat {s}: {shown}")
     for s, cards in sorted(known.items()):
         print(f"  seat {s} is known to hold {' '.join(cards)}")

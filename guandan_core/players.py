@@ -110,11 +110,20 @@ class GreedyPlayer:
         return "GreedyPlayer()"
 
 
-PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer}
+def _sampling_player(seed=None):
+    """:class:`solver.players.SamplingPlayer` with its defaults (the solver is built on
+    this package, so it is imported only when asked for)."""
+    from solver.players import SamplingPlayer
+    return SamplingPlayer(seed)
+
+
+PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer, "sampling": _sampling_player}
 
 
 def make_player(name: str, seed=None):
-    """A player by name (``random``, ``greedy``); ``seed`` seeds a random player."""
+    """A player by name (``random``, ``greedy``, ``sampling``: greedy until at most 24
+    cards are in play, then the endgame solver over random deals of the hidden hands,
+    :class:`solver.players.SamplingPlayer`); ``seed`` seeds a random or sampling player."""
     if not isinstance(name, str):
         raise TypeError(f"a player's name is a string (known: {', '.join(sorted(PLAYERS))}), "
                         f"not {name!r}")

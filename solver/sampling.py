@@ -71,6 +71,11 @@ def _view_of_position(position: Position, seat: int) -> _View:
 
 
 def _view_of_observation(obs: Observation) -> _View:
+    if len(obs.legal_moves) == 0:
+        # (what a match shows a seat choosing the card to return after a tribute: it holds
+        # the tribute too, and nobody is to move)
+        raise ValueError(f"an Observation of a seat to move is needed, not seat {obs.seat}'s "
+                         "with no legal moves (a tribute return's)")
     # unseen: the two decks but the seat's hand and every card played so far this hand
     # (a tribute moved cards between hands, not out of them)
     seen = obs.counts.astype(np.int64)
@@ -91,18 +96,19 @@ def _view_of_observation(obs: Observation) -> _View:
 
 
 def _view(position, seat, rules) -> _View:
+    if seat is not None and not is_whole(seat, 0, 3):
+        raise ValueError(f"seat must be a seat 0..3, not {quoted(seat)}")
     if isinstance(position, Observation):
         if rules is not None:
             raise ValueError("rules given with an Observation, which keeps its own")
         if seat is not None and seat != position.seat:
             raise ValueError(f"seat {seat!r} given with an Observation of seat {position.seat}")
         return _view_of_observation(position)
+    if not isinstance(position, (Position, dict, str, bytes, bytearray)):
+        raise TypeError(f"a position is a Position, its JSON or a match's Observation, not "
+                        f"{quoted(position)}")
     pos = _solvable(position, rules)
-    if seat is None:
-        seat = pos.to_move
-    elif not is_whole(seat, 0, 3):
-        raise ValueError(f"seat must be a seat 0..3, not {quoted(seat)}")
-    return _view_of_position(pos, int(seat))
+    return _view_of_position(pos, pos.to_move if seat is None else int(seat))
 
 
 def hidden_pool(position, seat=None, rules=None) -> np.ndarray:
@@ -176,6 +182,8 @@ def parse_known(text: str) -> dict:
                              "the cards; parts separated by ';')")
         if int(seat) in out:
             raise ValueError(f"seat {seat} is given twice")
+        if not cards.strip():
+            raise ValueError(f"{quoted(part.strip())} names no cards")
         try:
             out[int(seat)] = Hand(cards).cards()
         except ValueError as exc:       # (a CardError: an unknown card, a third copy)
@@ -199,7 +207,8 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     say), dealt to it in every deal. Each is one particular card: when the other copy of
     it is hidden too, that copy is dealt at random like any other card. The rest is as if
     the hidden cards were shuffled and dealt: every order of them (the two copies of a
-    card told apart) equally likely.
+    card told apart) equally likely. Nothing is inferred from the play or the tribute
+    (that a seat passed, or paid its highest card): what is known goes in ``known``.
     """
     view = _view(position, seat, rules)
     n = _checked_count(n)
@@ -299,6 +308,9 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
 
     ``time_limit`` / ``node_limit`` apply to each deal; a deal they stop before every
     move has its value is left out of the counts (``solved`` says how many were counted).
+    Each deal is solved from empty tables, so the answer, ``nodes`` and what a node limit
+    leaves depend only on the view, ``n``, ``seed`` and ``known``, not on the threads or
+    on earlier solves (a time limit stops where the clock says).
     """
     start = time.perf_counter()
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
@@ -315,9 +327,12 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
         if stop is not None and stop.is_set():
             break
         deals = deal(size)
+        # each deal from empty tables: what a node limit leaves, and the node counts, then
+        # depend only on the deal, not on the deals or solves a thread saw before
         results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,
                              node_limit=node_limit, table_bits=table_bits,
-                             max_table_bits=max_table_bits, pv=False, stop=stop)
+                             max_table_bits=max_table_bits, pv=False, stop=stop,
+                             fresh_tables=True)
         for d, result in zip(deals, results):
             if result is None:
                 continue            # (stop was set before this deal started)

@@ -24,7 +24,7 @@ def test_the_json_answer_is_solve_sampled_s(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     expected = solve_sampled(SMALL, 12, seed=3, known={3: "SK", 1: "HA"}).to_json()
     assert out["seed"] == 3
-    for key in ("best", "samples", "solved", "moves"):     # (nodes: what the tables held)
+    for key in ("best", "samples", "solved", "moves", "nodes"):
         assert out[key] == expected[key], key
     assert out["samples"] == out["solved"] == 12
     assert sum(out["moves"][0]["values"].values()) == 12
@@ -36,6 +36,7 @@ def test_the_example_in_text(capsys):
     out = capsys.readouterr().out
     expected = solve_sampled(EXAMPLE_POSITION, 4, seed=0)
     assert "seat 1: 6 cards, hidden" in out and "seat 0: C5 D6 H7 C7 C8 D9" in out
+    assert "nodes: " + str(expected.nodes) in out
     assert "deals: 4 (seed 0)" in out and "4 solved" in out
     assert f"best move: {expected.best}" in out
     rows = [line.split() for line in out.splitlines() if "/4" in line]
@@ -59,6 +60,7 @@ def test_a_limit_that_stops_deals_is_reported(capsys):
     (["--example", "--known", "5:SK"], "--known: '5:SK' is not SEAT:CARDS"),
     (["--example", "--known", "SK"], "--known: 'SK' is not SEAT:CARDS"),
     (["--example", "--known", "1:XX"], "--known: seat 1: unknown card 'XX'"),
+    (["--example", "--known", "1: ;3:SK"], "--known: '1:' names no cards"),
     (["--example", "--known", "0:C5"], "0 is not a seat whose hand is hidden from seat 0"),
     (["--example", "--known", "1:S3"], "S3 is not among the cards hidden from seat 0"),
     (["--example", "--deals", "0"], "--deals: a whole number of deals from 1 to 1000000"),
@@ -92,3 +94,13 @@ def test_ctrl_c_ends_it_at_once(tmp_path, threads):
     proc, out, err, seconds = interrupted_cli(["sample", str(path), "--threads", threads])
     assert seconds < 10
     assert (proc.returncode, out, err) == (130, "", "guandan sample: interrupted\n")
+
+
+def test_one_card_is_one_card(tmp_path, capsys):
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(dict(SMALL, hands=[["S5", "H5"], ["S3"], [], ["S4", "SK"]],
+                                    finished=[2])))
+    assert main(["sample", str(path), "--deals", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "seat 1: 1 card, hidden" in out and "seat 3: 2 cards, hidden" in out
+    assert "seat 2: (out)" in out

@@ -8,6 +8,7 @@ are recomputed move by move with the plain minimax of tests/reference_minimax.py
 import itertools
 import math
 import pickle
+import re
 import random
 from collections import Counter
 
@@ -278,3 +279,41 @@ def test_a_stop_already_set_solves_nothing_and_options_are_checked_without_deals
     with pytest.raises(TypeError, match="stop must be a solver.Stop"):
         solve_sampled(FOUR_SEATS, 0, stop=True)
     assert solve_sampled(FOUR_SEATS, 0).to_json()["moves"] == []
+
+
+def test_a_tribute_return_observation_is_refused_by_name():
+    """The observation a match gives a seat choosing the card to return after a tribute has
+    no legal moves and a 28-card hand: no deal of it is a position (found by a review)."""
+    seen = []
+
+    class Returner(RandomPlayer):
+        def choose_return(self, obs, allowed):
+            seen.append(obs)
+            return super().choose_return(obs, allowed)
+
+    Match([Returner(s) for s in range(4)], seed=3).play(3)
+    assert seen
+    for obs in seen:
+        with pytest.raises(ValueError, match="an Observation of a seat to move is needed"):
+            sample_deals(obs, 1)
+        with pytest.raises(ValueError, match="an Observation of a seat to move is needed"):
+            hidden_pool(obs)
+
+
+def test_other_objects_are_named_as_not_positions():
+    for bad in ([1, 2], None, 3.5):
+        with pytest.raises(TypeError, match="a position is a Position, its JSON or a match's "
+                                            f"Observation, not {re.escape(repr(bad))}"):
+            sample_deals(bad, 1)
+
+
+def test_a_limited_answer_does_not_depend_on_earlier_solves_or_threads():
+    """Each deal from empty tables: the same call gives the same counts and nodes, with a
+    node limit too, whatever was solved before and on however many threads (found by a
+    review: with the tables kept, the same call counted 3 deals, then 6)."""
+    answers = [solve_sampled(FOUR_SEATS, 12, seed=3, node_limit=150, threads=t)
+               for t in (1, 1, 2, 2)]
+    assert all(a == answers[0] for a in answers)
+    assert 0 < answers[0].solved < 12
+    full = [solve_sampled(FOUR_SEATS, 6, seed=2, threads=t) for t in (2, 1)]
+    assert full[0] == full[1]
