@@ -103,8 +103,8 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     # (random.Random(-1) deals what 1 deals: negative seeds are refused)
     p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
                                                      10**30 - 1), default=None,
-                   help="seed for dealing and the random players, 0 or more (default: "
-                        "unseeded)")
+                   help="seed for dealing and the random and sampling players, 0 or more "
+                        "(default: unseeded)")
     p.add_argument("--rules", choices=_RULE_CHOICES, default="standard",
                    help="rule set (default standard); platform also brings the platform's "
                         "match options (RULES sec. 9)")
