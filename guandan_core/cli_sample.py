@@ -7,7 +7,7 @@ import json
 
 from .cards import format_rank
 from .cli import add_rules_option, whole_number_type
-from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, _seconds
+from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, add_search_options
 
 
 def _known(text: str) -> dict:
@@ -112,14 +112,7 @@ def register(sub) -> None:
                    help="cards a hidden seat is known to hold, dealt to it every time (a "
                         "tribute it received): \"3:SK D7\", several as \"3:SK; 1:HA\"")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--time-limit", type=_seconds, metavar="S",
-                   help="seconds per deal; a deal it stops is not counted")
-    p.add_argument("--node-limit", metavar="N",
-                   type=whole_number_type("a whole number of nodes from 0 to 2**63 - 1",
-                                          0, 2**63 - 1),
-                   help="nodes per deal; a deal it stops is not counted")
-    p.add_argument("--threads", type=whole_number_type("a whole number of threads from 1 to "
-                                                         "9999", 1, 9999),
-                   help="deals solved at once (default: every core)")
+    add_search_options(p, "deal", "a deal it stops is not counted",
+                       "deals solved at once (default: every core)")
     add_rules_option(p)
     p.set_defaults(func=cmd_sample)

@@ -259,6 +259,20 @@ def cmd_solve(args) -> int:
     return 0
 
 
+def add_search_options(p, unit: str, at_limit: str, threads_help: str) -> None:
+    """--time-limit and --node-limit (each per ``unit``: what happens when one is reached,
+    ``at_limit``) and --threads, as solve and sample take them."""
+    p.add_argument("--time-limit", type=_seconds, metavar="S",
+                   help=f"seconds per {unit}; {at_limit}")
+    p.add_argument("--node-limit", metavar="N",
+                   type=whole_number_type("a whole number of nodes from 0 to 2**63 - 1",
+                                          0, 2**63 - 1),
+                   help=f"nodes per {unit}; {at_limit}")
+    p.add_argument("--threads", type=whole_number_type("a whole number of threads from 1 to "
+                                                         "9999", 1, 9999),
+                   help=threads_help)
+
+
 def register(sub) -> None:
     p = sub.add_parser("solve", help="solve an endgame exactly (all hands visible)")
     p.add_argument("positions", nargs="*", metavar="POSITION",
@@ -272,15 +286,8 @@ def register(sub) -> None:
                    help="threshold mode: can the team to move reach at least V (+3 ... -3)? "
                         "cheaper than the value; with a move that reaches it (with "
                         "--all-moves: which moves do)")
-    p.add_argument("--time-limit", type=_seconds, metavar="S",
-                   help="seconds per position; report bounds if reached")
-    p.add_argument("--node-limit", metavar="N",
-                   type=whole_number_type("a whole number of nodes from 0 to 2**63 - 1",
-                                          0, 2**63 - 1),
-                   help="nodes per position; report bounds if reached")
-    p.add_argument("--threads", type=whole_number_type("a whole number of threads from 1 to "
-                                                         "9999", 1, 9999),
-                   help="positions solved at once (default: every core); several positions only")
+    add_search_options(p, "position", "report bounds if reached",
+                       "positions solved at once (default: every core); several positions only")
     p.add_argument("--fresh-tables", action="store_true",
                    help="each position from empty tables: node counts, and what a limit "
                         "leaves, then do not depend on the positions solved before it or "

@@ -825,23 +825,31 @@ def _whole_deal_line() -> str:
     return pos_line(Position(7, deal(random.Random(3)), to_move=0).to_json())
 
 
-def test_subprocess_stop_ends_a_running_solve_and_replies_stay_in_order(proc):
-    """`stop` is read while `solve` runs (input is read on a thread of its own): the search
-    ends at once with the bounds it proved, then `stop` and the commands after it are
-    answered in order."""
+def _stopped_on_a_whole_deal(proc, command: str, wait: float):
+    """``1 COMMAND`` on a 27-card deal (no search of it ends within a test's time), then
+    ``2 stop`` and ``3 name`` after ``wait`` seconds: the command's reply comes within
+    moments, then the others' in order. Its (info lines, JSON payload)."""
     import time
     assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")
-    proc.send("1 solve\n")
-    time.sleep(0.5)
+    proc.send(f"1 {command}\n")
+    time.sleep(wait)
     sent = time.monotonic()
     proc.send("2 stop\n3 name\n")
     infos, body = proc.reply(timeout=30)
     assert time.monotonic() - sent < 10
-    got = json.loads(body[0][3:])
-    assert body[0].startswith("=1 {") and got["exact"] is False and got["best"] is not None
-    assert any(i.startswith("info value null exact false ") for i in infos)
+    assert body[0].startswith("=1 {")
     assert proc.reply() == ([], ["=2"])
     assert proc.reply() == ([], ["=3 guandan-core"])
+    return infos, json.loads(body[0][3:])
+
+
+def test_subprocess_stop_ends_a_running_solve_and_replies_stay_in_order(proc):
+    """`stop` is read while `solve` runs (input is read on a thread of its own): the search
+    ends at once with the bounds it proved, then `stop` and the commands after it are
+    answered in order."""
+    infos, got = _stopped_on_a_whole_deal(proc, "solve", 0.5)
+    assert got["exact"] is False and got["best"] is not None
+    assert any(i.startswith("info value null exact false ") for i in infos)
     # the next solve is not stopped: stop ends only the solves read before it
     assert proc.ask("4 " + pos_line(LEAD))[1][0].startswith("=4 to_move 0")
     assert json.loads(proc.ask("5 solve")[1][0][3:])["exact"] is True
@@ -987,15 +995,5 @@ def test_sample_needs_a_position_still_in_play(engine):
 def test_subprocess_stop_ends_a_running_sample(proc):
     """`stop` ends a running `sample` as it ends a solve: the deals being solved stop, the
     others are not started, and the reply counts none of them."""
-    import time
-    assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")
-    proc.send("1 sample deals=3\n")
-    time.sleep(1.0)
-    sent = time.monotonic()
-    proc.send("2 stop\n3 name\n")
-    infos, body = proc.reply(timeout=30)
-    assert time.monotonic() - sent < 10
-    got = json.loads(body[0][3:])
-    assert body[0].startswith("=1 {") and got["solved"] == 0 and got["samples"] == 3
-    assert proc.reply() == ([], ["=2"])
-    assert proc.reply() == ([], ["=3 guandan-core"])
+    infos, got = _stopped_on_a_whole_deal(proc, "sample deals=3", 1.0)
+    assert infos == [] and got["solved"] == 0 and got["samples"] == 3

@@ -36,19 +36,23 @@ def _seen_by(pos: Position, seat: int) -> tuple:
             pos.to_move, pos.level, pos.rules, tuple(pool))
 
 
+def _random_positions(rng: random.Random, count: int, max_cards: int):
+    """``count`` random endgames still in play (tests/reference_minimax.py's)."""
+    while count:
+        pos = random_position(rng, max_cards=max_cards)
+        if pos is not None and not pos.is_over:
+            count -= 1
+            yield pos
+
+
 def test_a_deal_keeps_what_the_seat_sees():
     rng = random.Random(11)
-    checked = 0
-    while checked < 60:
-        pos = random_position(rng, max_cards=6)
-        if pos is None or pos.is_over:
-            continue
+    for checked, pos in enumerate(_random_positions(rng, 60, 6)):
         seat = rng.randrange(4)         # (a seat already out sees every other hand's count too)
         for deal in sample_deals(pos, 5, seed=checked, seat=seat):
             assert _seen_by(deal, seat) == _seen_by(pos, seat)
             # a whole position: it reads back from its JSON
             assert Position.from_json(deal.to_json(), pos.rules) == deal
-        checked += 1
 
 
 def test_the_same_seed_gives_the_same_deals_whatever_the_hidden_hands_were():
@@ -206,11 +210,7 @@ def _reference_tallies(deals) -> dict:
 
 def test_move_values_over_deals_agree_with_plain_minimax():
     rng = random.Random(21)
-    checked = 0
-    while checked < 25:
-        pos = random_position(rng, max_cards=4)
-        if pos is None or pos.is_over:
-            continue
+    for pos in _random_positions(rng, 25, 4):
         seed = rng.randrange(1000)
         result = solve_sampled(pos, 6, seed=seed, threads=rng.choice([1, 2]))
         reference = _reference_tallies(sample_deals(pos, 6, seed=seed))
@@ -224,7 +224,6 @@ def test_move_values_over_deals_agree_with_plain_minimax():
         # best first: the highest mean, then the most deals where the move is best
         keys = [(-m.mean, -m.best) for m in result.moves]
         assert keys == sorted(keys)
-        checked += 1
 
 
 def test_best_counts_the_deals_where_a_move_keeps_the_value():
