@@ -550,7 +550,10 @@ class EngineProtocol:
                                     "[nodes=N])")
             _once(seen, key, "sample")
             if key == "known":
-                from solver.sampling import parse_known
+                try:
+                    from solver.sampling import parse_known
+                except ImportError as exc:
+                    raise ProtocolError(f"the solver is not available: {exc}") from None
                 try:
                     options[key] = parse_known(value)
                 except ValueError as exc:
@@ -561,8 +564,9 @@ class EngineProtocol:
                     raise ProtocolError(f"sample: time must be a number of seconds, 0 or "
                                         f"more, not {value!r}")
             else:
-                options[key] = read_count(value)
-                low, high = (1, _MAX_DEALS) if key == "deals" else (0, 10**18 - 1)
+                # (seed and nodes as guandan sample's --seed and --node-limit take them)
+                options[key] = read_count(value, digits=19)
+                low, high = (1, _MAX_DEALS) if key == "deals" else (0, 2**63 - 1)
                 if options[key] is None or not low <= options[key] <= high:
                     raise ProtocolError(f"sample: {key} must be a whole number from {low} to "
                                         f"{high:,}, not {value!r}")
@@ -573,9 +577,12 @@ class EngineProtocol:
             from solver.sampling import solve_sampled
         except ImportError as exc:
             raise ProtocolError(f"the solver is not available: {exc}") from None
-        result = solve_sampled(pos, options["deals"], seed=options["seed"],
-                               known=options["known"], time_limit=options["time"],
-                               node_limit=options["nodes"], stop=self._stop)
+        try:
+            result = solve_sampled(pos, options["deals"], seed=options["seed"],
+                                   known=options["known"], time_limit=options["time"],
+                                   node_limit=options["nodes"], stop=self._stop)
+        except ValueError as exc:       # (known cards the position does not allow)
+            raise ProtocolError(f"sample: {exc}") from None
         return json.dumps({"seed": options["seed"], **result.to_json()})
 
     def cmd_analyze(self, args, info):

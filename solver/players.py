@@ -41,10 +41,14 @@ class SamplingPlayer:
 
     def __init__(self, seed=None, deals: int = 8, max_cards: int = 24,
                  node_limit: int = 2_000_000, threads: int = 1):
-        for name, value, low in (("deals", deals, 1), ("max_cards", max_cards, 0),
-                                 ("node_limit", node_limit, 0), ("threads", threads, 1)):
-            if not is_whole(value, low):
-                raise ValueError(f"{name} must be a whole number >= {low}, not {value!r}")
+        # (a node limit of 0 would stop every deal unsolved: a greedy player in disguise)
+        for name, value, low, high in (("deals", deals, 1, 1_000_000),
+                                       ("max_cards", max_cards, 0, 108),
+                                       ("node_limit", node_limit, 1, 2**63 - 1),
+                                       ("threads", threads, 1, 9999)):
+            if not is_whole(value, low, high):
+                raise ValueError(f"{name} must be a whole number from {low} to {high}, "
+                                 f"not {value!r}")
         self.seed = seed
         self.rng = random.Random(seed)
         self.deals, self.max_cards = int(deals), int(max_cards)

@@ -282,7 +282,7 @@ class SampledResult:
     """What :func:`solve_sampled` found: ``moves`` best first (highest mean value, then
     the most deals where the move is best, then the order of ``legal_moves()``)."""
     moves: list                    # [SampledMove, ...]
-    samples: int                   # deals made
+    samples: int                   # deals searched: n, unless stop ended the call first
     solved: int                    # deals solved exactly, the ones counted
     nodes: int
     seconds: float = field(compare=False)
@@ -320,7 +320,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     groups = None       # [(move, equivalent)] in legal_moves() order, the same every deal
     order = {}          # move -> its place among the legal moves
     tallies, bests = [], []
-    solved = nodes = 0
+    searched = solved = nodes = 0
     # a chunk at a time: a million deals need not be held at once (with none, one empty
     # chunk: solve_many still checks the options)
     for size in [min(_CHUNK, n - first) for first in range(0, n, _CHUNK)] or [0]:
@@ -336,6 +336,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
         for d, result in zip(deals, results):
             if result is None:
                 continue            # (stop was set before this deal started)
+            searched += 1
             nodes += result.nodes
             if not result.exact or any(s.value is None for s in result.moves):
                 continue
@@ -357,4 +358,4 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     moves = [SampledMove(move, tallies[i], bests[i], eq) for i, (move, eq) in
              enumerate(groups or [])]
     moves.sort(key=lambda m: (-m.mean, -m.best, order[m.move]))
-    return SampledResult(moves, int(n), solved, nodes, time.perf_counter() - start)
+    return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start)

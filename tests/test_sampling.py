@@ -272,7 +272,7 @@ def test_a_stop_already_set_solves_nothing_and_options_are_checked_without_deals
     stop = Stop()
     stop.set()
     result = solve_sampled(FOUR_SEATS, 5, seed=1, stop=stop)
-    assert (result.samples, result.solved, result.moves, result.best) == (5, 0, [], None)
+    assert (result.samples, result.solved, result.moves, result.best) == (0, 0, [], None)
     with pytest.raises(ValueError, match="time_limit"):
         solve_sampled(FOUR_SEATS, 0, time_limit=-1)
     with pytest.raises(TypeError, match="stop must be a solver.Stop"):
@@ -316,3 +316,17 @@ def test_a_limited_answer_does_not_depend_on_earlier_solves_or_threads():
     assert 0 < answers[0].solved < 12
     full = [solve_sampled(FOUR_SEATS, 6, seed=2, threads=t) for t in (2, 1)]
     assert full[0] == full[1]
+
+
+def test_a_stop_during_the_call_counts_the_deals_searched():
+    """Stopped while its first 27-card deal is searched (on one thread): that deal is
+    searched but not solved, the others are never started, and `samples` says 1, not the
+    deals asked for (found by a review: it said 1,000,000 after a stop)."""
+    import threading
+    from guandan_core.match import deal
+    from solver import Stop
+    whole = Position(7, deal(random.Random(3)), to_move=0)
+    stop = Stop()
+    threading.Timer(0.5, stop.set).start()
+    result = solve_sampled(whole, 3, seed=1, threads=1, stop=stop)
+    assert (result.samples, result.solved, result.best) == (1, 0, None)

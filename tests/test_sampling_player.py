@@ -69,10 +69,14 @@ def test_it_beats_greedy_players_on_the_same_deals():
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    (dict(deals=0), "deals must be a whole number >= 1, not 0"),
-    (dict(max_cards=-1), "max_cards must be a whole number >= 0, not -1"),
-    (dict(node_limit=1.5), "node_limit must be a whole number >= 0, not 1.5"),
-    (dict(threads=True), "threads must be a whole number >= 1, not True"),
+    (dict(deals=0), "deals must be a whole number from 1 to 1000000, not 0"),
+    (dict(max_cards=-1), "max_cards must be a whole number from 0 to 108, not -1"),
+    (dict(node_limit=1.5), "node_limit must be a whole number from 1 to 9223372036854775807, "
+                           "not 1.5"),
+    (dict(node_limit=0), "node_limit must be .* not 0"),
+    (dict(node_limit=2**63), f"node_limit must be .* not {2**63}"),
+    (dict(threads=True), "threads must be a whole number from 1 to 9999, not True"),
+    (dict(threads=10_000), "threads must be .* not 10000"),
 ])
 def test_bad_settings_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
