@@ -558,8 +558,10 @@ class Observation:
     play to beat and its seat (None on lead); ``history`` the public list of
     ``(seat, move)`` of this hand so far, passes included; ``cards_left`` the cards each
     seat holds; ``team_levels`` the two teams' levels as rank indices; ``finished`` the
-    seats out so far. ``hand`` (the seat's own :class:`Hand`) and ``history`` are built
-    when first read.
+    seats out so far; ``exchanges`` the cards that changed hands before the hand, in
+    tribute and return, all of them public: ``(giver, receiver, card kind)`` in the order
+    they were given (empty without tribute, and while the returns are being chosen).
+    ``hand`` (the seat's own :class:`Hand`) and ``history`` are built when first read.
     """
 
     seat: int
@@ -574,6 +576,7 @@ class Observation:
     counts: np.ndarray = field(repr=False, compare=False)
     _history: list = field(repr=False, compare=False)
     _history_len: int = field(repr=False, compare=False)
+    exchanges: tuple = ()
 
     @property
     def hand(self) -> Hand:
@@ -698,6 +701,9 @@ class Match:
         self.position = pos
         history = self.history = []
         team_levels = tuple(self.levels)
+        # (public: the tribute and return events say who gave which card to whom)
+        exchanges = tuple((int(g), int(r), int(k)) for g, r, k in plan.payments) + \
+            tuple((int(g), int(r), int(k)) for g, r, k in plan.returns)
         emit = self.on_event
         players = self.players
         core = self.rules.core
@@ -706,7 +712,7 @@ class Match:
             moves = pos.move_list()
             obs = Observation(seat, level, moves, pos.table, pos.owner, pos.cards_left,
                               team_levels, pos.finished, core, pos.counts(seat), history,
-                              len(history))
+                              len(history), exchanges)
             answer = players[seat](obs)
             index = moves.issued(answer) if isinstance(answer, Move) else -1
             if index >= 0:

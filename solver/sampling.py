@@ -60,6 +60,7 @@ class _View:
     to_move: int | None
     table: Move | None
     owner: int | None
+    public: tuple = ()         # ((seat, counts int64[54]), ...): cards a seat surely holds
 
 
 def _view_of_position(position: Position, seat: int) -> _View:
@@ -92,7 +93,23 @@ def _view_of_observation(obs: Observation) -> _View:
                          f"(cards_left {obs.cards_left}) but {int(pool.sum())} are unseen: an "
                          "observation of a whole hand (108 cards dealt) is needed")
     return _View(obs.level, obs.rules, obs.seat, obs.counts, hidden, pool, obs.finished,
-                 obs.seat, obs.table, obs.table_owner)
+                 obs.seat, obs.table, obs.table_owner, _surely_held(obs, dict(hidden)))
+
+
+def _surely_held(obs: Observation, sizes: dict) -> tuple:
+    """The cards each hidden seat surely holds from the public tribute and returns: of a
+    card kind, what it received less what it gave and what it has played of that kind (its
+    own copies of the kind may have gone first, so this much at least is still there)."""
+    held = {}
+    for giver, receiver, kind in obs.exchanges:
+        for seat, step in ((receiver, 1), (giver, -1)):
+            if seat in sizes:
+                held.setdefault(seat, np.zeros(NUM_KINDS, dtype=np.int64))[kind] += step
+    for seat, move in obs.history:
+        if seat in held and not move.is_pass:
+            held[seat] -= move.counts()
+    return tuple((seat, np.maximum(counts, 0)) for seat, counts in sorted(held.items())
+                 if counts.max() > 0)
 
 
 def _view(position, seat, rules) -> _View:
@@ -138,24 +155,29 @@ def _rng(seed) -> random.Random:
 
 
 def _pinned(view: _View, known) -> dict:
-    """``known`` (seat -> cards that seat is known to hold) checked against the view."""
+    """``known`` (seat -> cards that seat is known to hold) checked against the view, with
+    the cards the view itself knows a seat holds (an Observation's tribute and returns):
+    of each kind, the larger of the two counts."""
+    out = {seat: counts.copy() for seat, counts in view.public}
     if known is None:
-        return {}
+        return out
     if not isinstance(known, Mapping):
         raise TypeError(f"known must map seats to the cards they are known to hold, "
                         f"not {quoted(known)}")
     sizes = dict(view.hidden)
-    out, total = {}, np.zeros(NUM_KINDS, dtype=np.int64)
     for s, cards in known.items():
         if not is_whole(s, 0, 3) or int(s) not in sizes:
             raise ValueError(f"known: {quoted(s)} is not a seat whose hand is hidden from "
                              f"seat {view.seat} (those are {sorted(sizes)})")
         counts = to_counts(cards, f"known cards of seat {s}").astype(np.int64)
+        counts = np.maximum(counts, out.get(int(s), 0))
         if counts.sum() > sizes[int(s)]:
+            extra = "" if int(s) not in dict(view.public) else \
+                " (with the cards it surely holds from the tribute and returns)"
             raise ValueError(f"known: seat {s} holds {sizes[int(s)]} cards, not the "
-                             f"{counts.sum()} given")
+                             f"{counts.sum()} given{extra}")
         out[int(s)] = counts
-        total += counts
+    total = sum(out.values(), np.zeros(NUM_KINDS, dtype=np.int64))
     over = np.flatnonzero(total > view.pool)
     if len(over):
         raise ValueError(f"known: {' '.join(format_cards(over))} is not among the cards "
@@ -207,8 +229,10 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     say), dealt to it in every deal. Each is one particular card: when the other copy of
     it is hidden too, that copy is dealt at random like any other card. The rest is as if
     the hidden cards were shuffled and dealt: every order of them (the two copies of a
-    card told apart) equally likely. Nothing is inferred from the play or the tribute
-    (that a seat passed, or paid its highest card): what is known goes in ``known``.
+    card told apart) equally likely. From an Observation, the tribute and return cards
+    (public) are pinned too: a seat that received a card and has not played that many of
+    its kind since surely holds it. Nothing else is inferred from the play or the tribute
+    (that a seat passed, or paid its highest card): what else is known goes in ``known``.
     """
     view = _view(position, seat, rules)
     n = _checked_count(n)

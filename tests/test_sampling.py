@@ -330,3 +330,79 @@ def test_a_stop_during_the_call_counts_the_deals_searched():
     threading.Timer(0.5, stop.set).start()
     result = solve_sampled(whole, 3, seed=1, threads=1, stop=stop)
     assert (result.samples, result.solved, result.best) == (1, 0, None)
+
+
+def _tribute_observations(seed: int = 3, hands: int = 4) -> list:
+    """(observation, the true hands then, the match's events so far) at every move of a
+    few hands of a match with tribute and returns."""
+    seen, events = [], []
+
+    def watcher(obs):
+        true = [match.position.counts(s).copy() for s in range(4)]
+        seen.append((obs, true, len(events)))
+        return rnd(obs)
+
+    rnd = RandomPlayer(seed)
+    match = Match([watcher] * 4, seed=seed, on_event=events.append)
+    match.play(hands)
+    return [(obs, true, events[:n]) for obs, true, n in seen]
+
+
+def _surely(obs) -> dict:
+    """Per hidden seat, the cards it surely still holds: received in tribute or return,
+    less given, less played of that kind since (never below none)."""
+    out = {}
+    for giver, receiver, kind in obs.exchanges:
+        out.setdefault(receiver, Counter())[kind] += 1
+        out.setdefault(giver, Counter())[kind] -= 1
+    for seat, move in obs.history:
+        if seat in out and not move.is_pass:
+            out[seat].subtract(Counter(move.kinds))
+    return {s: +c for s, c in out.items() if s != obs.seat and obs.cards_left[s] and +c}
+
+
+def test_an_observation_holds_the_public_tribute_and_returns():
+    """Observation.exchanges is what the log's tribute and return events of that hand say,
+    and the cards it pins are in the true hands (so the deals never contradict them)."""
+    from guandan_core.cards import parse_card
+    pinned_somewhere = 0
+    for obs, true, events in _tribute_observations():
+        last_deal = max(i for i, e in enumerate(events) if e["event"] == "deal")
+        logged = tuple((e["from"], e["to"], parse_card(e["card"])) for e in events[last_deal:]
+                       if e["event"] in ("tribute", "return"))
+        assert obs.exchanges == logged
+        for seat, cards in _surely(obs).items():
+            assert all(true[seat][k] >= n for k, n in cards.items())
+            pinned_somewhere += 1
+    assert pinned_somewhere > 50
+
+
+def test_deals_of_an_observation_give_tribute_cards_to_their_holders():
+    checked = 0
+    for i, (obs, true, _) in enumerate(_tribute_observations()):
+        surely = _surely(obs)
+        if not surely or i % 7:
+            continue
+        for deal in sample_deals(obs, 10, seed=i):
+            assert _seen_by(deal, obs.seat) == _seen_by(
+                Position(obs.level, true, obs.finished, obs.seat, obs.table, obs.table_owner,
+                         obs.rules), obs.seat)
+            for seat, cards in surely.items():
+                assert all(deal.counts(seat)[k] >= n for k, n in cards.items())
+        checked += 1
+    assert checked > 5
+
+
+def test_known_cards_and_tribute_cards_are_not_counted_twice():
+    """A seat's known cards that include a tribute card it surely holds: that card once
+    (the larger count of a kind, not the sum), so a seat can be given its whole hand."""
+    for obs, true, _ in _tribute_observations():
+        surely = _surely(obs)
+        if not surely:
+            continue
+        seat, cards = next(iter(surely.items()))
+        whole = Hand.from_counts(true[seat]).cards()       # includes the tribute cards
+        for deal in sample_deals(obs, 3, seed=1, known={seat: whole}):
+            assert np.array_equal(deal.counts(seat), true[seat])
+        return
+    pytest.fail("no observation with a tribute card in a hidden hand")
