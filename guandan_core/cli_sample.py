@@ -52,9 +52,8 @@ def _print_sampled(pos, result, seed, known) -> None:
 
 
 def cmd_sample(args) -> int:
-    from solver.sampling import solve_sampled
+    from solver.sampling import read_position, solve_sampled
 
-    from .position import Position
     from .rules import Rules
 
     if args.example == (args.position is not None):
@@ -71,7 +70,9 @@ def cmd_sample(args) -> int:
                              "guandan sample takes one")
         label, obj = found[0]
     try:
-        pos = Position.from_parsed_json(obj, rules)
+        if not isinstance(obj, dict):      # (a JSON string is no position, nor its text)
+            raise ValueError(f"a position is a JSON object, not {type(obj).__name__}")
+        pos = read_position(obj, rules)
     except ValueError as exc:
         raise ValueError(f"{label!r}: {exc}") from None
     if pos.is_over:
@@ -97,7 +98,9 @@ def register(sub) -> None:
                     "scored. The other hands of POSITION are read only as those cards: which "
                     "seat holds which does not matter, only how many each holds.")
     p.add_argument("position", nargs="?", metavar="POSITION",
-                   help="position JSON file (RULES sec. 7), - for stdin")
+                   help="position JSON file (RULES sec. 7), or the seat to move's view "
+                        "(its hand, the cards played, every seat's number of cards), - "
+                        "for stdin")
     p.add_argument("--example", action="store_true",
                    help="the built-in 4 x 6 endgame of guandan solve --example, from seat 0")
     p.add_argument("--deals", metavar="N", default=20,

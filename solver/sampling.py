@@ -30,18 +30,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from guandan_core.cards import NUM_KINDS, format_cards, is_whole
+from guandan_core.cards import NUM_KINDS, CardError, format_cards, is_whole
 from guandan_core.hand import Hand, to_counts
 from guandan_core.match import Observation
 from guandan_core.moves import Move
-from guandan_core.position import OUTCOMES, Position
+from guandan_core.jsontext import parse_json
+from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import quoted
 
 from .batch import solve_many
-from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, _solvable
+from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, as_position
 
 __all__ = ["sample_deals", "solve_sampled", "SampledResult", "SampledMove", "hidden_pool",
-           "parse_known"]
+           "parse_known", "position_from_view", "read_position"]
 
 _DECK = np.full(NUM_KINDS, 2, dtype=np.int64)     # 108 cards: every kind twice
 _CHUNK = 1024       # deals made and solved at a time by solve_sampled
@@ -112,6 +113,106 @@ def _surely_held(obs: Observation, sizes: dict) -> tuple:
                  if counts.max() > 0)
 
 
+_VIEW_KEYS = ("level", "seat", "hand", "cards_left", "finished", "table")
+
+
+def position_from_view(obj, rules=None) -> Position:
+    """A position from what one seat sees, as JSON: ``level``, ``seat`` (the seat to move,
+    whose view it is), ``hand`` (its cards), ``cards_left`` (the four seats' numbers of
+    cards), ``finished``, ``table`` (null or ``{"owner": seat, "play": [type, rank,
+    cards]}``, as in RULES sec. 7), and either ``played`` (every card played this hand,
+    the table play's included: the hidden cards are then the two decks but the hand and
+    those) or ``unseen`` (the hidden cards themselves, for a position not from a whole
+    deal). The hidden cards are shared out among the other seats in seat order, each its
+    number of them: any sharing does, since deals and answers read only the pool.
+    A :class:`PositionError` names what is wrong.
+
+    >>> p = position_from_view({"level": "2", "seat": 0, "hand": ["S5", "S9"],
+    ...                         "unseen": ["S3", "HA", "S4"], "cards_left": [2, 1, 0, 2],
+    ...                         "finished": [2], "table": None})
+    >>> p.hand(0).cards(), p.cards_left, p.to_move
+    (['S5', 'S9'], (2, 1, 0, 2), 0)
+    """
+    if isinstance(obj, (str, bytes, bytearray)):
+        try:
+            obj = parse_json(obj)
+        except ValueError as exc:
+            raise PositionError(str(exc)) from None
+    if not isinstance(obj, dict):
+        raise PositionError(f"a seat's view is a JSON object, not {type(obj).__name__}")
+    missing = [k for k in _VIEW_KEYS if k not in obj]
+    if missing:
+        raise PositionError(f"a seat's view: missing key(s): {', '.join(missing)}")
+    extra = sorted(set(obj) - set(_VIEW_KEYS) - {"played", "unseen"}, key=repr)
+    if extra:
+        raise PositionError(f"a seat's view: unknown key(s): {', '.join(map(repr, extra))} "
+                            f"(expected {', '.join(_VIEW_KEYS)}, and played or unseen)")
+    if ("played" in obj) == ("unseen" in obj):
+        raise PositionError("a seat's view has either played (the cards played this hand) "
+                            "or unseen (the hidden cards), not " +
+                            ("both" if "played" in obj else "neither"))
+    seat = obj["seat"]
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
+        raise PositionError(f"seat: expected the seat to move, 0..3, not {quoted(seat)}")
+    left = obj["cards_left"]
+    if not isinstance(left, list) or len(left) != 4 or not all(
+            isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 27 for n in left):
+        raise PositionError(f"cards_left: expected the 4 seats' numbers of cards (0..27 each), "
+                            f"not {quoted(left)}")
+    counts = {}
+    for key in ("hand", "played", "unseen"):
+        if key in obj:
+            if not isinstance(obj[key], list):
+                raise PositionError(f"{key}: expected a list of cards, not {quoted(obj[key])}")
+            try:
+                counts[key] = to_counts(obj[key], key).astype(np.int64)
+            except (CardError, TypeError) as exc:
+                raise PositionError(str(exc)) from None
+    hand = counts["hand"]
+    if hand.sum() != left[seat]:
+        raise PositionError(f"cards_left: seat {seat} holds {int(hand.sum())} cards (hand), "
+                            f"not {left[seat]}")
+    if "played" in counts:
+        pool = _DECK - hand - counts["played"]
+        what = "the hand and the played cards"
+    else:
+        pool = counts["unseen"]
+        what = "the hand and the unseen cards"
+    if pool.min() < 0 or (hand + pool).max() > 2:
+        bad = np.flatnonzero((pool < 0) | (hand + pool > 2))
+        raise PositionError(f"{what} hold together more than two copies of "
+                            f"{' '.join(format_cards(bad))}")
+    others = [s for s in range(4) if s != seat]
+    if sum(left[s] for s in others) != pool.sum():
+        hint = " (played holds every card played this hand, the table play's too)" \
+            if "played" in counts else ""
+        raise PositionError(f"the other seats hold {sum(left[s] for s in others)} cards "
+                            f"(cards_left {left}) but {int(pool.sum())} are hidden{hint}")
+    cards = format_cards(np.repeat(np.arange(NUM_KINDS), pool))
+    hands, start = [None] * 4, 0
+    hands[seat] = format_cards(np.repeat(np.arange(NUM_KINDS), hand))
+    for s in others:
+        hands[s] = cards[start:start + left[s]]
+        start += left[s]
+    return Position.from_parsed_json({"level": obj["level"], "hands": hands,
+                                      "finished": obj["finished"], "to_move": seat,
+                                      "table": obj["table"]}, rules)
+
+
+def read_position(obj, rules=None) -> Position:
+    """A Position from a Position, its JSON (RULES sec. 7) or a seat's view as JSON
+    (:func:`position_from_view`: an object with ``hand`` and no ``hands``); JSON text
+    is read too. A Position keeps its rules (see :func:`solver.as_position`)."""
+    if isinstance(obj, (str, bytes, bytearray)):
+        try:
+            obj = parse_json(obj)
+        except ValueError as exc:
+            raise PositionError(str(exc)) from None
+    if isinstance(obj, dict) and "hand" in obj and "hands" not in obj:
+        return position_from_view(obj, rules)
+    return as_position(obj, rules)
+
+
 def _view(position, seat, rules) -> _View:
     if seat is not None and not is_whole(seat, 0, 3):
         raise ValueError(f"seat must be a seat 0..3, not {quoted(seat)}")
@@ -122,9 +223,11 @@ def _view(position, seat, rules) -> _View:
             raise ValueError(f"seat {seat!r} given with an Observation of seat {position.seat}")
         return _view_of_observation(position)
     if not isinstance(position, (Position, dict, str, bytes, bytearray)):
-        raise TypeError(f"a position is a Position, its JSON or a match's Observation, not "
-                        f"{quoted(position)}")
-    pos = _solvable(position, rules)
+        raise TypeError(f"a position is a Position, its JSON, a seat's view or a match's "
+                        f"Observation, not {quoted(position)}")
+    pos = read_position(position, rules)
+    if pos.is_over:
+        raise ValueError("the hand is already over: nothing to solve")
     return _view_of_position(pos, pos.to_move if seat is None else int(seat))
 
 
@@ -220,7 +323,8 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     cards kept, the other hands dealt at random from the cards it does not see.
 
     ``position``: a Position or its JSON (the other hands are read only as the pool
-    of hidden cards: which of them holds what is ignored), or an
+    of hidden cards: which of them holds what is ignored), a seat's view as JSON (see
+    :func:`position_from_view`), or an
     :class:`~guandan_core.match.Observation` of a match (then the seat is its seat and the
     hidden cards are those not in its hand and not played this hand). ``seed``: a whole
     number (the same deals every time, on any machine), None (fresh ones) or a

@@ -104,3 +104,22 @@ def test_one_card_is_one_card(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "seat 1: 1 card, hidden" in out and "seat 3: 2 cards, hidden" in out
     assert "seat 2: (out)" in out
+
+
+def test_a_seat_s_view_is_read_too(tmp_path, capsys):
+    """The seat to move's view (its hand, the hidden cards or the cards played, every
+    seat's number of cards): the same answer as a position with those hands."""
+    view = {"level": "2", "seat": 0, "hand": ["S5", "H5", "SJ"],
+            "unseen": ["S3", "HA", "D7", "C6", "CQ", "S4", "SK", "D6"],
+            "cards_left": [3, 3, 2, 3], "finished": [], "table": None}
+    (tmp_path / "view.json").write_text(json.dumps(view))
+    (tmp_path / "pos.json").write_text(json.dumps(SMALL))
+    outs = []
+    for name in ("view.json", "pos.json"):
+        assert main(["sample", str(tmp_path / name), "--json", "--deals", "6"]) == 0
+        outs.append(json.loads(capsys.readouterr().out))
+    assert outs[0]["moves"] == outs[1]["moves"] and outs[0]["nodes"] == outs[1]["nodes"]
+    bad = run_cli(["sample", "-"], stdin=json.dumps(dict(view, cards_left=[3, 3, 3, 3])))
+    assert_one_line_error(bad, "'-': the other seats hold 9 cards")
+    assert_one_line_error(run_cli(["sample", "-"], stdin='"text"'),
+                          "'-': a position is a JSON object, not str")

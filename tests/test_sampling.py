@@ -6,6 +6,7 @@ are recomputed move by move with the plain minimax of tests/reference_minimax.py
 """
 
 import itertools
+import json
 import math
 import pickle
 import re
@@ -20,7 +21,8 @@ from guandan_core.match import Match
 from guandan_core.players import RandomPlayer
 from guandan_core.position import OUTCOMES, Position, PositionError
 from reference_minimax import minimax, random_position
-from solver.sampling import SampledResult, hidden_pool, sample_deals, solve_sampled
+from solver.sampling import (SampledResult, hidden_pool, position_from_view, read_position,
+                             sample_deals, solve_sampled)
 
 FOUR_SEATS = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
                                       ["C6", "CQ"], ["S4", "SK", "D6"]],
@@ -301,8 +303,8 @@ def test_a_tribute_return_observation_is_refused_by_name():
 
 def test_other_objects_are_named_as_not_positions():
     for bad in ([1, 2], None, 3.5):
-        with pytest.raises(TypeError, match="a position is a Position, its JSON or a match's "
-                                            f"Observation, not {re.escape(repr(bad))}"):
+        with pytest.raises(TypeError, match="a position is a Position, its JSON, a seat's "
+                                            f"view or a match's Observation, not {re.escape(repr(bad))}"):
             sample_deals(bad, 1)
 
 
@@ -406,3 +408,75 @@ def test_known_cards_and_tribute_cards_are_not_counted_twice():
             assert np.array_equal(deal.counts(seat), true[seat])
         return
     pytest.fail("no observation with a tribute card in a hidden hand")
+
+
+VIEW = {"level": "2", "seat": 0, "hand": ["S5", "H5", "SJ"],
+        "unseen": ["S3", "HA", "D7", "C6", "CQ", "S4", "SK", "D6"],
+        "cards_left": [3, 3, 2, 3], "finished": [], "table": None}
+
+
+def test_a_seat_s_view_is_the_position_it_cannot_tell_apart():
+    """A view (the seat's hand, the hidden cards or the cards played, the counts) gives
+    the deals, hence the answer, of any position with those hands and counts."""
+    pos = position_from_view(VIEW)
+    assert _seen_by(pos, 0) == _seen_by(Position.from_json(FOUR_SEATS), 0)
+    assert sample_deals(VIEW, 20, seed=4) == sample_deals(FOUR_SEATS, 20, seed=4)
+    assert solve_sampled(json.dumps(VIEW), 5, seed=2) == solve_sampled(FOUR_SEATS, 5, seed=2)
+    assert read_position(VIEW) == pos and read_position(FOUR_SEATS) == Position.from_json(FOUR_SEATS)
+    # the cards played instead: the two decks but the hand and the played cards are hidden
+    played = [c for c in Hand(list(range(54)) * 2).cards()]
+    for c in VIEW["hand"] + VIEW["unseen"]:
+        played.remove(c)
+    by_played = position_from_view({**{k: v for k, v in VIEW.items() if k != "unseen"},
+                                    "played": played})
+    assert _seen_by(by_played, 0) == _seen_by(pos, 0)
+
+
+def test_a_view_with_a_table_play():
+    view = {"level": "7", "seat": 3, "hand": ["S3", "S4"], "unseen": ["HR", "D9", "D9"],
+            "cards_left": [2, 1, 0, 2], "finished": [2],
+            "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
+    pos = position_from_view(view)
+    assert (pos.to_move, pos.owner, str(pos.table), pos.finished) == (3, 1, "Single A: SA", (2,))
+    assert pos.hand(3).cards() == ["S3", "S4"] and pos.cards_left == (2, 1, 0, 2)
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(seat=4), "seat: expected the seat to move, 0..3, not 4"),
+    (dict(cards_left=[3, 3, 2]), "cards_left: expected the 4 seats' numbers of cards"),
+    (dict(cards_left=[4, 3, 2, 2]), "cards_left: seat 0 holds 3 cards (hand), not 4"),
+    (dict(cards_left=[3, 3, 3, 3]), "the other seats hold 9 cards (cards_left [3, 3, 3, 3]) but "
+                                    "8 are hidden"),
+    (dict(hand=["S5", "S5", "S5"]), "hand holds S5 more than twice"),
+    (dict(hand=["S5", "XX", "SJ"]), "unknown card 'XX'"),
+    (dict(hand="S5 H5 SJ"), "hand: expected a list of cards"),
+    (dict(unseen=["S5", "S5", "HA", "D7", "C6", "CQ", "S4", "SK"]),
+     "the hand and the unseen cards hold together more than two copies of S5"),
+    (dict(played=[]), "either played (the cards played this hand) or unseen (the hidden cards), "
+                      "not both"),
+    (dict(colour="red"), "unknown key(s): 'colour'"),
+    (dict(level="Z"), "Z"),
+    (dict(finished=[5]), "finished"),
+])
+def test_a_bad_view_is_named(change, message):
+    with pytest.raises(PositionError, match=re.escape(message)):
+        position_from_view({**VIEW, **change})
+
+
+def test_a_view_missing_keys_or_played_cards_is_named():
+    with pytest.raises(PositionError, match="missing key\\(s\\): cards_left"):
+        position_from_view({k: v for k, v in VIEW.items() if k != "cards_left"})
+    with pytest.raises(PositionError, match="not neither"):
+        position_from_view({k: v for k, v in VIEW.items() if k != "unseen"})
+    # seat 1 has played 26 cards of its 27, the last of them the table play, left out of
+    # played: one card too many is hidden
+    plays = [f"{s}{r}" for s in "CD" for r in "23456789TJQKA"]      # 26 cards
+    view = {"level": "2", "seat": 0, "hand": Hand(list(range(27))).cards(), "played": plays[:25],
+            "cards_left": [27, 1, 27, 27], "finished": [],
+            "table": {"owner": 1, "play": ["Single", "A", ["DA"]]}}
+    assert position_from_view({**view, "played": plays}).table.cards == ("DA",)
+    with pytest.raises(PositionError, match="55 cards .* but 56 are hidden \\(played holds every "
+                                            "card played this hand, the table play's too\\)"):
+        position_from_view(view)
+    with pytest.raises(PositionError, match="a seat's view is a JSON object, not list"):
+        position_from_view("[1]")
