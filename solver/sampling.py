@@ -141,12 +141,13 @@ def position_from_view(obj, rules=None) -> Position:
     if not isinstance(obj, dict):
         raise PositionError(f"a seat's view is a JSON object, not {type(obj).__name__}")
     missing = [k for k in _VIEW_KEYS if k not in obj]
-    if missing:
-        raise PositionError(f"a seat's view: missing key(s): {', '.join(missing)}")
     extra = sorted(set(obj) - set(_VIEW_KEYS) - {"played", "unseen"}, key=repr)
-    if extra:
-        raise PositionError(f"a seat's view: unknown key(s): {', '.join(map(repr, extra))} "
-                            f"(expected {', '.join(_VIEW_KEYS)}, and played or unseen)")
+    if missing or extra:
+        # both at once: a misspelt key is one of each
+        problems = ([f"missing key(s): {', '.join(missing)}"] if missing else []) + \
+            ([f"unknown key(s): {', '.join(map(repr, extra))}"] if extra else [])
+        raise PositionError(f"a seat's view: {'; '.join(problems)} (expected "
+                            f"{', '.join(_VIEW_KEYS)}, and played or unseen)")
     if ("played" in obj) == ("unseen" in obj):
         raise PositionError("a seat's view has either played (the cards played this hand) "
                             "or unseen (the hidden cards), not " +
@@ -164,6 +165,9 @@ def position_from_view(obj, rules=None) -> Position:
         if key in obj:
             if not isinstance(obj[key], list):
                 raise PositionError(f"{key}: expected a list of cards, not {quoted(obj[key])}")
+            for card in obj[key]:
+                if not isinstance(card, str):       # (as a position's hands: no kind numbers)
+                    raise PositionError(f"{key}: not a card: {quoted(card)}")
             try:
                 counts[key] = to_counts(obj[key], key).astype(np.int64)
             except (CardError, TypeError) as exc:
@@ -204,13 +208,29 @@ def read_position(obj, rules=None) -> Position:
     (:func:`position_from_view`: an object with ``hand`` and no ``hands``); JSON text
     is read too. A Position keeps its rules (see :func:`solver.as_position`)."""
     if isinstance(obj, (str, bytes, bytearray)):
-        try:
-            obj = parse_json(obj)
-        except ValueError as exc:
-            raise PositionError(str(exc)) from None
-    if isinstance(obj, dict) and "hand" in obj and "hands" not in obj:
+        obj = _parsed(obj)
+    if _is_view(obj):
         return position_from_view(obj, rules)
     return as_position(obj, rules)
+
+
+def _parsed(text) -> dict:
+    """JSON text of a position or a view, read; a PositionError for anything else (the
+    text of a JSON string is no position)."""
+    try:
+        obj = parse_json(text)
+    except ValueError as exc:
+        raise PositionError(str(exc)) from None
+    if not isinstance(obj, dict):
+        raise PositionError(f"a position is a JSON object, not {type(obj).__name__}")
+    return obj
+
+
+def _is_view(obj) -> bool:
+    """A dict with a key only a view has and no key only a position has (a view missing
+    its hand, or with a misspelt key, is then named as a view)."""
+    return isinstance(obj, dict) and not {"hands", "to_move"} & set(obj) and \
+        bool({"hand", "seat", "cards_left", "played", "unseen"} & set(obj))
 
 
 def _view(position, seat, rules) -> _View:
@@ -225,9 +245,15 @@ def _view(position, seat, rules) -> _View:
     if not isinstance(position, (Position, dict, str, bytes, bytearray)):
         raise TypeError(f"a position is a Position, its JSON, a seat's view or a match's "
                         f"Observation, not {quoted(position)}")
+    if isinstance(position, (str, bytes, bytearray)):
+        position = _parsed(position)
     pos = read_position(position, rules)
     if pos.is_over:
         raise ValueError("the hand is already over: nothing to solve")
+    if seat is not None and _is_view(position) and seat != pos.to_move:
+        # a view knows one hand: the others it shares out are made up
+        raise ValueError(f"seat {seat!r} given with the view of seat {pos.to_move}: a view "
+                         "is that seat's alone")
     return _view_of_position(pos, pos.to_move if seat is None else int(seat))
 
 
@@ -283,8 +309,10 @@ def _pinned(view: _View, known) -> dict:
     total = sum(out.values(), np.zeros(NUM_KINDS, dtype=np.int64))
     over = np.flatnonzero(total > view.pool)
     if len(over):
+        extra = " with the cards seats surely hold from the tribute and returns" \
+            if view.public else ""
         raise ValueError(f"known: {' '.join(format_cards(over))} is not among the cards "
-                         f"hidden from seat {view.seat} (or not that many times)")
+                         f"hidden from seat {view.seat} (or not that many times{extra})")
     return out
 
 

@@ -480,3 +480,45 @@ def test_a_view_missing_keys_or_played_cards_is_named():
         position_from_view(view)
     with pytest.raises(PositionError, match="a seat's view is a JSON object, not list"):
         position_from_view("[1]")
+
+
+def test_view_edge_cases_found_by_a_review():
+    # another seat's "view" of a view: its hand would be made up
+    with pytest.raises(ValueError, match="seat 1 given with the view of seat 0"):
+        sample_deals(VIEW, 2, seed=1, seat=1)
+    with pytest.raises(ValueError, match="seat 1 given with the view of seat 0"):
+        hidden_pool(json.dumps(VIEW), seat=1)
+    assert np.array_equal(hidden_pool(VIEW, seat=0), hidden_pool(FOUR_SEATS, seat=0))
+    # card kinds as numbers are no cards in a view, as in a position's hands
+    with pytest.raises(PositionError, match="hand: not a card: 40"):
+        position_from_view({**VIEW, "hand": [40, 17, 39]})
+    with pytest.raises(PositionError, match="unseen: not a card: 3"):
+        position_from_view({**VIEW, "unseen": [3] + VIEW["unseen"][1:]})
+    # the JSON text of a JSON string is no position
+    for twice in (json.dumps(json.dumps(FOUR_SEATS)), json.dumps(json.dumps(VIEW))):
+        with pytest.raises(PositionError, match="a position is a JSON object, not str"):
+            read_position(twice)
+        with pytest.raises(PositionError, match="a position is a JSON object, not str"):
+            sample_deals(twice, 1)
+    # a view missing its hand, or with a misspelt key, is named as a view
+    with pytest.raises(PositionError, match="a seat's view: missing key\\(s\\): hand"):
+        read_position({k: v for k, v in VIEW.items() if k != "hand"})
+    with pytest.raises(PositionError, match="missing key\\(s\\): hand; unknown key\\(s\\): 'Hand'"):
+        read_position({("Hand" if k == "hand" else k): v for k, v in VIEW.items()})
+
+
+def test_known_cards_taken_by_a_tribute_card_say_so():
+    """A known card that is hidden, but only once and surely held by another seat from the
+    tribute: the refusal says the tribute cards count too."""
+    for obs, true, _ in _tribute_observations():
+        for seat, cards in _surely(obs).items():
+            pool = hidden_pool(obs)
+            for kind in cards:
+                if pool[kind] == 1:
+                    other = next(s for s in range(4) if s not in (seat, obs.seat)
+                                 and obs.cards_left[s])
+                    with pytest.raises(ValueError, match="with the cards seats surely hold "
+                                                         "from the tribute and returns"):
+                        sample_deals(obs, 1, known={other: [int(kind)]})
+                    return
+    pytest.fail("no tribute card held once among the hidden cards")
