@@ -134,10 +134,7 @@ def position_from_view(obj, rules=None) -> Position:
     (['S5', 'S9'], (2, 1, 0, 2), 0)
     """
     if isinstance(obj, (str, bytes, bytearray)):
-        try:
-            obj = parse_json(obj)
-        except ValueError as exc:
-            raise PositionError(str(exc)) from None
+        obj = _parsed(obj, "a seat's view")
     if not isinstance(obj, dict):
         raise PositionError(f"a seat's view is a JSON object, not {type(obj).__name__}")
     missing = [k for k in _VIEW_KEYS if k not in obj]
@@ -214,7 +211,7 @@ def read_position(obj, rules=None) -> Position:
     return as_position(obj, rules)
 
 
-def _parsed(text) -> dict:
+def _parsed(text, what: str = "a position") -> dict:
     """JSON text of a position or a view, read; a PositionError for anything else (the
     text of a JSON string is no position)."""
     try:
@@ -222,7 +219,7 @@ def _parsed(text) -> dict:
     except ValueError as exc:
         raise PositionError(str(exc)) from None
     if not isinstance(obj, dict):
-        raise PositionError(f"a position is a JSON object, not {type(obj).__name__}")
+        raise PositionError(f"{what} is a JSON object, not {type(obj).__name__}")
     return obj
 
 
