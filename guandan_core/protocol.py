@@ -540,6 +540,10 @@ class EngineProtocol:
     def cmd_sample(self, args, info):
         """The seat to move's moves valued over random deals of the hands it cannot see
         (``solver.solve_sampled``); the reply is ``guandan sample --json``'s object."""
+        try:
+            from solver.sampling import parse_known, solve_sampled
+        except ImportError as exc:
+            raise ProtocolError(f"the solver is not available: {exc}") from None
         options = {"deals": 20, "seed": 0, "known": None, "time": None, "nodes": None}
         seen: set = set()
         for token in _split_args(args, "sample"):
@@ -550,10 +554,6 @@ class EngineProtocol:
                                     "[nodes=N])")
             _once(seen, key, "sample")
             if key == "known":
-                try:
-                    from solver.sampling import parse_known
-                except ImportError as exc:
-                    raise ProtocolError(f"the solver is not available: {exc}") from None
                 try:
                     options[key] = parse_known(value)
                 except ValueError as exc:
@@ -573,10 +573,6 @@ class EngineProtocol:
         pos = self._need_position()
         if pos.is_over:
             raise ProtocolError("the hand is over: nothing to sample")
-        try:
-            from solver.sampling import solve_sampled
-        except ImportError as exc:
-            raise ProtocolError(f"the solver is not available: {exc}") from None
         try:
             result = solve_sampled(pos, options["deals"], seed=options["seed"],
                                    known=options["known"], time_limit=options["time"],

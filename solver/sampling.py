@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from guandan_core.cards import NUM_KINDS, CardError, format_cards, is_whole
+from guandan_core.analysis import DECK, unseen_pool
 from guandan_core.hand import Hand, to_counts
 from guandan_core.match import Observation
 from guandan_core.moves import Move
@@ -39,12 +40,11 @@ from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import quoted
 
 from .batch import solve_many
-from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, as_position
+from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, _solvable, as_position
 
 __all__ = ["sample_deals", "solve_sampled", "SampledResult", "SampledMove", "hidden_pool",
            "parse_known", "position_from_view", "read_position"]
 
-_DECK = np.full(NUM_KINDS, 2, dtype=np.int64)     # 108 cards: every kind twice
 _CHUNK = 1024       # deals made and solved at a time by solve_sampled
 
 
@@ -80,14 +80,12 @@ def _view_of_observation(obs: Observation) -> _View:
                          "with no legal moves (a tribute return's)")
     # unseen: the two decks but the seat's hand and every card played so far this hand
     # (a tribute moved cards between hands, not out of them)
-    seen = obs.counts.astype(np.int64)
-    for _, move in obs.history:
-        if not move.is_pass:
-            seen = seen + move.counts()
-    pool = _DECK - seen
-    if pool.min() < 0:
-        raise ValueError("observation: its hand and its history's plays hold more than two "
-                         f"copies of {' '.join(format_cards(np.flatnonzero(pool < 0)))}")
+    played = sum((move.counts() for _, move in obs.history if not move.is_pass),
+                 np.zeros(NUM_KINDS, dtype=np.uint8))
+    try:
+        pool = unseen_pool(obs.counts, played).astype(np.int64)
+    except CardError as exc:
+        raise ValueError(f"observation: {exc}") from None
     hidden = tuple((s, int(n)) for s, n in enumerate(obs.cards_left) if s != obs.seat and n > 0)
     if sum(n for _, n in hidden) != int(pool.sum()):
         raise ValueError(f"observation: the other seats hold {sum(n for _, n in hidden)} cards "
@@ -174,7 +172,7 @@ def position_from_view(obj, rules=None) -> Position:
         raise PositionError(f"cards_left: seat {seat} holds {int(hand.sum())} cards (hand), "
                             f"not {left[seat]}")
     if "played" in counts:
-        pool = _DECK - hand - counts["played"]
+        pool = DECK - hand - counts["played"]
         what = "the hand and the played cards"
     else:
         pool = counts["unseen"]
@@ -244,9 +242,7 @@ def _view(position, seat, rules) -> _View:
                         f"Observation, not {quoted(position)}")
     if isinstance(position, (str, bytes, bytearray)):
         position = _parsed(position)
-    pos = read_position(position, rules)
-    if pos.is_over:
-        raise ValueError("the hand is already over: nothing to solve")
+    pos = _solvable(read_position(position, rules))
     if seat is not None and _is_view(position) and seat != pos.to_move:
         # a view knows one hand: the others it shares out are made up
         raise ValueError(f"seat {seat!r} given with the view of seat {pos.to_move}: a view "
@@ -470,9 +466,8 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     n = _checked_count(n)
     _checked_stop(stop)         # (read before each chunk)
     deal = _dealer(view, seed, known)
-    groups = None       # [(move, equivalent)] in legal_moves() order, the same every deal
+    moves = []          # a SampledMove a group, in legal_moves() order (the same every deal)
     order = {}          # move -> its place among the legal moves
-    tallies, bests = [], []
     searched = solved = nodes = 0
     # a chunk at a time: a million deals need not be held at once (with none, one empty
     # chunk: solve_many still checks the options)
@@ -493,22 +488,19 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
             nodes += result.nodes
             if not result.exact or any(s.value is None for s in result.moves):
                 continue
-            if groups is None:
+            if not moves:
                 order = {m: i for i, m in enumerate(d.legal_moves())}
-                scores = sorted(result.moves, key=lambda s: order[s.move])
-                groups = [(s.move, list(s.equivalent)) for s in scores]
-                tallies = [dict.fromkeys(sorted(OUTCOMES, reverse=True), 0) for _ in groups]
-                bests = [0] * len(groups)
+                moves = [SampledMove(s.move, dict.fromkeys(sorted(OUTCOMES, reverse=True), 0),
+                                     0, list(s.equivalent))
+                         for s in sorted(result.moves, key=lambda s: order[s.move])]
             value_of = {}
             for s in result.moves:
                 for m in (s.move, *s.equivalent):
                     value_of[m] = s.value
-            for i, (move, _) in enumerate(groups):
-                v = value_of[move]
-                tallies[i][v] += 1
-                bests[i] += v == result.value
+            for m in moves:
+                v = value_of[m.move]
+                m.values[v] += 1
+                m.best += v == result.value
             solved += 1
-    moves = [SampledMove(move, tallies[i], bests[i], eq) for i, (move, eq) in
-             enumerate(groups or [])]
     moves.sort(key=lambda m: (-m.mean, -m.best, order[m.move]))
     return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start)
