@@ -1,0 +1,519 @@
+"""One seat of a game on the AI competition platform, kept from the platform's messages.
+
+The platform (its offline server ``guandan_offline`` v1006; a WebSocket a seat at
+``ws://127.0.0.1:23456/game/<name>``, seats in the order the four clients connect, seats 0
+and 2 against 1 and 3) sends JSON messages of two types:
+
+* ``notify``, sent to every seat and never answered: ``beginning`` (the seat's 27 cards and
+  ``myPos``), ``play`` (``curPos`` played ``curAction``; passes included), ``tribute`` and
+  ``back`` (``result``: ``[giver, receiver, card]`` for each card paid or returned),
+  ``anti-tribute`` (``antiPos``: the payers who resist with both big jokers),
+  ``episodeOver`` (``order``: the finishing order of the hand; ``restCards``),
+  ``gameOver`` and ``gameResult``;
+* ``act``, sent to the seat that must choose: ``play``, ``tribute`` or ``back``, with its
+  ``handCards``, ``publicInfo`` (each seat's ``rest`` of cards), the ranks (``curRank`` is
+  the hand's level), the play to beat (``greaterPos``, ``greaterAction``; ``-1`` and
+  ``[null, null, null]`` on lead) and ``actionList``. It is answered with
+  ``{"actIndex": i}``, the index of the chosen action in ``actionList``.
+
+:class:`PlatformSeat` keeps, from those messages, what its seat knows of the hand: every card
+played and by whom, each seat's card count, who is out, the tribute and return cards. At
+each ``act`` it makes the :class:`~guandan_core.match.Observation` a
+:class:`~guandan_core.match.Match` would give the same player at the same moment (the
+legal moves from this engine, checked against the platform's ``actionList``), asks its
+player, and answers with the index of the chosen move. So any player written for
+``Match`` (``GreedyPlayer``, ``solver.players.SamplingPlayer``, a function) plays on the
+platform unchanged. ``guandan bot`` connects one to a server.
+
+The tribute card is the payer's highest card as in a match (its first suit in the order
+S H C D when the platform offers several); a returned card is the player's
+``choose_return(observation, allowed_cards)`` if it has one, else its lowest allowed card.
+
+Anything the seat cannot reconcile (a message of an unknown kind or with a missing or
+malformed key, a hand or a card count that differs from what the messages said before, an
+action list that is not this engine's legal moves) raises :class:`PlatformError`, which
+names it, rather than letting a player choose from a wrong picture of the game.
+
+>>> from guandan_core.players import GreedyPlayer
+>>> seat = PlatformSeat(GreedyPlayer())
+>>> seat.receive({"type": "notify", "stage": "beginning", "myPos": 1, "handCards":
+...     "S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK SA HA CA CA"
+...     .split()})
+>>> seat.receive({"type": "notify", "stage": "play", "curPos": 0,
+...     "curAction": ["Single", "3", ["S3"]], "greaterPos": 0,
+...     "greaterAction": ["Single", "3", ["S3"]]})
+>>> from guandan_core.moves import legal_moves
+>>> table = Move.from_platform(["Single", "3", ["S3"]], "2")
+>>> actions = [["PASS", "PASS", "PASS"]] + [m.to_platform() for m in
+...            legal_moves(seat.hand, "2", table, Rules.platform())][::-1]
+>>> answer = seat.receive({"type": "act", "stage": "play", "handCards": seat.hand.cards(),
+...     "publicInfo": [{"rest": 26}, {"rest": 27}, {"rest": 27}, {"rest": 27}],
+...     "selfRank": "2", "oppoRank": "2", "curRank": "2", "curPos": 0,
+...     "curAction": ["Single", "3", ["S3"]], "greaterPos": 0,
+...     "greaterAction": ["Single", "3", ["S3"]], "actionList": actions,
+...     "indexRange": len(actions) - 1})
+>>> actions[answer["actIndex"]]
+['Single', '4', ['H4']]
+>>> seat.observation.history
+((0, <Move Single 3: S3>),)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import numpy as np
+
+from .cards import CardError, LevelError, format_card, format_cards, format_rank, \
+    is_whole, parse_card, parse_level
+from .hand import Hand, to_counts
+from .match import Observation, allowed_returns, is_valid_tribute, tribute_card
+from .moves import Move, MoveError, moves_array
+from .position import MoveList
+from .rules import Rules
+from .usertext import quoted
+
+__all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act"]
+
+STAGES = {"notify": ("beginning", "play", "tribute", "anti-tribute", "back", "episodeOver",
+                     "gameOver", "gameResult"),
+          "act": ("play", "tribute", "back")}
+_ON_LEAD = (None, None, None)       # curAction / greaterAction when nobody owns the table
+
+
+class PlatformError(ValueError):
+    """A platform message that cannot be read, or that contradicts the earlier ones."""
+
+
+@dataclass(frozen=True)
+class HandEnd:
+    """What an ``episodeOver`` message says: the finishing order, the hand's level, and
+    the cards of the seats that had not gone out (``rest``: seat -> card strings)."""
+
+    order: tuple
+    level: int
+    rest: dict
+
+
+@dataclass(frozen=True)
+class ActRequest:
+    """An ``act`` message read on its own: the seat's hand and the hand's level, the two
+    teams' levels (``team_levels``, team of seats 0 and 2 first), each seat's card count,
+    the play to beat and its seat (None on lead), and the platform's actions (each a
+    :class:`Move` for ``play``; a card string for ``tribute`` and ``back``)."""
+
+    stage: str
+    hand: Hand
+    level: int
+    team_levels: tuple
+    cards_left: tuple
+    table: Optional[Move]
+    table_owner: Optional[int]
+    actions: tuple
+    raw_actions: list
+
+
+def _fail(where: str, text: str):
+    raise PlatformError(f"{where}: {text}")
+
+
+def _key(msg: dict, key: str, where: str):
+    if key not in msg:
+        _fail(where, f"the message has no {key!r} (keys: {', '.join(map(str, msg))})")
+    return msg[key]
+
+
+def _seat(value, where: str, what: str, lead_ok: bool = False) -> int:
+    if not is_whole(value, -1 if lead_ok else 0, 3):
+        _fail(where, f"{what} is a seat 0..3{' or -1' if lead_ok else ''}, not {quoted(value)}")
+    return int(value)
+
+
+def _level(value, where: str, what: str) -> int:
+    # the platform writes ranks as strings; an int would be ambiguous (rank or index)
+    if not isinstance(value, str):
+        _fail(where, f"{what} is a rank such as \"2\" or \"A\", not {quoted(value)}")
+    try:
+        return parse_level(value)
+    except LevelError:
+        _fail(where, f"{what} is a rank from 2 to A, not {quoted(value)}")
+
+
+def _cards(value, where: str, what: str) -> np.ndarray:
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        _fail(where, f"{what} is a list of card strings, not {quoted(value)}")
+    try:
+        return to_counts(value, what)
+    except (CardError, ValueError) as exc:
+        _fail(where, str(exc))
+
+
+def _action_cards(triple, where: str, what: str) -> np.ndarray:
+    """The cards of a platform action (none for a pass); the action's reading is checked
+    once the level is known."""
+    if not isinstance(triple, list) or len(triple) != 3:
+        _fail(where, f"{what} is [type, rank, cards], not {quoted(triple)}")
+    if triple[0] == "PASS":
+        try:
+            Move.from_platform(triple, 0)
+        except MoveError as exc:
+            _fail(where, f"{what}: {exc}")
+        return np.zeros(54, dtype=np.uint8)
+    return _cards(triple[2], where, f"{what}'s cards")
+
+
+def _read_play(triple, level: int, rules: Rules, where: str, what: str) -> Move:
+    try:
+        return Move.from_platform(triple, level, rules)
+    except (MoveError, CardError) as exc:
+        _fail(where, f"{what}: {exc}")
+
+
+def _special(triple, kind: str, where: str, i: int) -> str:
+    """The card of a ``["tribute", "tribute", [card]]`` or ``["back", "back", [card]]``
+    action."""
+    if not (isinstance(triple, list) and len(triple) == 3 and triple[0] == kind
+            and triple[1] == kind and isinstance(triple[2], list) and len(triple[2]) == 1
+            and isinstance(triple[2][0], str)):
+        _fail(where, f"action {i} is [{kind!r}, {kind!r}, [card]], not {quoted(triple)}")
+    try:
+        return format_card(parse_card(triple[2][0]))
+    except CardError as exc:
+        _fail(where, f"action {i}: {exc}")
+
+
+def _listing(moves, limit: int = 3) -> str:
+    shown = ", ".join(str(m) for m in moves[:limit])
+    return shown + (", ..." if len(moves) > limit else "")
+
+
+def read_act(message: dict, rules=None) -> ActRequest:
+    """Read an ``act`` message on its own (:class:`ActRequest`); :class:`PlatformError`
+    names a missing or malformed key. The play to beat is read at the message's
+    ``curRank`` under ``rules`` (``Rules.platform()`` unless given). A ``greaterPos`` of the
+    seat itself is read as a lead too (a trick that came back to its owner)."""
+    rules = Rules.platform() if rules is None else Rules.of(rules)
+    if not isinstance(message, dict) or message.get("type") != "act":
+        raise PlatformError(f"not an act message: {quoted(message)}")
+    stage = message.get("stage")
+    where = f"act {stage}"
+    if stage not in STAGES["act"]:
+        _fail("act", f"unknown stage {quoted(stage)} (known: {', '.join(STAGES['act'])})")
+    counts = _cards(_key(message, "handCards", where), where, "handCards")
+    level = _level(_key(message, "curRank", where), where, "curRank")
+    mine = _level(_key(message, "selfRank", where), where, "selfRank")
+    theirs = _level(_key(message, "oppoRank", where), where, "oppoRank")
+    public = _key(message, "publicInfo", where)
+    if not isinstance(public, list) or len(public) != 4 or \
+            not all(isinstance(p, dict) and is_whole(p.get("rest"), 0, 28) for p in public):
+        _fail(where, f"publicInfo is four {{\"rest\": cards left, ...}}, not {quoted(public)}")
+    cards_left = tuple(int(p["rest"]) for p in public)
+    owner = _seat(_key(message, "greaterPos", where), where, "greaterPos", lead_ok=True)
+    greater = _key(message, "greaterAction", where)
+    table = None
+    if owner >= 0 and greater not in (None, list(_ON_LEAD)):
+        table = _read_play(greater, level, rules, where, "greaterAction")
+        if table.is_pass:
+            _fail(where, f"greaterAction is a pass, with greaterPos {owner}")
+    elif owner >= 0:
+        _fail(where, f"greaterPos is {owner} but greaterAction is {quoted(greater)}")
+    raw = _key(message, "actionList", where)
+    if not isinstance(raw, list) or not raw:
+        _fail(where, f"actionList is a non-empty list of actions, not {quoted(raw)}")
+    if "indexRange" in message and message["indexRange"] != len(raw) - 1:
+        _fail(where, f"indexRange is {quoted(message['indexRange'])} for {len(raw)} actions")
+    if stage == "play":
+        actions = tuple(_read_play(a, level, rules, where, f"action {i}")
+                        for i, a in enumerate(raw))
+    else:
+        actions = tuple(_special(a, stage, where, i) for i, a in enumerate(raw))
+    team_levels = (mine, theirs)
+    return ActRequest(stage, Hand.from_counts(counts), level, team_levels, cards_left,
+                      table, owner if table is not None else None, actions, raw)
+
+
+class PlatformSeat:
+    """One seat's side of a platform game: :meth:`receive` takes each message the seat gets
+    (a dict or its JSON text) and returns the answer to send (``{"actIndex": i}``) for an
+    ``act`` message, None for a ``notify``.
+
+    ``player``: a :class:`~guandan_core.match.Match` player, ``player(observation) ->
+    Move`` (or a platform triple), optionally with ``choose_return``. ``rules``: the rules
+    the platform plays (``Rules.platform()``: a wild card completes heart straight
+    flushes only), for the legal moves and the readings of the plays.
+
+    After an ``act``, :attr:`observation` is what the player was shown; :attr:`hands` lists
+    the :class:`HandEnd` of each finished hand; :attr:`game_results` the ``gameOver`` and
+    ``gameResult`` messages' contents.
+    """
+
+    def __init__(self, player, rules=None):
+        if not callable(player):
+            raise TypeError(f"player must be callable (observation -> move), not {player!r}")
+        self.player = player
+        self.rules = Rules.platform() if rules is None else Rules.of(rules)
+        self.seat: Optional[int] = None
+        self.hands: list = []
+        self.game_results: list = []
+        self.observation: Optional[Observation] = None
+        self.level: Optional[int] = None
+        self._counts: Optional[np.ndarray] = None
+        self._plays: list = []          # (seat, platform triple) of this hand, in order
+        self._history: list = []        # the same as (seat, Move), read once the level is known
+        self._cards_left = [27] * 4
+        self._finished: list = []
+        self._exchanges: list = []
+        self._played = np.zeros(54, dtype=np.int16)
+
+    # ------------------------------------------------------------------ reading
+
+    def receive(self, message) -> Optional[dict]:
+        """Take one message; the answer for an ``act``, None for a ``notify``."""
+        if isinstance(message, (str, bytes, bytearray)):
+            try:
+                message = json.loads(message)
+            except ValueError as exc:
+                raise PlatformError(f"a message is JSON text: {exc}: {quoted(message)}") \
+                    from None
+        if not isinstance(message, dict):
+            raise PlatformError(f"a message is a JSON object, not {quoted(message)}")
+        kind, stage = message.get("type"), message.get("stage")
+        if kind not in STAGES:
+            raise PlatformError(f"unknown message type {quoted(kind)} (known: notify, act)")
+        if stage not in STAGES[kind]:
+            raise PlatformError(f"unknown {kind} stage {quoted(stage)} (known: "
+                                f"{', '.join(STAGES[kind])})")
+        where = f"{kind} {stage}"
+        if kind == "act":
+            return self._act(message, where)
+        if stage == "beginning":
+            self._beginning(message, where)
+            return None
+        if stage not in ("gameOver", "gameResult") and self._counts is None:
+            _fail(where, "a hand's messages before its beginning message")
+        if stage == "play":
+            self._play(message, where)
+        elif stage in ("tribute", "back"):
+            self._exchange(message, where)
+        elif stage == "anti-tribute":
+            seats = _key(message, "antiPos", where)
+            if not isinstance(seats, list) or not seats or len(seats) > 2:
+                _fail(where, f"antiPos is a list of one or two seats, not {quoted(seats)}")
+            for s in seats:
+                _seat(s, where, "antiPos")
+        elif stage == "episodeOver":
+            self._episode_over(message, where)
+        else:
+            self.game_results.append({k: v for k, v in message.items()
+                                      if k not in ("type", "stage")} | {"stage": stage})
+        return None
+
+    @property
+    def hand(self) -> Hand:
+        """The seat's cards now, as the messages tell them."""
+        if self._counts is None:
+            raise PlatformError("no hand yet: the beginning message has not come")
+        return Hand.from_counts(self._counts)
+
+    def _beginning(self, msg: dict, where: str) -> None:
+        seat = _seat(_key(msg, "myPos", where), where, "myPos")
+        if self.seat is not None and seat != self.seat:
+            _fail(where, f"myPos is {seat}, but this seat was seat {self.seat}")
+        counts = _cards(_key(msg, "handCards", where), where, "handCards")
+        if counts.sum() != 27:
+            _fail(where, f"handCards holds {int(counts.sum())} cards, not 27")
+        self.seat = seat
+        self._counts = counts.astype(np.int16)
+        self.level = None
+        self._plays, self._history, self._finished, self._exchanges = [], [], [], []
+        self._played = np.zeros(54, dtype=np.int16)
+        self._cards_left = [27] * 4
+
+    def _play(self, msg: dict, where: str) -> None:
+        seat = _seat(_key(msg, "curPos", where), where, "curPos")
+        triple = _key(msg, "curAction", where)
+        cards = _action_cards(triple, where, "curAction")
+        n = int(cards.sum())
+        if n:
+            if seat in self._finished:
+                _fail(where, f"seat {seat} plays {quoted(triple)} but went out already")
+            if n > self._cards_left[seat]:
+                _fail(where, f"seat {seat} plays {n} cards ({quoted(triple)}) but holds "
+                             f"{self._cards_left[seat]}")
+            if seat == self.seat:
+                self._take(cards, where, f"its own play {quoted(triple)}")
+            else:
+                seen = self._played + cards + self._counts
+                if seen.max() > 2:
+                    copies = format_cards([k for k in range(54) if seen[k] > 2])
+                    _fail(where, f"seat {seat} plays {quoted(triple)}: with the cards "
+                                 "played before and this seat's own, that is more than the "
+                                 f"two copies of {' '.join(copies)}")
+            self._played += cards
+            self._cards_left[seat] -= n
+            if self._cards_left[seat] == 0:
+                self._finished.append(seat)
+        self._plays.append((seat, triple))
+
+    def _take(self, cards: np.ndarray, where: str, what: str) -> None:
+        left = self._counts - cards
+        if left.min() < 0:
+            missing = format_cards([k for k in range(54) if left[k] < 0])
+            _fail(where, f"{what}: this seat does not hold {' '.join(missing)}")
+        self._counts = left
+
+    def _exchange(self, msg: dict, where: str) -> None:
+        result = _key(msg, "result", where)
+        if not isinstance(result, list) or not result or len(result) > 2:
+            _fail(where, f"result is a list of one or two [giver, receiver, card], not "
+                         f"{quoted(result)}")
+        for entry in result:
+            if not isinstance(entry, list) or len(entry) != 3:
+                _fail(where, f"a result entry is [giver, receiver, card], not {quoted(entry)}")
+            giver = _seat(entry[0], where, "a giver")
+            receiver = _seat(entry[1], where, "a receiver")
+            if giver == receiver:
+                _fail(where, f"{quoted(entry)}: seat {giver} cannot give a card to itself")
+            try:
+                kind = parse_card(entry[2])
+            except CardError as exc:
+                _fail(where, f"{quoted(entry)}: {exc}")
+            card = np.zeros(54, dtype=np.int16)
+            card[kind] = 1
+            if giver == self.seat:
+                self._take(card, where, f"{quoted(entry)}")
+            elif receiver == self.seat:
+                self._counts = self._counts + card
+            self._cards_left[giver] -= 1
+            self._cards_left[receiver] += 1
+            self._exchanges.append((giver, receiver, kind))
+
+    def _episode_over(self, msg: dict, where: str) -> None:
+        order = _key(msg, "order", where)
+        if not isinstance(order, list) or sorted(order) != [0, 1, 2, 3] or \
+                not all(is_whole(s, 0, 3) for s in order):
+            _fail(where, f"order is the four seats in finishing order, not {quoted(order)}")
+        order = tuple(int(s) for s in order)
+        if order[:len(self._finished)] != tuple(self._finished):
+            _fail(where, f"order {list(order)} does not start with the seats seen going out "
+                         f"{self._finished}")
+        level = _level(_key(msg, "curRank", where), where, "curRank")
+        if self.level is not None and level != self.level:
+            _fail(where, f"curRank {format_rank(level)} is not the hand's level "
+                         f"{format_rank(self.level)}")
+        rest = {}
+        for entry in _key(msg, "restCards", where) or ():
+            if not isinstance(entry, list) or len(entry) != 2:
+                _fail(where, f"a restCards entry is [seat, cards], not {quoted(entry)}")
+            seat = _seat(entry[0], where, "a restCards seat")
+            counts = _cards(entry[1], where, f"seat {seat}'s rest cards")
+            if int(counts.sum()) != self._cards_left[seat]:
+                _fail(where, f"seat {seat} has {int(counts.sum())} cards left, but the "
+                             f"plays leave it {self._cards_left[seat]}")
+            rest[seat] = format_cards([k for k in range(54) for _ in range(counts[k])])
+        self.hands.append(HandEnd(order, level, rest))
+        self._counts = None
+
+    # ------------------------------------------------------------------ answering
+
+    def _act(self, msg: dict, where: str) -> dict:
+        if self._counts is None:
+            _fail(where, "an act message before the hand's beginning message")
+        if self.level is not None:         # (before the actions are read at that level)
+            level = _level(_key(msg, "curRank", where), where, "curRank")
+            if level != self.level:
+                _fail(where, f"curRank {format_rank(level)} changed within the hand "
+                             f"(level {format_rank(self.level)})")
+        request = read_act(msg, self.rules)
+        if request.table_owner == self.seat:
+            # a trick that came back to its owner: the owner leads
+            request = replace(request, table=None, table_owner=None)
+        held = request.hand.counts.astype(np.int16)
+        if not np.array_equal(held, self._counts):
+            extra = format_cards([k for k in range(54) for _ in range(max(0, held[k] -
+                                                                          self._counts[k]))])
+            lost = format_cards([k for k in range(54) for _ in range(max(0, self._counts[k] -
+                                                                         held[k]))])
+            _fail(where, f"handCards differs from the cards the messages leave this seat "
+                         f"(more: {' '.join(extra) or 'none'}; fewer: {' '.join(lost) or 'none'})")
+        # (checked in play only: what publicInfo says while tribute changes hands is not
+        # documented)
+        if request.stage == "play" and request.cards_left != tuple(self._cards_left):
+            _fail(where, f"publicInfo gives {list(request.cards_left)} cards left, the plays "
+                         f"seen leave {self._cards_left}")
+        if self.level is None:
+            self.level = request.level
+            # the plays before this seat's first act, read now that the level is known
+            self._history = [(s, _read_play(t, self.level, self.rules, where,
+                                            f"seat {s}'s play {quoted(t)}"))
+                             for s, t in self._plays]
+        for s, t in self._plays[len(self._history):]:
+            self._history.append((s, _read_play(t, self.level, self.rules, where,
+                                                f"seat {s}'s play {quoted(t)}")))
+        seat = self.seat
+        team_levels = request.team_levels if seat & 1 == 0 else request.team_levels[::-1]
+        if request.stage == "play":
+            index = self._answer_play(request, team_levels, where)
+        elif request.stage == "tribute":
+            for card in request.actions:
+                if not is_valid_tribute(request.hand.counts, card, request.level):
+                    _fail(where, f"{card} is offered as tribute, but it is not one of the "
+                                 "seat's highest cards that are not wild")
+            card = format_card(tribute_card(request.hand.counts, request.level))
+            index = self._index_of_card(card, request, where)
+        else:
+            index = self._answer_back(request, team_levels, where)
+        return {"actIndex": index}
+
+    def _answer_play(self, request: ActRequest, team_levels: tuple, where: str) -> int:
+        level, table = request.level, request.table
+        array = moves_array(request.hand, level, table, self.rules)
+        moves = MoveList(array, table is not None)
+        ours, theirs = set(moves), set(request.actions)
+        if ours != theirs or len(theirs) != len(request.actions):
+            missing = sorted(ours - theirs, key=str)
+            extra = sorted(theirs - ours, key=str)
+            repeated = len(request.actions) - len(theirs)
+            _fail(where, "the actionList is not this engine's legal moves for the hand: "
+                         f"{len(missing)} moves missing from it"
+                         f"{' (' + _listing(missing) + ')' if missing else ''}, "
+                         f"{_listing(extra) if extra else 'none'} extra"
+                         f"{f', {repeated} listed twice' if repeated else ''}")
+        obs = Observation(self.seat, level, moves, table, request.table_owner,
+                          request.cards_left, team_levels, tuple(self._finished),
+                          self.rules, request.hand.counts, self._history,
+                          len(self._history), tuple(self._exchanges))
+        self.observation = obs
+        answer = self.player(obs)
+        if not isinstance(answer, Move):
+            try:
+                answer = Move.from_platform(answer, level, self.rules)
+            except (MoveError, CardError, TypeError) as exc:
+                _fail(where, f"the player answered {quoted(answer)}: {exc}")
+        if answer not in theirs:
+            _fail(where, f"the player's move {answer} is not one of the {len(theirs)} "
+                         "legal moves")
+        return request.actions.index(answer)
+
+    def _answer_back(self, request: ActRequest, team_levels: tuple, where: str) -> int:
+        allowed = [format_card(k) for k in allowed_returns(request.hand.counts, request.level)]
+        if set(allowed) != set(request.actions):
+            _fail(where, f"the cards offered to return ({' '.join(request.actions)}) are not "
+                         f"the cards a receiver may return ({' '.join(allowed)})")
+        obs = Observation(self.seat, request.level, (), None, None, tuple(self._cards_left),
+                          team_levels, (), self.rules, request.hand.counts, [], 0)
+        self.observation = obs
+        method = getattr(self.player, "choose_return", None)
+        card = method(obs, list(allowed)) if callable(method) else allowed[0]
+        if card not in allowed:
+            _fail(where, f"the player returns {quoted(card)}, not one of the cards it may "
+                         f"return ({' '.join(allowed)})")
+        return self._index_of_card(card, request, where)
+
+    @staticmethod
+    def _index_of_card(card: str, request: ActRequest, where: str) -> int:
+        if card not in request.actions:
+            _fail(where, f"{card} is not among the cards offered ({' '.join(request.actions)})")
+        return request.actions.index(card)
