@@ -36,6 +36,7 @@ class PlatformServer:
         self.match = Match([_SeatPlayer(self, s) for s in range(4)], self.rules, seed,
                            on_event=self._event)
         self.sent = [[] for _ in range(4)]     # the messages each seat got, as dicts
+        self.answers = [[] for _ in range(4)]  # and the answers it gave
         self.acts = []                         # (seat, true Observation) at each act play
         self.shown = []                        # the client's own Observation at each
         self.games = 0
@@ -43,7 +44,10 @@ class PlatformServer:
     # the messages
     def send(self, seat: int, message: dict):
         self.sent[seat].append(message)
-        return self.clients[seat].receive(json.dumps(message))
+        answer = self.clients[seat].receive(json.dumps(message))
+        if answer is not None:
+            self.answers[seat].append(answer)
+        return answer
 
     def notify_all(self, stage: str, **fields) -> None:
         for seat in range(4):

@@ -23,13 +23,17 @@ def test_numba_is_an_extra_that_only_the_batch_layer_imports():
     modules = ["guandan_core", "solver", "guandan_core.cli", "guandan_core.protocol",
                "guandan_core.analysis", "guandan_core.match", "guandan_core.cli_play",
                "guandan_core.cli_solve", "guandan_core.cli_analyze", "guandan_core.cli_engine",
-               "solver.batch"]
+               "solver.batch", "guandan_core.cli_bot", "guandan_core.platform_seat",
+               "guandan_core.platform_client"]
     code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n"
                                                for m in modules) + \
-        "print('numba' in sys.modules)"
+        "print('numba' in sys.modules, 'websockets' in sys.modules)"
     done = run_python(code)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "False"
+    assert done.stdout.strip() == "False False"
+    # the bot's WebSocket client is an extra too, imported only when it connects
+    assert not any(d.startswith("websockets") for d in project["dependencies"])
+    assert any(d.startswith("websockets") for d in project["optional-dependencies"]["bot"])
 
 
 def test_batch_without_numba_says_how_to_get_it():

@@ -1,0 +1,79 @@
+"""``guandan bot``: play one seat on the AI competition platform.
+
+``guandan bot ws://127.0.0.1:23456/game/client1 [--player NAME] [--seed S] [--log FILE]``
+connects to a platform server (its offline server, or anything that speaks its messages)
+and plays until the server closes the connection, then prints one line: the hands played
+and the acts answered. ``--stdio`` instead reads the platform's messages from stdin, one
+JSON object a line (or a ``--log`` file of an earlier game), and writes each answer
+(``{"actIndex": i}``) as one line on stdout.
+
+The player is one of ``guandan play``'s (default ``sampling``: greedy while many cards are
+in play, then the endgame solver over random deals of the hidden hands), seeded with
+``--seed`` (default 0, so a game's moves can be repeated). A message the seat cannot read
+or that contradicts the earlier ones stops the bot with one line on stderr and exit 2
+(see :mod:`guandan_core.platform_seat`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import whole_number_type
+from .platform_client import check_url, play_lines, play_websocket
+from .platform_seat import PlatformSeat
+from .players import PLAYERS, make_player
+from .rules import PRESET_NAMES
+
+__all__ = ["register", "cmd_bot"]
+
+
+def cmd_bot(args) -> int:
+    if (args.url is None) == (not args.stdio):
+        raise ValueError("give the server's address (ws://HOST:PORT/PATH) or --stdio, not "
+                         "both" if args.stdio else "give the server's address (e.g. "
+                         "ws://127.0.0.1:23456/game/client1) or --stdio")
+    if args.url is not None:
+        check_url(args.url)
+    seat = PlatformSeat(make_player(args.player, args.seed), args.rules)
+    log = open(args.log, "a", encoding="utf-8") if args.log else None
+    try:
+        if args.stdio:
+            play_lines(seat, sys.stdin, sys.stdout, log)
+        else:
+            answered = play_websocket(seat, args.url, log)
+            hands = len(seat.hands)
+            print(f"{hands} {'hand' if hands == 1 else 'hands'} played as seat "
+                  f"{seat.seat if seat.seat is not None else '?'}, {answered} "
+                  f"{'act' if answered == 1 else 'acts'} answered")
+    finally:
+        if log is not None:
+            log.close()
+    return 0
+
+
+def register(subparsers) -> None:
+    """Add the ``bot`` sub-command to the ``guandan`` parser's sub-parsers."""
+    p = subparsers.add_parser(
+        "bot", help="play one seat on the AI competition platform",
+        description="Play one seat of a game on the AI competition platform: connect to "
+                    "its server's WebSocket (ws://HOST:PORT/game/NAME) and answer every "
+                    "act message until the server closes the connection; or, with --stdio, "
+                    "read its messages one JSON object a line on stdin and write each "
+                    "answer as a line on stdout.")
+    p.add_argument("url", nargs="?", help="the server's address, e.g. "
+                                          "ws://127.0.0.1:23456/game/client1")
+    p.add_argument("--stdio", action="store_true",
+                   help="messages on stdin, answers on stdout, one JSON object a line")
+    p.add_argument("--player", default="sampling", choices=sorted(PLAYERS),
+                   help="the player (default sampling)")
+    p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
+                                                     10**30 - 1), default=0,
+                   help="seed of a random or sampling player (default 0)")
+    p.add_argument("--log", metavar="FILE",
+                   help="append every message received and answer sent to FILE, one JSON "
+                        "object a line ({\"in\": ...} / {\"out\": ...}); --stdio replays such "
+                        "a file")
+    p.add_argument("--rules", choices=PRESET_NAMES, default="platform",
+                   help="the rules the server plays, for the legal moves (default platform: "
+                        "a wild card completes heart straight flushes only)")
+    p.set_defaults(func=cmd_bot)

@@ -1,0 +1,124 @@
+"""Carrying a :class:`~guandan_core.platform_seat.PlatformSeat`'s messages: over the AI
+competition platform's WebSocket, or as lines of text.
+
+:func:`play_websocket` connects to a platform server (``ws://127.0.0.1:23456/game/NAME``;
+the ``websockets`` package, ``pip install "guandan-core[bot]"``) and answers every ``act``
+message until the server closes the connection. :func:`play_lines` reads one JSON message
+a line from a text stream and writes each answer as one JSON line, for a relay written in
+another language, or to replay a logged stream. Both can log every message received and
+every answer sent, one JSON object a line (``{"in": message}`` / ``{"out": answer}``),
+which is also what :func:`play_lines` replays (it reads the ``in`` lines of such a log).
+
+>>> import io
+>>> from guandan_core.players import GreedyPlayer
+>>> from guandan_core.platform_seat import PlatformSeat
+>>> out = io.StringIO()
+>>> play_lines(PlatformSeat(GreedyPlayer()), io.StringIO(
+...     '{"type": "notify", "stage": "gameOver", "curTimes": 1, "settingTimes": 1}\\n'), out)
+0
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Optional, TextIO
+
+from .platform_seat import PlatformError, PlatformSeat
+from .usertext import quoted
+
+__all__ = ["play_websocket", "play_lines", "check_url"]
+
+MAX_MESSAGE_BYTES = 1 << 20     # an act message at a 27-card lead is about 20 KB
+
+
+def check_url(url: str) -> str:
+    """``url`` if it is a ``ws://`` or ``wss://`` address, else a ValueError naming it."""
+    if not isinstance(url, str) or not url.lower().startswith(("ws://", "wss://")) \
+            or len(url.split("//", 1)[1]) == 0:
+        raise ValueError(f"a platform address is ws://HOST:PORT/PATH (e.g. "
+                         f"ws://127.0.0.1:23456/game/client1), not {quoted(url)}")
+    return url
+
+
+def _logged(log: Optional[TextIO], direction: str, message) -> None:
+    if log is not None:
+        log.write(json.dumps({direction: message}, ensure_ascii=False) + "\n")
+        log.flush()
+
+
+def _parsed(text):
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise PlatformError(f"a message is JSON text: {exc}: {quoted(text)}") from None
+
+
+def _answer(seat: PlatformSeat, message, log: Optional[TextIO]) -> Optional[str]:
+    _logged(log, "in", message)
+    answer = seat.receive(message)
+    if answer is None:
+        return None
+    _logged(log, "out", answer)
+    return json.dumps(answer)
+
+
+def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
+                   open_timeout: float = 10.0) -> int:
+    """Play ``seat`` on the platform server at ``url`` until it closes the connection;
+    the number of ``act`` messages answered. A message the seat cannot read raises its
+    :class:`PlatformError` (the connection is closed first); a connection that cannot be
+    made, or that the server breaks, an OSError."""
+    check_url(url)
+    try:
+        from websockets.exceptions import ConnectionClosedError, InvalidURI, WebSocketException
+        from websockets.sync.client import connect
+    except ImportError:
+        raise ValueError("connecting to the platform needs the websockets package: "
+                         "pip install \"guandan-core[bot]\"") from None
+    answered = 0
+    try:
+        ws = connect(url, open_timeout=open_timeout, max_size=MAX_MESSAGE_BYTES)
+    except (InvalidURI, ValueError) as exc:
+        raise ValueError(f"{quoted(url)} is not a WebSocket address: {exc}") from None
+    except (OSError, WebSocketException) as exc:     # (TimeoutError is an OSError)
+        raise OSError(f"cannot connect to {url}: {getattr(exc, 'strerror', None) or exc}") \
+            from None
+    try:
+        with ws:
+            for text in ws:
+                reply = _answer(seat, _parsed(text), log)
+                if reply is not None:
+                    ws.send(reply)
+                    answered += 1
+    except ConnectionClosedError as exc:
+        raise OSError(f"the server at {url} broke the connection ({exc}) after "
+                      f"{answered} answers") from None
+    except WebSocketException as exc:
+        raise OSError(f"talking to {url}: {exc}") from None
+    return answered
+
+
+def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
+               log: Optional[TextIO] = None) -> int:
+    """Play ``seat`` on the messages of ``infile``, one JSON object a line (blank lines
+    skipped; a line ``{"in": message}`` of a log is read as its message, a line
+    ``{"out": ...}`` skipped), writing each answer to ``outfile`` as one line, flushed;
+    the number of answers. :class:`PlatformError` names the line it cannot take."""
+    answered = 0
+    for number, line in enumerate(infile, 1):
+        if not line.strip():
+            continue
+        try:
+            message = _parsed(line.strip())
+            if isinstance(message, dict) and set(message) == {"out"}:
+                continue            # an answer of a logged stream
+            if isinstance(message, dict) and set(message) == {"in"}:
+                message = message["in"]
+            reply = _answer(seat, message, log)
+        except PlatformError as exc:
+            raise PlatformError(f"line {number}: {exc}") from None
+        if reply is not None:
+            outfile.write(reply + "\n")
+            outfile.flush()
+            answered += 1
+    return answered

@@ -1,0 +1,165 @@
+"""``guandan bot``: one seat on the AI competition platform, over its WebSocket or as
+lines on stdin/stdout (RULES.md sec. 7: the platform's messages and answers).
+
+The messages come from tests/platform_server.py, which plays a real match; the bot run as
+a user runs it must give the answers the in-process PlatformSeat gave to the same messages.
+"""
+
+import json
+import socket
+import threading
+
+import pytest
+
+from guandan_core.platform_client import play_lines
+from guandan_core.platform_seat import PlatformError, PlatformSeat
+from guandan_core.players import make_player
+from cli_process import assert_one_line_error, run_cli
+from platform_server import PlatformServer
+
+websockets = pytest.importorskip("websockets")
+from websockets.sync.server import serve  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def game():
+    """Three hands with sampling players seeded 0 (as ``guandan bot`` seeds its player):
+    seat 1's messages and the answers its in-process client gave."""
+    server = PlatformServer([PlatformSeat(make_player("sampling", 0)) for _ in range(4)],
+                            seed=7)
+    server.play(3)
+    assert any(m["stage"] == "tribute" for m in server.sent[1])
+    return server.sent[1], server.answers[1]
+
+
+def _lines(objects):
+    return "".join(json.dumps(o) + "\n" for o in objects)
+
+
+def test_sec7_stdio_answers_are_the_seats_answers(game, tmp_path):
+    """RULES 7: --stdio answers each act with the index the seat chose in-process, one
+    line each; its --log replays to the same answers."""
+    messages, answers = game
+    log = tmp_path / "game.jsonl"
+    proc = run_cli(["bot", "--stdio", "--log", str(log)], stdin=_lines(messages))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == _lines(answers)
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["in"] for e in logged if "in" in e] == messages
+    assert [e["out"] for e in logged if "out" in e] == answers
+    again = run_cli(["bot", "--stdio"], stdin=log.read_text())
+    assert again.returncode == 0 and again.stdout == _lines(answers)
+    # another player answers otherwise somewhere in three hands
+    greedy = run_cli(["bot", "--stdio", "--player", "greedy"], stdin=_lines(messages))
+    assert greedy.returncode == 0 and greedy.stdout != _lines(answers)
+
+
+class _Server:
+    """A WebSocket server in a thread that sends ``messages`` in order, waits for the
+    answer after each act, and records the answers (``misbehave``: close abruptly after
+    the first act's answer)."""
+
+    def __init__(self, messages, misbehave=False):
+        self.messages, self.misbehave = messages, misbehave
+        self.answers, self.path, self.error = [], None, None
+        self.server = serve(self._handler, "127.0.0.1", 0)
+        self.port = self.server.socket.getsockname()[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def _handler(self, conn):
+        self.path = conn.request.path
+        try:
+            for message in self.messages:
+                conn.send(json.dumps(message))
+                if message["type"] == "act":
+                    self.answers.append(json.loads(conn.recv(timeout=60)))
+                    if self.misbehave:
+                        conn.close(code=1011, reason="server fault")
+                        return
+        except Exception as exc:       # (the bot hung up: recorded for the test)
+            self.error = exc
+        conn.close()
+
+    def stop(self):
+        self.server.shutdown()
+        self.thread.join(10)
+
+
+def test_sec7_the_bot_plays_over_the_platforms_websocket(game):
+    """RULES 7: the bot connects, answers every act as the seat did in-process, stops
+    when the server closes the connection and says what it played."""
+    messages, answers = game
+    server = _Server(messages)
+    try:
+        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client2"])
+    finally:
+        server.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert server.path == "/game/client2" and server.answers == answers
+    assert proc.stdout == f"3 hands played as seat 1, {len(answers)} acts answered\n"
+
+
+def test_sec7_a_bad_message_stops_the_bot_with_one_line(game):
+    """Bad input: a message the seat cannot take ends the bot with one line naming it,
+    over the WebSocket and on stdin."""
+    messages, _ = game
+    broken = [dict(m) for m in messages[:3]]
+    broken[2]["curAction"] = ["Single", "3", ["XX"]]
+    server = _Server(broken)
+    try:
+        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client1"])
+    finally:
+        server.stop()
+    assert_one_line_error(proc, "notify play: unknown card 'XX'")
+    proc = run_cli(["bot", "--stdio"], stdin=_lines(broken))
+    assert_one_line_error(proc, "line 3: notify play: unknown card 'XX'")
+    proc = run_cli(["bot", "--stdio"], stdin=_lines(messages[:1]) + "{oops\n")
+    assert_one_line_error(proc, "line 2: a message is JSON text")
+
+
+def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game):
+    """Bad input: no server at the address, a server that breaks the connection, an
+    address that is not a WebSocket one, neither or both of an address and --stdio."""
+    with socket.socket() as s:          # a port with nobody listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = run_cli(["bot", f"ws://127.0.0.1:{port}/game/client1"])
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert f"guandan bot: error: cannot connect to ws://127.0.0.1:{port}/game/client1: " \
+        "Connection refused" in proc.stderr
+    messages, _ = game
+    server = _Server(messages, misbehave=True)
+    try:
+        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client1"])
+    finally:
+        server.stop()
+    assert_one_line_error(proc, f"the server at ws://127.0.0.1:{server.port}/game/client1 "
+                                "broke the connection")
+    assert_one_line_error(run_cli(["bot", "http://127.0.0.1:23456/game/client1"]),
+                          "a platform address is ws://HOST:PORT/PATH")
+    assert_one_line_error(run_cli(["bot", "ws://[bad/x"]),
+                          "'ws://[bad/x' is not a WebSocket address")
+    assert_one_line_error(run_cli(["bot"]), "give the server's address")
+    assert_one_line_error(run_cli(["bot", "ws://127.0.0.1:1/x", "--stdio"]), "not both")
+    assert_one_line_error(run_cli(["bot", "--stdio", "--player", "best"]),
+                          "invalid choice: 'best'")
+
+
+def test_play_lines_names_the_line_it_cannot_take():
+    """The library call behind --stdio: a PlatformError naming the line."""
+    seat = PlatformSeat(make_player("greedy"))
+    import io
+    with pytest.raises(PlatformError, match=r"line 2: unknown message type 'hello'"):
+        play_lines(seat, io.StringIO('\n{"type": "hello"}\n'), io.StringIO())
+
+
+def test_without_websockets_the_bot_says_how_to_get_it():
+    """The WebSocket client is an extra: without it, one line saying how to install it."""
+    from cli_process import run_python
+    done = run_python("import sys; sys.modules['websockets'] = None\n"
+                      "from guandan_core.cli import main\n"
+                      "sys.exit(main(['bot', 'ws://127.0.0.1:9/game/client1']))")
+    assert_one_line_error(done, "connecting to the platform needs the websockets package: "
+                                "pip install \"guandan-core[bot]\"")
