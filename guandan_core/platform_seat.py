@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Optional
 
 import numpy as np
@@ -101,8 +102,9 @@ class HandEnd:
 class ActRequest:
     """An ``act`` message read on its own: the seat's hand and the hand's level, the two
     teams' levels (``team_levels``, team of seats 0 and 2 first), each seat's card count,
-    the play to beat and its seat (None on lead), and the platform's actions (each a
-    :class:`Move` for ``play``; a card string for ``tribute`` and ``back``)."""
+    the play to beat and its seat (None on lead), and the platform's actions as sent
+    (``raw_actions``) and read (``actions``: each a :class:`Move` for ``play``, a card
+    string for ``tribute`` and ``back``; read when first asked for)."""
 
     stage: str
     hand: Hand
@@ -111,8 +113,16 @@ class ActRequest:
     cards_left: tuple
     table: Optional[Move]
     table_owner: Optional[int]
-    actions: tuple
     raw_actions: list
+    rules: Rules
+
+    @cached_property
+    def actions(self) -> tuple:
+        where = f"act {self.stage}"
+        if self.stage == "play":
+            return tuple(_read_play(a, self.level, self.rules, where, f"action {i}")
+                         for i, a in enumerate(self.raw_actions))
+        return tuple(_special(a, self.stage, where, i) for i, a in enumerate(self.raw_actions))
 
 
 def _fail(where: str, text: str):
@@ -184,6 +194,18 @@ def _special(triple, kind: str, where: str, i: int) -> str:
         _fail(where, f"action {i}: {exc}")
 
 
+def _text_key(triple):
+    """A platform action as text, its cards in a fixed order (None when it is not a
+    well-formed triple of strings); two actions with the same key are the same move."""
+    if triple == ["PASS", "PASS", "PASS"]:
+        return ("PASS",)
+    if isinstance(triple, list) and len(triple) == 3 and isinstance(triple[0], str) and \
+            isinstance(triple[1], str) and isinstance(triple[2], list) and \
+            all(isinstance(c, str) for c in triple[2]):
+        return (triple[0], triple[1], tuple(sorted(triple[2])))
+    return None
+
+
 def _listing(moves, limit: int = 3) -> str:
     shown = ", ".join(str(m) for m in moves[:limit])
     return shown + (", ..." if len(moves) > limit else "")
@@ -224,14 +246,9 @@ def read_act(message: dict, rules=None) -> ActRequest:
         _fail(where, f"actionList is a non-empty list of actions, not {quoted(raw)}")
     if "indexRange" in message and message["indexRange"] != len(raw) - 1:
         _fail(where, f"indexRange is {quoted(message['indexRange'])} for {len(raw)} actions")
-    if stage == "play":
-        actions = tuple(_read_play(a, level, rules, where, f"action {i}")
-                        for i, a in enumerate(raw))
-    else:
-        actions = tuple(_special(a, stage, where, i) for i, a in enumerate(raw))
     team_levels = (mine, theirs)
     return ActRequest(stage, Hand.from_counts(counts), level, team_levels, cards_left,
-                      table, owner if table is not None else None, actions, raw)
+                      table, owner if table is not None else None, raw, rules)
 
 
 class PlatformSeat:
@@ -471,6 +488,16 @@ class PlatformSeat:
         level, table = request.level, request.table
         array = moves_array(request.hand, level, table, self.rules)
         moves = MoveList(array, table is not None)
+        # the platform's actions matched by their text first (reading each is dearer)
+        index = {}
+        for i, triple in enumerate(request.raw_actions):
+            index.setdefault(_text_key(triple), i)
+        index.pop(None, None)
+        if len(index) == len(request.raw_actions) and \
+                len(moves) == len(index) and \
+                all(_text_key(m.to_platform()) in index for m in moves):
+            return self._ask_player(moves, request, team_levels, where,
+                                    lambda move: index.get(_text_key(move.to_platform())))
         ours, theirs = set(moves), set(request.actions)
         if ours != theirs or len(theirs) != len(request.actions):
             missing = sorted(ours - theirs, key=str)
@@ -481,7 +508,14 @@ class PlatformSeat:
                          f"{' (' + _listing(missing) + ')' if missing else ''}, "
                          f"{_listing(extra) if extra else 'none'} extra"
                          f"{f', {repeated} listed twice' if repeated else ''}")
-        obs = Observation(self.seat, level, moves, table, request.table_owner,
+        actions = request.actions
+        return self._ask_player(moves, request, team_levels, where,
+                                lambda move: actions.index(move))
+
+    def _ask_player(self, moves: MoveList, request: ActRequest, team_levels: tuple,
+                    where: str, index_of) -> int:
+        level = request.level
+        obs = Observation(self.seat, level, moves, request.table, request.table_owner,
                           request.cards_left, team_levels, tuple(self._finished),
                           self.rules, request.hand.counts, self._history,
                           len(self._history), tuple(self._exchanges))
@@ -492,10 +526,10 @@ class PlatformSeat:
                 answer = Move.from_platform(answer, level, self.rules)
             except (MoveError, CardError, TypeError) as exc:
                 _fail(where, f"the player answered {quoted(answer)}: {exc}")
-        if answer not in theirs:
-            _fail(where, f"the player's move {answer} is not one of the {len(theirs)} "
+        if answer not in moves:
+            _fail(where, f"the player's move {answer} is not one of the {len(moves)} "
                          "legal moves")
-        return request.actions.index(answer)
+        return index_of(answer)
 
     def _answer_back(self, request: ActRequest, team_levels: tuple, where: str) -> int:
         allowed = [format_card(k) for k in allowed_returns(request.hand.counts, request.level)]
