@@ -16,6 +16,7 @@ or that contradicts the earlier ones stops the bot with one line on stderr and e
 
 from __future__ import annotations
 
+import os
 import sys
 
 from .cli import whole_number_type
@@ -38,7 +39,14 @@ def cmd_bot(args) -> int:
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     try:
         if args.stdio:
-            play_lines(seat, sys.stdin, sys.stdout, log)
+            if log is not None and _same_file(log, sys.stdin):
+                raise ValueError(f"--log {args.log!r} is the file --stdio reads: the bot "
+                                 "would read its own log without end; log to another file")
+            try:
+                play_lines(seat, sys.stdin, sys.stdout, log)
+            except BrokenPipeError:
+                # (a relay that stops reading misses answers: not the quiet end of `| head`)
+                raise OSError("the reader of the answers (stdout) went away") from None
         else:
             answered = play_websocket(seat, args.url, log)
             hands = len(seat.hands)
@@ -49,6 +57,13 @@ def cmd_bot(args) -> int:
         if log is not None:
             log.close()
     return 0
+
+
+def _same_file(a, b) -> bool:
+    try:
+        return os.path.samestat(os.fstat(a.fileno()), os.fstat(b.fileno()))
+    except (OSError, ValueError, AttributeError):
+        return False        # (a stream without a file: not the same file)
 
 
 def register(subparsers) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Optional, TextIO
 
-from .platform_seat import PlatformError, PlatformSeat
+from .platform_seat import PlatformError, PlatformSeat, read_message
 from .usertext import quoted
 
 __all__ = ["play_websocket", "play_lines", "check_url"]
@@ -42,15 +42,19 @@ def check_url(url: str) -> str:
 
 def _logged(log: Optional[TextIO], direction: str, message) -> None:
     if log is not None:
-        log.write(json.dumps({direction: message}, ensure_ascii=False) + "\n")
+        # (ASCII escapes: a lone surrogate in a message cannot be written as UTF-8)
+        log.write(json.dumps({direction: message}) + "\n")
         log.flush()
 
 
-def _parsed(text):
+def _parsed(text, log: Optional[TextIO]):
+    """A message's JSON value; text that is not JSON is logged as it came (a string),
+    so that a replay of the log meets the same error."""
     try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise PlatformError(f"a message is JSON text: {exc}: {quoted(text)}") from None
+        return read_message(text)
+    except PlatformError:
+        _logged(log, "in", text if isinstance(text, str) else repr(text))
+        raise
 
 
 def _answer(seat: PlatformSeat, message, log: Optional[TextIO]) -> Optional[str]:
@@ -85,11 +89,16 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
             from None
     try:
         with ws:
-            for text in ws:
-                reply = _answer(seat, _parsed(text), log)
-                if reply is not None:
-                    ws.send(reply)
-                    answered += 1
+            try:
+                for text in ws:
+                    reply = _answer(seat, _parsed(text, log), log)
+                    if reply is not None:
+                        ws.send(reply)
+                        answered += 1
+            except PlatformError as exc:
+                # (1011: the client stops on an error, which a normal close would hide)
+                ws.close(code=1011, reason=str(exc)[:120])
+                raise
     except ConnectionClosedError as exc:
         raise OSError(f"the server at {url} broke the connection ({exc}) after "
                       f"{answered} answers") from None
@@ -109,7 +118,7 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
         if not line.strip():
             continue
         try:
-            message = _parsed(line.strip())
+            message = _parsed(line.strip(), log)
             if isinstance(message, dict) and set(message) == {"out"}:
                 continue            # an answer of a logged stream
             if isinstance(message, dict) and set(message) == {"in"}:

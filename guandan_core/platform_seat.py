@@ -29,10 +29,19 @@ The tribute card is the payer's highest card as in a match (its first suit in th
 S H C D when the platform offers several); a returned card is the player's
 ``choose_return(observation, allowed_cards)`` if it has one, else its lowest allowed card.
 
-Anything the seat cannot reconcile (a message of an unknown kind or with a missing or
-malformed key, a hand or a card count that differs from what the messages said before, an
-action list that is not this engine's legal moves) raises :class:`PlatformError`, which
-names it, rather than letting a player choose from a wrong picture of the game.
+It follows the hand's turns as RULES sec. 6 makes them (a trick that comes back to its
+owner is led by that owner, or by its partner when the owner is out), so it knows at each
+``act`` whose turn it is and what is to beat. A lead may still name the last trick's owner
+in ``greaterPos`` when that owner is the seat itself or a partner who went out; it is read
+as a lead.
+
+Anything the seat cannot reconcile raises :class:`PlatformError`, which names it, rather
+than letting a player choose from a wrong picture of the game: a message of an unknown
+kind, or with a missing or malformed key; a play out of turn, a pass on lead, a play after
+the hand is over, a card seen more than twice; at an ``act``, a hand, a card count, a turn
+or a play to beat other than the messages before it leave, or an action list that is not
+this engine's legal moves; an ``episodeOver`` before the hand is over, or whose order or
+rest cards disagree with the plays.
 
 >>> from guandan_core.players import GreedyPlayer
 >>> seat = PlatformSeat(GreedyPlayer())
@@ -60,7 +69,6 @@ names it, rather than letting a player choose from a wrong picture of the game.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Optional
@@ -70,13 +78,14 @@ import numpy as np
 from .cards import CardError, LevelError, format_card, format_cards, format_rank, \
     is_whole, parse_card, parse_level
 from .hand import Hand, to_counts
+from .jsontext import parse_json
 from .match import Observation, allowed_returns, is_valid_tribute, tribute_card
 from .moves import Move, MoveError, moves_array
 from .position import MoveList
 from .rules import Rules
 from .usertext import quoted
 
-__all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act"]
+__all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act", "read_message"]
 
 STAGES = {"notify": ("beginning", "play", "tribute", "anti-tribute", "back", "episodeOver",
                      "gameOver", "gameResult"),
@@ -101,8 +110,9 @@ class HandEnd:
 @dataclass(frozen=True)
 class ActRequest:
     """An ``act`` message read on its own: the seat's hand and the hand's level, the two
-    teams' levels (``team_levels``, team of seats 0 and 2 first), each seat's card count,
-    the play to beat and its seat (None on lead), and the platform's actions as sent
+    teams' levels (``team_levels``: the seat's team first, as ``selfRank``, ``oppoRank``);
+    in ``play`` each seat's card count and the play to beat and its seat as the message
+    gives them (None on lead; None in ``tribute`` and ``back``); the platform's actions as sent
     (``raw_actions``) and read (``actions``: each a :class:`Move` for ``play``, a card
     string for ``tribute`` and ``back``; read when first asked for)."""
 
@@ -123,6 +133,15 @@ class ActRequest:
             return tuple(_read_play(a, self.level, self.rules, where, f"action {i}")
                          for i, a in enumerate(self.raw_actions))
         return tuple(_special(a, self.stage, where, i) for i, a in enumerate(self.raw_actions))
+
+
+def read_message(text) -> object:
+    """The JSON value of a message's text; :class:`PlatformError` when it is not JSON
+    (deep nesting, NaN and a key given twice are refused too)."""
+    try:
+        return parse_json(text)
+    except ValueError as exc:
+        raise PlatformError(f"a message is JSON text: {exc}: {quoted(text)}") from None
 
 
 def _fail(where: str, text: str):
@@ -214,8 +233,7 @@ def _listing(moves, limit: int = 3) -> str:
 def read_act(message: dict, rules=None) -> ActRequest:
     """Read an ``act`` message on its own (:class:`ActRequest`); :class:`PlatformError`
     names a missing or malformed key. The play to beat is read at the message's
-    ``curRank`` under ``rules`` (``Rules.platform()`` unless given). A ``greaterPos`` of the
-    seat itself is read as a lead too (a trick that came back to its owner)."""
+    ``curRank`` under ``rules`` (``Rules.platform()`` unless given)."""
     rules = Rules.platform() if rules is None else Rules.of(rules)
     if not isinstance(message, dict) or message.get("type") != "act":
         raise PlatformError(f"not an act message: {quoted(message)}")
@@ -227,20 +245,24 @@ def read_act(message: dict, rules=None) -> ActRequest:
     level = _level(_key(message, "curRank", where), where, "curRank")
     mine = _level(_key(message, "selfRank", where), where, "selfRank")
     theirs = _level(_key(message, "oppoRank", where), where, "oppoRank")
-    public = _key(message, "publicInfo", where)
-    if not isinstance(public, list) or len(public) != 4 or \
-            not all(isinstance(p, dict) and is_whole(p.get("rest"), 0, 28) for p in public):
-        _fail(where, f"publicInfo is four {{\"rest\": cards left, ...}}, not {quoted(public)}")
-    cards_left = tuple(int(p["rest"]) for p in public)
-    owner = _seat(_key(message, "greaterPos", where), where, "greaterPos", lead_ok=True)
-    greater = _key(message, "greaterAction", where)
-    table = None
-    if owner >= 0 and greater not in (None, list(_ON_LEAD)):
-        table = _read_play(greater, level, rules, where, "greaterAction")
-        if table.is_pass:
-            _fail(where, f"greaterAction is a pass, with greaterPos {owner}")
-    elif owner >= 0:
-        _fail(where, f"greaterPos is {owner} but greaterAction is {quoted(greater)}")
+    cards_left, table, owner = None, None, None
+    if stage == "play":     # (a tribute or return act's table keys are not read)
+        public = _key(message, "publicInfo", where)
+        if not isinstance(public, list) or len(public) != 4 or \
+                not all(isinstance(p, dict) and is_whole(p.get("rest"), 0, 28) for p in public):
+            _fail(where, f"publicInfo is four {{\"rest\": cards left, ...}}, not "
+                         f"{quoted(public)}")
+        cards_left = tuple(int(p["rest"]) for p in public)
+        owner = _seat(_key(message, "greaterPos", where), where, "greaterPos", lead_ok=True)
+        greater = _key(message, "greaterAction", where)
+        if owner >= 0 and greater not in (None, list(_ON_LEAD)):
+            table = _read_play(greater, level, rules, where, "greaterAction")
+            if table.is_pass:
+                _fail(where, f"greaterAction is a pass, with greaterPos {owner}")
+        elif owner >= 0:
+            _fail(where, f"greaterPos is {owner} but greaterAction is {quoted(greater)}")
+        else:
+            owner = None
     raw = _key(message, "actionList", where)
     if not isinstance(raw, list) or not raw:
         _fail(where, f"actionList is a non-empty list of actions, not {quoted(raw)}")
@@ -248,7 +270,7 @@ def read_act(message: dict, rules=None) -> ActRequest:
         _fail(where, f"indexRange is {quoted(message['indexRange'])} for {len(raw)} actions")
     team_levels = (mine, theirs)
     return ActRequest(stage, Hand.from_counts(counts), level, team_levels, cards_left,
-                      table, owner if table is not None else None, raw, rules)
+                      table, owner, raw, rules)
 
 
 class PlatformSeat:
@@ -283,23 +305,24 @@ class PlatformSeat:
         self._finished: list = []
         self._exchanges: list = []
         self._played = np.zeros(54, dtype=np.int16)
+        # the trick as the plays leave it (RULES sec. 6): whose turn (None before the
+        # hand's first lead), the table's owner (-1 on lead), whether the hand is over
+        self._to_move: Optional[int] = None
+        self._owner = -1
+        self._over = False
 
     # ------------------------------------------------------------------ reading
 
     def receive(self, message) -> Optional[dict]:
         """Take one message; the answer for an ``act``, None for a ``notify``."""
         if isinstance(message, (str, bytes, bytearray)):
-            try:
-                message = json.loads(message)
-            except ValueError as exc:
-                raise PlatformError(f"a message is JSON text: {exc}: {quoted(message)}") \
-                    from None
+            message = read_message(message)
         if not isinstance(message, dict):
             raise PlatformError(f"a message is a JSON object, not {quoted(message)}")
         kind, stage = message.get("type"), message.get("stage")
-        if kind not in STAGES:
+        if not isinstance(kind, str) or kind not in STAGES:
             raise PlatformError(f"unknown message type {quoted(kind)} (known: notify, act)")
-        if stage not in STAGES[kind]:
+        if not isinstance(stage, str) or stage not in STAGES[kind]:
             raise PlatformError(f"unknown {kind} stage {quoted(stage)} (known: "
                                 f"{', '.join(STAGES[kind])})")
         where = f"{kind} {stage}"
@@ -347,32 +370,71 @@ class PlatformSeat:
         self._plays, self._history, self._finished, self._exchanges = [], [], [], []
         self._played = np.zeros(54, dtype=np.int16)
         self._cards_left = [27] * 4
+        self._to_move, self._owner, self._over = None, -1, False
 
     def _play(self, msg: dict, where: str) -> None:
         seat = _seat(_key(msg, "curPos", where), where, "curPos")
         triple = _key(msg, "curAction", where)
         cards = _action_cards(triple, where, "curAction")
         n = int(cards.sum())
-        if n:
-            if seat in self._finished:
-                _fail(where, f"seat {seat} plays {quoted(triple)} but went out already")
-            if n > self._cards_left[seat]:
-                _fail(where, f"seat {seat} plays {n} cards ({quoted(triple)}) but holds "
-                             f"{self._cards_left[seat]}")
-            if seat == self.seat:
-                self._take(cards, where, f"its own play {quoted(triple)}")
-            else:
-                seen = self._played + cards + self._counts
-                if seen.max() > 2:
-                    copies = format_cards([k for k in range(54) if seen[k] > 2])
-                    _fail(where, f"seat {seat} plays {quoted(triple)}: with the cards "
-                                 "played before and this seat's own, that is more than the "
-                                 f"two copies of {' '.join(copies)}")
-            self._played += cards
-            self._cards_left[seat] -= n
-            if self._cards_left[seat] == 0:
-                self._finished.append(seat)
+        what = f"seat {seat}'s {quoted(triple)}"
+        if self._over:
+            _fail(where, f"{what} after the hand is over (seats {self._finished} are out)")
+        if seat in self._finished:
+            _fail(where, f"{what}: seat {seat} went out already")
+        if self._to_move is None and not n:
+            _fail(where, f"{what}: a pass on the hand's first lead")
+        if self._to_move is not None and seat != self._to_move:
+            _fail(where, f"{what}, but by the plays seen it is seat {self._to_move}'s turn")
+        if not n and self._owner < 0:
+            _fail(where, f"{what}: a pass on lead")
+        if n > self._cards_left[seat]:
+            _fail(where, f"{what}: {n} cards, but seat {seat} holds {self._cards_left[seat]}")
+        if seat == self.seat:
+            self._take(cards, where, f"its own play {quoted(triple)}")
+        else:
+            seen = self._played + cards + self._counts
+            if seen.max() > 2:
+                copies = format_cards([k for k in range(54) if seen[k] > 2])
+                _fail(where, f"{what}: with the cards played before and this seat's own, "
+                             f"that is more than the two copies of {' '.join(copies)}")
+        if self.level is not None:      # (before that, read at the seat's first act)
+            self._history.append((seat, _read_play(triple, self.level, self.rules, where,
+                                                   what)))
         self._plays.append((seat, triple))
+        self._played += cards
+        if n:
+            self._after_play(seat, n)
+        else:
+            self._after_pass(seat)
+
+    def _after_play(self, seat: int, n: int) -> None:
+        left = self._cards_left
+        left[seat] -= n
+        self._owner = seat
+        if not left[seat]:
+            self._finished.append(seat)
+            if not left[seat ^ 2]:
+                self._over, self._to_move = True, None
+                return
+        t = (seat + 1) & 3
+        while not left[t]:
+            t = (t + 1) & 3
+        self._to_move = t
+
+    def _after_pass(self, seat: int) -> None:
+        left, t = self._cards_left, seat
+        while True:
+            t = (t + 1) & 3
+            if t == self._owner:
+                # the trick comes back to its owner, who leads; when the owner is out, its
+                # partner leads (RULES sec. 6)
+                self._to_move = t if left[t] else t ^ 2
+                self._owner = -1
+                return
+            if left[t]:
+                self._to_move = t
+                return
 
     def _take(self, cards: np.ndarray, where: str, what: str) -> None:
         left = self._counts - cards
@@ -394,6 +456,9 @@ class PlatformSeat:
             if giver == receiver:
                 _fail(where, f"{quoted(entry)}: seat {giver} cannot give a card to itself")
             try:
+                if not isinstance(entry[2], str):
+                    raise CardError(f"a card is a string such as \"S3\", not "
+                                    f"{quoted(entry[2])}")
                 kind = parse_card(entry[2])
             except CardError as exc:
                 _fail(where, f"{quoted(entry)}: {exc}")
@@ -408,9 +473,12 @@ class PlatformSeat:
             self._exchanges.append((giver, receiver, kind))
 
     def _episode_over(self, msg: dict, where: str) -> None:
+        if not self._over:
+            _fail(where, f"the hand is not over by the plays seen (seats out: "
+                         f"{self._finished or 'none'}; both seats of a team end it)")
         order = _key(msg, "order", where)
-        if not isinstance(order, list) or sorted(order) != [0, 1, 2, 3] or \
-                not all(is_whole(s, 0, 3) for s in order):
+        if not isinstance(order, list) or len(order) != 4 or \
+                not all(is_whole(s, 0, 3) for s in order) or len(set(order)) != 4:
             _fail(where, f"order is the four seats in finishing order, not {quoted(order)}")
         order = tuple(int(s) for s in order)
         if order[:len(self._finished)] != tuple(self._finished):
@@ -420,16 +488,33 @@ class PlatformSeat:
         if self.level is not None and level != self.level:
             _fail(where, f"curRank {format_rank(level)} is not the hand's level "
                          f"{format_rank(self.level)}")
-        rest = {}
-        for entry in _key(msg, "restCards", where) or ():
+        entries = _key(msg, "restCards", where)
+        if not isinstance(entries, list):
+            _fail(where, f"restCards is a list of [seat, cards], not {quoted(entries)}")
+        rest, seen = {}, self._played.copy()
+        for entry in entries:
             if not isinstance(entry, list) or len(entry) != 2:
                 _fail(where, f"a restCards entry is [seat, cards], not {quoted(entry)}")
             seat = _seat(entry[0], where, "a restCards seat")
             counts = _cards(entry[1], where, f"seat {seat}'s rest cards")
-            if int(counts.sum()) != self._cards_left[seat]:
-                _fail(where, f"seat {seat} has {int(counts.sum())} cards left, but the "
-                             f"plays leave it {self._cards_left[seat]}")
+            if seat in rest or int(counts.sum()) != self._cards_left[seat]:
+                _fail(where, f"restCards gives seat {seat} {int(counts.sum())} cards"
+                             f"{' again' if seat in rest else ''}, but the plays leave it "
+                             f"{self._cards_left[seat]}")
+            if seat == self.seat and not np.array_equal(counts, self._counts):
+                _fail(where, f"restCards gives this seat {' '.join(entry[1])}, but it holds "
+                             f"{self.hand}")
+            seen += counts
             rest[seat] = format_cards([k for k in range(54) for _ in range(counts[k])])
+        missing = [s for s in range(4) if self._cards_left[s] and s not in rest]
+        if missing:
+            _fail(where, f"restCards leaves out seats {missing}, which hold cards")
+        if self.seat not in rest:
+            seen += self._counts
+        if seen.max() > 2:
+            copies = format_cards([k for k in range(54) if seen[k] > 2])
+            _fail(where, f"restCards and the cards played hold more than the two copies of "
+                         f"{' '.join(copies)}")
         self.hands.append(HandEnd(order, level, rest))
         self._counts = None
 
@@ -444,9 +529,6 @@ class PlatformSeat:
                 _fail(where, f"curRank {format_rank(level)} changed within the hand "
                              f"(level {format_rank(self.level)})")
         request = read_act(msg, self.rules)
-        if request.table_owner == self.seat:
-            # a trick that came back to its owner: the owner leads
-            request = replace(request, table=None, table_owner=None)
         held = request.hand.counts.astype(np.int16)
         if not np.array_equal(held, self._counts):
             extra = format_cards([k for k in range(54) for _ in range(max(0, held[k] -
@@ -464,14 +546,12 @@ class PlatformSeat:
             self.level = request.level
             # the plays before this seat's first act, read now that the level is known
             self._history = [(s, _read_play(t, self.level, self.rules, where,
-                                            f"seat {s}'s play {quoted(t)}"))
+                                            f"seat {s}'s {quoted(t)}"))
                              for s, t in self._plays]
-        for s, t in self._plays[len(self._history):]:
-            self._history.append((s, _read_play(t, self.level, self.rules, where,
-                                                f"seat {s}'s play {quoted(t)}")))
         seat = self.seat
         team_levels = request.team_levels if seat & 1 == 0 else request.team_levels[::-1]
         if request.stage == "play":
+            request = self._checked_turn(request, where)
             index = self._answer_play(request, team_levels, where)
         elif request.stage == "tribute":
             for card in request.actions:
@@ -483,6 +563,32 @@ class PlatformSeat:
         else:
             index = self._answer_back(request, team_levels, where)
         return {"actIndex": index}
+
+    def _checked_turn(self, request: ActRequest, where: str) -> ActRequest:
+        """The request with the table the plays leave, once the message's turn and table
+        agree with them."""
+        if self._over:
+            _fail(where, f"an act after the hand is over (seats {self._finished} are out)")
+        if self._to_move is None:
+            self._to_move = self.seat           # the hand's first lead is this seat's
+        elif self._to_move != self.seat:
+            _fail(where, f"an act for seat {self.seat}, but by the plays seen it is seat "
+                         f"{self._to_move}'s turn")
+        given = "on lead" if request.table is None else \
+            f"greaterPos {request.table_owner}, greaterAction {request.table}"
+        if self._owner < 0:
+            # a trick that came back to its owner (or to a finished owner's partner) may
+            # still name that owner's play: the seat leads all the same
+            if request.table is not None and request.table_owner != self.seat and \
+                    request.table_owner not in self._finished:
+                _fail(where, f"the message gives {given}, but by the plays seen this seat "
+                             "is on lead")
+            return replace(request, table=None, table_owner=None)
+        table = next(m for s, m in reversed(self._history) if not m.is_pass)
+        if request.table != table or request.table_owner != self._owner:
+            _fail(where, f"the message gives {given}, but by the plays seen seat "
+                         f"{self._owner}'s {table} is to beat")
+        return request
 
     def _answer_play(self, request: ActRequest, team_levels: tuple, where: str) -> int:
         level, table = request.level, request.table
@@ -536,7 +642,15 @@ class PlatformSeat:
         if set(allowed) != set(request.actions):
             _fail(where, f"the cards offered to return ({' '.join(request.actions)}) are not "
                          f"the cards a receiver may return ({' '.join(allowed)})")
-        obs = Observation(self.seat, request.level, (), None, None, tuple(self._cards_left),
+        # a match asks the receivers in the order they were paid, each once the returns
+        # before its own are made: those are not in a notify yet, but their counts are
+        shown = list(self._cards_left)
+        for payer, receiver, _ in self._exchanges:
+            if receiver == self.seat:
+                break
+            shown[receiver] -= 1
+            shown[payer] += 1
+        obs = Observation(self.seat, request.level, (), None, None, tuple(shown),
                           team_levels, (), self.rules, request.hand.counts, [], 0)
         self.observation = obs
         method = getattr(self.player, "choose_return", None)

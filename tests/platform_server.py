@@ -29,16 +29,22 @@ _NONE = [None, None, None]
 class PlatformServer:
     """``clients``: four objects with ``receive(text) -> answer or None``."""
 
-    def __init__(self, clients, seed, rules=None, shuffle_seed=0):
+    def __init__(self, clients, seed, rules=None, shuffle_seed=0, lead_style="minus-one"):
         self.clients = list(clients)
         self.rules = MatchRules.platform() if rules is None else MatchRules.of(rules)
         self.order_rng = random.Random(shuffle_seed)
+        # on a lead after the first of a hand: "minus-one" sends greaterPos -1 and nulls (the
+        # platform's manual); "owner" keeps the last trick's owner and play (a trick that
+        # came back to its owner, or to the partner of an owner who went out)
+        assert lead_style in ("minus-one", "owner")
+        self.lead_style = lead_style
         self.match = Match([_SeatPlayer(self, s) for s in range(4)], self.rules, seed,
                            on_event=self._event)
         self.sent = [[] for _ in range(4)]     # the messages each seat got, as dicts
         self.answers = [[] for _ in range(4)]  # and the answers it gave
         self.acts = []                         # (seat, true Observation) at each act play
         self.shown = []                        # the client's own Observation at each
+        self.returns_shown = []                # (true, client's) Observation at act back
         self.games = 0
 
     # the messages
@@ -152,8 +158,10 @@ class _SeatPlayer:
         server.acts.append((self.seat, obs))
         if obs.table is None:
             server.last = None      # a new trick: the platform sends -1 and nulls
-        server.greater = None if obs.table is None else \
-            (obs.table_owner, obs.table.to_platform())
+            if server.lead_style == "minus-one":
+                server.greater = None
+        else:
+            server.greater = (obs.table_owner, obs.table.to_platform())
         chosen = server.act(self.seat, "play", format_cards(_kinds(obs.counts)),
                             obs.cards_left, obs.team_levels, obs.level,
                             [m.to_platform() for m in obs.legal_moves], server.last,
@@ -169,4 +177,6 @@ class _SeatPlayer:
         chosen = server.act(self.seat, "back", format_cards(_kinds(obs.counts)),
                             obs.cards_left, server.match.levels, obs.level,
                             [["back", "back", [c]] for c in allowed_cards])
+        server.returns_shown.append(
+            (obs, getattr(server.clients[self.seat], "observation", None)))
         return chosen[2][0]

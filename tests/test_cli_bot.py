@@ -7,6 +7,8 @@ a user runs it must give the answers the in-process PlatformSeat gave to the sam
 
 import json
 import socket
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from guandan_core.platform_client import play_lines
 from guandan_core.platform_seat import PlatformError, PlatformSeat
 from guandan_core.players import make_player
-from cli_process import assert_one_line_error, run_cli
+from cli_process import PACKAGES, assert_one_line_error, cli_env, run_cli
 from platform_server import PlatformServer
 
 websockets = pytest.importorskip("websockets")
@@ -59,8 +61,9 @@ class _Server:
     answer after each act, and records the answers (``misbehave``: close abruptly after
     the first act's answer)."""
 
-    def __init__(self, messages, misbehave=False):
+    def __init__(self, messages, misbehave=False, wait_for_close=False):
         self.messages, self.misbehave = messages, misbehave
+        self.wait_for_close = wait_for_close
         self.answers, self.path, self.error = [], None, None
         self.server = serve(self._handler, "127.0.0.1", 0)
         self.port = self.server.socket.getsockname()[1]
@@ -69,6 +72,7 @@ class _Server:
 
     def _handler(self, conn):
         self.path = conn.request.path
+        self.conn = conn
         try:
             for message in self.messages:
                 conn.send(json.dumps(message))
@@ -77,6 +81,8 @@ class _Server:
                     if self.misbehave:
                         conn.close(code=1011, reason="server fault")
                         return
+            if self.wait_for_close:     # until the bot closes, with its code
+                conn.recv(timeout=60)
         except Exception as exc:       # (the bot hung up: recorded for the test)
             self.error = exc
         conn.close()
@@ -106,12 +112,14 @@ def test_sec7_a_bad_message_stops_the_bot_with_one_line(game):
     messages, _ = game
     broken = [dict(m) for m in messages[:3]]
     broken[2]["curAction"] = ["Single", "3", ["XX"]]
-    server = _Server(broken)
+    server = _Server(broken, wait_for_close=True)
     try:
         proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client1"])
     finally:
         server.stop()
     assert_one_line_error(proc, "notify play: unknown card 'XX'")
+    # the server is told it is an error (1011), not a goodbye
+    assert server.conn.close_code == 1011 and "unknown card 'XX'" in server.conn.close_reason
     proc = run_cli(["bot", "--stdio"], stdin=_lines(broken))
     assert_one_line_error(proc, "line 3: notify play: unknown card 'XX'")
     proc = run_cli(["bot", "--stdio"], stdin=_lines(messages[:1]) + "{oops\n")
@@ -163,3 +171,39 @@ def test_without_websockets_the_bot_says_how_to_get_it():
                       "sys.exit(main(['bot', 'ws://127.0.0.1:9/game/client1']))")
     assert_one_line_error(done, "connecting to the platform needs the websockets package: "
                                 "pip install \"guandan-core[bot]\"")
+
+
+def test_the_log_keeps_what_could_not_be_read(game, tmp_path):
+    """A message that is not JSON is logged as it came, so the log replays to the same
+    error; text that UTF-8 cannot hold (a lone surrogate) is logged as an escape; a log
+    that is also the input is refused (the bot would read its own lines without end)."""
+    messages, _ = game
+    log = tmp_path / "log.jsonl"
+    text = _lines(messages[:2]) + '{"type": "notify", "stage": "gameOver", "x": "\\ud800"}\n' \
+        + "{oops\n"
+    proc = run_cli(["bot", "--stdio", "--log", str(log)], stdin=text)
+    assert_one_line_error(proc, "line 4: a message is JSON text")
+    logged = log.read_text().splitlines()
+    assert len(logged) == 4 and json.loads(logged[3]) == {"in": "{oops"}
+    assert json.loads(logged[2])["in"]["x"] == "\ud800"
+    again = run_cli(["bot", "--stdio"], stdin=log.read_text())
+    assert_one_line_error(again, "line 4: a message is JSON text")
+    with open(log) as same:
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "bot", "--stdio",
+                               "--log", str(log)], stdin=same, capture_output=True,
+                              text=True, cwd=PACKAGES, env=cli_env(), timeout=60)
+    assert_one_line_error(proc, "is the file --stdio reads")
+
+
+def test_a_relay_that_stops_reading_is_an_error(game):
+    """--stdio: a reader of the answers that goes away means answers not delivered: one
+    line and exit 2, not the quiet end of a pipe into head."""
+    messages, _ = game
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "bot", "--stdio",
+                             "--player", "greedy"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=PACKAGES, env=cli_env())
+    proc.stdout.close()
+    _, err = proc.communicate(_lines(messages), timeout=60)
+    assert proc.returncode == 2
+    assert err.strip() == "guandan bot: error: the reader of the answers (stdout) went away"

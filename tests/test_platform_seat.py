@@ -10,6 +10,7 @@ match itself gives. Two messages of the platform's own engine are read too.
 import copy
 import json
 import os
+import re
 
 import pytest
 
@@ -28,9 +29,9 @@ def _data(name):
         return json.load(f)
 
 
-def _through_messages(players, seed, hands, shuffle_seed=0):
+def _through_messages(players, seed, hands, shuffle_seed=0, lead_style="minus-one"):
     clients = [PlatformSeat(p) for p in players]
-    server = PlatformServer(clients, seed, shuffle_seed=shuffle_seed)
+    server = PlatformServer(clients, seed, shuffle_seed=shuffle_seed, lead_style=lead_style)
     return server, clients, server.play(hands)
 
 
@@ -45,19 +46,33 @@ def _assert_same_views(server):
         assert shown == true, f"act {i} (seat {seat})"
         assert shown.history == true.history, f"act {i} (seat {seat})"
         assert (shown.counts == true.counts).all(), f"act {i} (seat {seat})"
+    for i, (true, shown) in enumerate(server.returns_shown):
+        assert shown == true and (shown.counts == true.counts).all(), f"return {i}"
 
 
-@pytest.mark.parametrize("seed", [5, 11])
-def test_sec8_random_players_play_the_same_match_through_messages(seed):
+@pytest.mark.parametrize("seed, lead_style", [(5, "minus-one"), (11, "minus-one"),
+                                              (11, "owner")])
+def test_sec8_random_players_play_the_same_match_through_messages(seed, lead_style):
     """RULES 7, 8: random players (random returned cards too) through the messages play
     the match they play directly, over tribute, double tribute, resistance and returns;
-    every Observation equals the match's."""
+    every Observation, at a play and at a return, equals the match's. Leads are sent
+    with greaterPos -1, or naming the last trick's owner."""
     server, _, got = _through_messages([RandomPlayer(s) for s in range(4)], seed, 12,
-                                       shuffle_seed=seed)
+                                       shuffle_seed=seed, lead_style=lead_style)
     direct = Match([RandomPlayer(s) for s in range(4)], MatchRules.platform(), seed).play(12)
     assert _results(got) == _results(direct)
     assert {r.tribute.kind for r in got} >= {"none", "single", "double"}
+    if seed == 11:
+        assert any(r.tribute.resisted for r in got)
+        assert any(m["stage"] == "anti-tribute" for m in server.sent[0])
+    assert sum(len(r.tribute.returns) for r in got) == len(server.returns_shown)
     _assert_same_views(server)
+    if lead_style == "owner":       # leads that name the seat's own play, or a partner's
+        leads = [(seat, m["greaterPos"]) for seat, sent in enumerate(server.sent)
+                 for m in sent if m["type"] == "act" and m["stage"] == "play"
+                 and m["greaterPos"] >= 0 and m["curPos"] == -1]
+        assert sum(owner == seat for seat, owner in leads) > 20
+        assert any(owner == seat ^ 2 for seat, owner in leads)      # after a partner's out
 
 
 def test_sec8_greedy_players_play_until_a_game_is_won():
@@ -140,11 +155,34 @@ def _play(seat, triple):
             "greaterPos": seat, "greaterAction": triple}
 
 
-def _singles_not_in(hand, n):
-    """``n`` Single plays of cards the deck has left besides ``hand``."""
-    left = [c for c in "S3 H3 C3 D3 S4 S5 H5 C5 S7 C7 D7 S8 H8 C8 H9 C9 S9 DJ HJ CJ SQ HQ DQ "
-                       "SK HK DK DA SB SB HR HR".split() if c not in hand]
-    return [["Single", c[1], [c]] for c in left[:n]]
+def _deck_without(hand):
+    """The cards of the two decks that ``hand`` leaves, in a fixed order."""
+    deck = [r + c for c in "SHCD" for r in "3456789TJQKA2"]
+    cards = [c[1] + c[0] for c in deck] * 2 + ["SB", "SB", "HR", "HR"]
+    for c in hand:
+        cards.remove(c)
+    return cards
+
+
+REST = _deck_without(HAND)
+
+
+def _single(card):
+    return ["Single", card[1], [card]]
+
+
+def _passes(client):
+    """The passes that end the open trick, as the plays seen so far make it."""
+    while client._owner >= 0:
+        client.receive(_play(client._to_move, ["PASS"] * 3))
+
+
+def _lead_out(client, seat, cards):
+    """``seat`` leads ``cards`` one at a time, every other seat passing."""
+    for card in cards:
+        client.receive(_play(seat, _single(card)))
+        if not client._over:
+            _passes(client)
 
 
 def _lead_list(hand=HAND):
@@ -157,6 +195,10 @@ def _lead_list(hand=HAND):
     ([1, 2], "a message is a JSON object, not [1, 2]"),
     ({"type": "ask", "stage": "play"}, "unknown message type 'ask'"),
     ({"type": "notify", "stage": "deal"}, "unknown notify stage 'deal'"),
+    ({"type": ["notify"], "stage": "play"}, "unknown message type ['notify']"),
+    ({"type": "notify", "stage": {"x": 1}}, "unknown notify stage {'x': 1}"),
+    ("[" * 100000, "a message is JSON text: not valid JSON: nested too deeply"),
+    ('{"type": "notify", "type": "act"}', "key 'type' given twice"),
     ({"type": "act", "stage": "beginning"}, "unknown act stage 'beginning'"),
     ({"type": "notify", "stage": "play", "curPos": 0, "curAction": ["PASS"] * 3},
      "notify play: a hand's messages before its beginning message"),
@@ -199,20 +241,19 @@ def test_sec7_a_message_that_contradicts_the_earlier_ones_is_refused():
         _begun().receive(_play(1, ["Single", "3", ["S3"]]))
     # a seat that is out plays again, or plays more cards than it holds
     client = _begun()
-    for triple in _singles_not_in(HAND, 27):
-        client.receive(_play(0, triple))
-    with pytest.raises(PlatformError, match=r"seat 0 plays .* but went out already"):
-        client.receive(_play(0, ["Single", "4", ["S4"]]))
+    _lead_out(client, 0, REST[:27])
+    with pytest.raises(PlatformError, match=r"seat 0's .* seat 0 went out already"):
+        client.receive(_play(0, _single(REST[30])))
     client = _begun()
-    for triple in _singles_not_in(HAND, 26):
-        client.receive(_play(2, triple))
-    with pytest.raises(PlatformError, match="seat 2 plays 2 cards .* but holds 1"):
-        client.receive(_play(2, ["Pair", "4", ["S4", "S4"]]))
+    _lead_out(client, 0, REST[:26])
+    with pytest.raises(PlatformError, match=r"2 cards, but seat 0 holds 1"):
+        client.receive(_play(0, ["Pair", "3", REST[27:29]]))
     # a card seen three times (this seat holds one HA)
     client = _begun()
-    client.receive(_play(0, ["Single", "A", ["HA"]]))
+    client.receive(_play(0, _single("HA")))
+    client.receive(_play(1, ["PASS"] * 3))
     with pytest.raises(PlatformError, match="more than the two copies of HA"):
-        client.receive(_play(2, ["Single", "A", ["HA"]]))
+        client.receive(_play(2, _single("HA")))
     # the level changes within a hand
     client = _begun()
     client.receive(_act(HAND, actions))
@@ -286,38 +327,148 @@ def test_sec8_tribute_and_return_acts():
         _begun(seat=3).receive(_act(HAND, [["tribute", "tribute", "SA"]], stage="tribute"))
 
 
-def test_sec8_episode_over_must_agree_with_the_plays():
-    """RULES 8: the finishing order must start with the seats seen going out, and the
-    cards left must be those the plays leave."""
-    def finished_seat_0():
-        client = _begun()
-        for triple in _singles_not_in(HAND, 27):
-            client.receive(_play(0, triple))
-        return client
+def test_sec6_plays_must_follow_the_turn_order():
+    """RULES 6: whose turn it is follows from the plays (a trick ends when it comes back
+    to its owner, who leads; an owner who is out hands the lead to its partner); a play
+    out of turn, a pass on lead, an act for a seat whose turn it is not, are refused."""
+    client = _begun()
+    with pytest.raises(PlatformError, match="a pass on the hand's first lead"):
+        client.receive(_play(0, ["PASS"] * 3))
+    client.receive(_play(0, _single("S3")))
+    with pytest.raises(PlatformError, match="but by the plays seen it is seat 1's turn"):
+        client.receive(_play(2, _single("S4")))
+    with pytest.raises(PlatformError, match="but by the plays seen it is seat 1's turn"):
+        _lead = _begun(seat=2)
+        _lead.receive(_play(0, _single("S3")))
+        _lead.receive(_act(HAND, _lead_list(), rest=(26, 27, 27, 27)))
+    _passes(client)                             # seats 1, 2, 3 pass: seat 0 leads again
+    with pytest.raises(PlatformError, match="a pass on lead"):
+        client.receive(_play(0, ["PASS"] * 3))
+    # an owner who went out: its partner leads once the others pass
+    client = _begun()
+    _lead_out(client, 0, REST[:27])
+    assert client._to_move == 2 and client._finished == [0]
+    with pytest.raises(PlatformError, match="it is seat 2's turn"):
+        client.receive(_play(3, _single("S3")))
 
-    end = {"type": "notify", "stage": "episodeOver", "order": [2, 0, 1, 3], "curRank": "2",
-           "restCards": []}
-    with pytest.raises(PlatformError, match=r"order \[2, 0, 1, 3\] does not start with the "
-                                            r"seats seen going out \[0\]"):
-        finished_seat_0().receive(end)
-    end["order"] = [0, 2, 1, 3]
-    end["restCards"] = [[1, ["S3"]]]
-    with pytest.raises(PlatformError, match="seat 1 has 1 cards left, but the plays leave "
-                                            "it 27"):
-        finished_seat_0().receive(end)
-    end["restCards"] = []
-    client = finished_seat_0()
+
+def test_sec6_the_messages_table_must_be_the_one_the_plays_leave():
+    """RULES 6: at an act the table is the one the plays leave; a lead that still names
+    the trick's owner (the seat itself, or its partner who went out) is read as a lead;
+    anything else that disagrees is refused."""
+    follow = _act(HAND, [["PASS"] * 3] + _beating("S3"), rest=(26, 27, 27, 27),
+                  greater=(0, _single("S3")))
+    client = _begun()
+    client.receive(_play(0, _single("S3")))
+    client.receive(copy.deepcopy(follow))
+    assert client.observation.table == Move.from_platform(_single("S3"), "2")
+    assert client.observation.table_owner == 0
+    # the message says lead, or names another play or owner
+    for greater, error in ((None, "the message gives on lead, but by the plays seen seat "
+                                  "0's Single 3: S3 is to beat"),
+                           ((0, _single("S5")), "greaterAction Single 5: S5, but by the "
+                                                "plays seen seat 0's Single 3: S3"),
+                           ((2, _single("S3")), "greaterPos 2")):
+        client = _begun()
+        client.receive(_play(0, _single("S3")))
+        bad = _act(HAND, [["PASS"] * 3] + _beating("S3"), rest=(26, 27, 27, 27),
+                   greater=greater)
+        with pytest.raises(PlatformError, match=re.escape(error)):
+            client.receive(bad)
+    # seat 1 leads a trick that came back to it: the message may still name its play
+    client = _begun()
+    client.receive(_play(0, _single("S3")))
+    client.receive(_play(1, _single("H4")))
+    _passes(client)
+    lead = _act([c for c in HAND if c != "H4"], _lead_list([c for c in HAND if c != "H4"]),
+                rest=(26, 26, 27, 27), greater=(1, _single("H4")))
+    client.receive(lead)
+    assert client.observation.table is None and client.observation.on_lead
+    # a seat that is told to follow an opponent's play on lead is refused
+    client = _begun()
+    client.receive(_play(0, _single("S3")))
+    client.receive(_play(1, _single("H4")))
+    _passes(client)
+    lead["greaterPos"], lead["greaterAction"] = 0, _single("S3")
+    with pytest.raises(PlatformError, match="greaterPos 0, greaterAction Single 3: S3, but "
+                                            "by the plays seen this seat is on lead"):
+        client.receive(lead)
+
+
+def _beating(card):
+    from guandan_core import legal_moves
+    table = Move.from_platform(_single(card), "2")
+    return [m.to_platform() for m in legal_moves(Hand(HAND), "2", table, Rules.platform())]
+
+
+def _team_0_out():
+    """Seat 1's client after seats 0 and 2 went out (seat 2 takes the lead from seat 0)."""
+    client = _begun()
+    _lead_out(client, 0, REST[:27])
+    _lead_out(client, 2, REST[27:54])
+    assert client._over and client._finished == [0, 2]
+    return client
+
+
+def test_sec8_episode_over_must_agree_with_the_plays():
+    """RULES 6, 8: the hand must be over; the finishing order must start with the seats
+    seen going out; the rest cards must be those of every seat still holding cards, this
+    seat's own its hand, and no card more than twice with the cards played."""
+    rest3 = REST[54:81]
+    end = {"type": "notify", "stage": "episodeOver", "order": [0, 2, 1, 3], "curRank": "2",
+           "restCards": [[1, HAND], [3, rest3]]}
+    client = _begun()
+    _lead_out(client, 0, REST[:27])
+    with pytest.raises(PlatformError, match=r"the hand is not over by the plays seen \(seats "
+                                            r"out: \[0\]"):
+        client.receive(end)
+    with pytest.raises(PlatformError, match=r"a play .* after the hand is over|after the "
+                                            r"hand is over"):
+        _team_0_out().receive(_play(1, _single("S3")))
+    bad_cases = [
+        ({"order": [2, 0, 1, 3]}, r"order \[2, 0, 1, 3\] does not start with the seats seen "
+                                  r"going out \[0, 2\]"),
+        ({"order": [None, 0, 1, 3]}, r"order is the four seats in finishing order, not "
+                                     r"\[None, 0, 1, 3\]"),
+        ({"order": [0, 2, 1, 1]}, "order is the four seats"),
+        ({"restCards": 5}, "restCards is a list of .seat, cards., not 5"),
+        ({"restCards": [[1, HAND]]}, r"restCards leaves out seats \[3\]"),
+        ({"restCards": [[1, HAND], [3, rest3[:26]]]}, "restCards gives seat 3 26 cards, but "
+                                                      "the plays leave it 27"),
+        ({"restCards": [[1, HAND], [3, rest3], [3, rest3]]}, "gives seat 3 27 cards again"),
+        ({"restCards": [[1, HAND[:26] + ["S3"]], [3, rest3]]}, "restCards gives this seat"),
+        ({"restCards": [[1, HAND], [3, rest3[:26] + ["HA"]]]},
+         "more than the two copies of HA"),
+    ]
+    for change, error in bad_cases:
+        with pytest.raises(PlatformError, match=error):
+            _team_0_out().receive(end | change)
+    client = _team_0_out()
     client.receive(end)
     assert client.hands[-1].order == (0, 2, 1, 3)
+    assert client.hands[-1].rest == {1: sorted(HAND, key=_kind), 3: sorted(rest3, key=_kind)}
     with pytest.raises(PlatformError, match="no hand yet"):
         client.hand
 
 
-def test_sec7_the_seats_view_is_a_deep_copy_safe_value():
-    """The Observation a client makes survives copying and does not change with later
-    messages (it is what the player was shown)."""
+def _kind(card):
+    from guandan_core.cards import parse_card
+    return parse_card(card)
+
+
+def test_sec7_the_view_shown_is_not_changed_by_later_messages():
+    """The Observation a client made is what the player was shown: later plays and acts
+    make new ones and leave it as it was (it also survives copying)."""
     client = _begun()
     client.receive(_act(HAND, _lead_list()))
-    shown = copy.deepcopy(client.observation)
-    client.receive(_play(1, ["Single", "5", ["D5"]]))
-    assert client.observation == shown and client.observation.history == ()
+    shown = client.observation
+    kept = copy.deepcopy(shown)
+    led = GreedyPlayer()(shown).to_platform()
+    client.receive(_play(1, led))
+    client.receive(_play(2, ["PASS"] * 3))
+    client.receive(_play(3, ["PASS"] * 3))
+    client.receive(_play(0, ["PASS"] * 3))
+    left = (Hand(HAND) - Hand(led[2])).cards()
+    client.receive(_act(left, _lead_list(left), rest=(27, 27 - len(led[2]), 27, 27)))
+    assert client.observation is not shown and len(client.observation.history) == 4
+    assert shown == kept and shown.history == () and (shown.counts == kept.counts).all()
