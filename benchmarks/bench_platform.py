@@ -21,14 +21,14 @@ from guandan_core.players import GreedyPlayer
 
 # the stand-in server lives with the tests that check the seat against it
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from platform_server import PlatformServer  # noqa: E402
+from platform_server import RecordingGame  # noqa: E402
 
 HANDS = int(os.environ.get("GUANDAN_BENCH_HANDS", "20"))
 
 
 def test_messages_per_act(benchmark):
-    server = PlatformServer([PlatformSeat(GreedyPlayer()) for _ in range(4)], seed=1)
-    server.play(HANDS)
+    server = RecordingGame([PlatformSeat(GreedyPlayer()) for _ in range(4)], seed=1)
+    server.play_hands(HANDS)
     texts = [json.dumps(m) for m in server.sent[0]]
     observations = [obs for seat, obs in server.acts if seat == 0]
     stats = {}

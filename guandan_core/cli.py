@@ -189,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # modules that add sub-commands with a register(subparsers) function
 _SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_sample", "cli_engine",
-                                   "cli_analyze", "cli_bot"]
+                                   "cli_analyze", "cli_bot", "cli_serve"]
 
 
 def main(argv=None) -> int:

@@ -17,7 +17,7 @@ from guandan_core.platform_client import play_lines
 from guandan_core.platform_seat import PlatformError, PlatformSeat
 from guandan_core.players import make_player
 from cli_process import PACKAGES, assert_one_line_error, cli_env, run_cli
-from platform_server import PlatformServer
+from platform_server import RecordingGame
 
 websockets = pytest.importorskip("websockets")
 from websockets.sync.server import serve  # noqa: E402
@@ -27,9 +27,9 @@ from websockets.sync.server import serve  # noqa: E402
 def game():
     """Three hands with sampling players seeded 0 (as ``guandan bot`` seeds its player):
     seat 1's messages and the answers its in-process client gave."""
-    server = PlatformServer([PlatformSeat(make_player("sampling", 0)) for _ in range(4)],
+    server = RecordingGame([PlatformSeat(make_player("sampling", 0)) for _ in range(4)],
                             seed=7)
-    server.play(3)
+    server.play_hands(3)
     assert any(m["stage"] == "tribute" for m in server.sent[1])
     return server.sent[1], server.answers[1]
 

@@ -24,7 +24,8 @@ def test_numba_is_an_extra_that_only_the_batch_layer_imports():
                "guandan_core.analysis", "guandan_core.match", "guandan_core.cli_play",
                "guandan_core.cli_solve", "guandan_core.cli_analyze", "guandan_core.cli_engine",
                "solver.batch", "guandan_core.cli_bot", "guandan_core.platform_seat",
-               "guandan_core.platform_client"]
+               "guandan_core.platform_client", "guandan_core.platform_server",
+               "guandan_core.cli_serve"]
     code = "import importlib, sys\n" + "".join(f"importlib.import_module({m!r})\n"
                                                for m in modules) + \
         "print('numba' in sys.modules, 'websockets' in sys.modules)"

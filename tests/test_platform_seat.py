@@ -19,7 +19,7 @@ from guandan_core.cards import format_rank
 from guandan_core.match import Match, MatchRules
 from guandan_core.platform_seat import PlatformError, PlatformSeat, read_act
 from guandan_core.players import GreedyPlayer, RandomPlayer
-from platform_server import PlatformServer
+from platform_server import RecordingGame
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -31,8 +31,8 @@ def _data(name):
 
 def _through_messages(players, seed, hands, shuffle_seed=0, lead_style="minus-one"):
     clients = [PlatformSeat(p) for p in players]
-    server = PlatformServer(clients, seed, shuffle_seed=shuffle_seed, lead_style=lead_style)
-    return server, clients, server.play(hands)
+    server = RecordingGame(clients, seed, shuffle_seed=shuffle_seed, lead_style=lead_style)
+    return server, clients, server.play_hands(hands)
 
 
 def _results(results):

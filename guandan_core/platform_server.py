@@ -1,0 +1,336 @@
+"""A match served as the AI competition platform serves one: its messages, to four clients.
+
+:class:`PlatformGame` plays a real :class:`~guandan_core.match.Match` and sends it to four
+clients as the platform's messages, in the order its manual (v1006) gives them:
+``notify beginning`` to every seat; after a hand with tribute ``act tribute`` to each
+payer, ``notify tribute``, ``act back`` to each receiver, ``notify back`` (or ``notify
+anti-tribute`` when the payers resist); then ``act play`` to each seat in turn, each move
+followed by ``notify play`` to every seat; at the end of a hand ``notify episodeOver``;
+``notify gameOver`` each time a team wins the game, and ``notify gameResult`` at the end.
+A client is anything with ``receive(text) -> answer``, the answer ``{"actIndex": i}`` to
+an ``act`` and None to a ``notify``: a :class:`~guandan_core.platform_seat.PlatformSeat`
+in the same process, or a WebSocket connection (:func:`serve`, ``guandan serve``), so
+that bots written for the platform can play against each other on this engine.
+
+Where it differs from the platform (or the platform is not documented):
+
+* the ``actionList`` of a play is this engine's legal moves, in an order shuffled with
+  ``shuffle_seed`` (the platform's order is its own, so a client must answer by looking up
+  its move, never by position);
+* a payer is offered the one card a :class:`~guandan_core.match.Match` pays (its highest
+  card that is not wild, the first in suit order S H C D), where the platform offers every
+  suit of that rank;
+* the rules are ``MatchRules.platform()`` (RULES sec. 9), the platform's match options;
+  the platform's draw after 50 falls from A is not played: :meth:`PlatformGame.play`
+  stops after ``max_hands`` hands instead;
+* a lead is sent with ``greaterPos`` -1 and ``greaterAction`` ``[null, null, null]``, as
+  the manual says (``lead_style="owner"`` keeps the last trick's owner and play instead,
+  which some clients expect).
+
+>>> from guandan_core.players import GreedyPlayer
+>>> from guandan_core.platform_seat import PlatformSeat
+>>> game = PlatformGame([PlatformSeat(GreedyPlayer()) for _ in range(4)], seed=1)
+>>> through_messages = [r.order for r in game.play_hands(2)]
+>>> direct = Match([GreedyPlayer() for _ in range(4)], MatchRules.platform(), seed=1)
+>>> through_messages == [r.order for r in direct.play(2)]     # the same match
+True
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import random
+import threading
+from typing import Callable, Optional
+
+from .cards import format_card, format_cards, format_rank, is_whole
+from .hand import to_counts
+from .match import Match, MatchRules, plan_tribute
+from .moves import Move
+from .platform_seat import PlatformError
+
+__all__ = ["PlatformGame", "serve", "DEFAULT_PORT"]
+
+DEFAULT_PORT = 23456            # the platform's own
+_NONE = [None, None, None]
+_MAX_MESSAGE_BYTES = 1 << 16    # a client's answer is a few bytes
+
+
+class PlatformGame:
+    """A match sent to four ``clients`` as the platform's messages (see the module).
+
+    ``seed`` deals the hands and chooses the first leaders (as :class:`Match` does);
+    ``shuffle_seed`` orders the action lists; ``on_event`` gets every event of the game
+    log (``guandan play --json``'s, which ``guandan replay`` checks).
+    """
+
+    def __init__(self, clients, seed=None, rules=None, shuffle_seed=0,
+                 on_event: Callable[[dict], None] | None = None, lead_style: str = "minus-one"):
+        self.clients = list(clients)
+        if len(self.clients) != 4:
+            raise ValueError(f"a game has 4 clients, not {len(self.clients)}")
+        for seat, client in enumerate(self.clients):
+            if not callable(getattr(client, "receive", None)):
+                raise TypeError(f"client {seat} has no receive(text) method: {client!r}")
+        if lead_style not in ("minus-one", "owner"):
+            raise ValueError(f"lead_style is 'minus-one' or 'owner', not {lead_style!r}")
+        self.rules = MatchRules.platform() if rules is None else MatchRules.of(rules)
+        self.lead_style = lead_style
+        self.order_rng = random.Random(shuffle_seed)
+        self.on_event = on_event
+        self.match = Match([_SeatPlayer(self, s) for s in range(4)], self.rules, seed,
+                           on_event=self._event)
+        self.games_won = [0, 0]         # games won by each team
+        self.level = 0
+        self.dealt = None
+        self.play_area = [None] * 4
+        self.last = self.greater = None
+        self.payments = self.returns = None
+
+    # ------------------------------------------------------------------ playing
+
+    def play_hands(self, hands: int) -> list:
+        """Play ``hands`` hands (a won game is followed by a new one, with ``gameOver``);
+        their :class:`HandResult` s."""
+        if not is_whole(hands, 0):
+            raise ValueError(f"hands: a number of hands 0 or more, not {hands!r}")
+        return [self.match.play_hand() for _ in range(hands)]
+
+    def play(self, games: int = 1, max_hands: int = 10_000) -> list:
+        """Play until ``games`` games are won (or ``max_hands`` hands are played), then
+        send ``gameResult``; the hands' :class:`HandResult` s."""
+        if not is_whole(games, 1):
+            raise ValueError(f"games: a number of games 1 or more, not {games!r}")
+        if not is_whole(max_hands, 1):
+            raise ValueError(f"max_hands: a number of hands 1 or more, not {max_hands!r}")
+        self.games_asked = int(games)
+        results = []
+        while sum(self.games_won) < games and len(results) < max_hands:
+            results.append(self.match.play_hand())
+        won = self.games_won
+        self.notify_all("gameResult", victoryNum=[won[s & 1] for s in range(4)],
+                        draws=[0, 0, 0, 0])
+        return results
+
+    # ------------------------------------------------------------------ messages
+
+    def send(self, seat: int, message: dict):
+        """Send one message to a seat's client; its answer (None for a notify)."""
+        return self.clients[seat].receive(json.dumps(message))
+
+    def notify_all(self, stage: str, **fields) -> None:
+        for seat in range(4):
+            answer = self.send(seat, {"type": "notify", "stage": stage, **fields})
+            if answer is not None:
+                raise PlatformError(f"seat {seat} answered a notify {stage} with {answer!r}")
+
+    def act(self, seat: int, stage: str, hand: list, cards_left, team_levels, level: int,
+            actions: list, last=None, greater=None) -> list:
+        """Send an act message; the action the seat's client chose."""
+        actions = list(actions)
+        self.order_rng.shuffle(actions)
+        message = {
+            "type": "act", "stage": stage, "handCards": hand,
+            "publicInfo": [{"rest": int(n), "playArea": self.play_area[s]}
+                           for s, n in enumerate(cards_left)],
+            "selfRank": format_rank(team_levels[seat & 1]),
+            "oppoRank": format_rank(team_levels[1 - (seat & 1)]),
+            "curRank": format_rank(level),
+            "curPos": -1 if last is None else last[0],
+            "curAction": _NONE if last is None else last[1],
+            "greaterPos": -1 if greater is None else greater[0],
+            "greaterAction": _NONE if greater is None else greater[1],
+            "actionList": actions, "indexRange": len(actions) - 1}
+        answer = self.send(seat, message)
+        index = answer.get("actIndex") if isinstance(answer, dict) else None
+        if not (isinstance(answer, dict) and set(answer) == {"actIndex"}
+                and is_whole(index, 0, len(actions) - 1)):
+            raise PlatformError(f"seat {seat} answered an act {stage} with {answer!r}, not "
+                                f"{{\"actIndex\": 0..{len(actions) - 1}}}")
+        return actions[index]
+
+    def _event(self, event: dict) -> None:
+        kind = event["event"]
+        if kind == "deal":
+            self.level = self.match.hand_level
+            self.dealt = [to_counts(h) for h in event["hands"]]
+            self.play_area = [None] * 4
+            self.last = self.greater = None
+            self.payments = self.returns = None
+            for seat, hand in enumerate(event["hands"]):
+                self.send(seat, {"type": "notify", "stage": "beginning", "handCards": hand,
+                                 "myPos": seat})
+        elif kind == "resist":
+            self.notify_all("anti-tribute", antiNum=len(event["seats"]),
+                            antiPos=event["seats"])
+        elif kind == "return":
+            self.returns.append([event["from"], event["to"], event["card"]])
+            if len(self.returns) == len(self.payments):
+                self.notify_all("back", result=self.returns)
+        elif kind == "play":
+            seat, action = event["seat"], event["action"]
+            if action[0] != "PASS":
+                self.greater = (seat, action)
+            self.last = (seat, action)
+            self.play_area[seat] = action
+            self.notify_all("play", curPos=seat, curAction=action,
+                            greaterPos=self.greater[0], greaterAction=self.greater[1])
+        elif kind == "end":
+            pos = self.match.position
+            rest = [[s, format_cards(_kinds(pos.counts(s)))] for s in range(4)
+                    if pos.cards_left[s]]
+            self.notify_all("episodeOver", order=event["order"],
+                            curRank=format_rank(self.level), restCards=rest)
+            if event["winner"] is not None:
+                self.games_won[event["winner"]] += 1
+                self.notify_all("gameOver", curTimes=sum(self.games_won),
+                                settingTimes=getattr(self, "games_asked", 0))
+        if self.on_event is not None:
+            self.on_event(event)
+
+    def ask_play(self, seat: int, obs) -> Move:
+        """The move of ``seat``'s client at its turn (``obs``: the match's Observation)."""
+        if obs.table is None:
+            self.last = None        # a new trick
+            if self.lead_style == "minus-one":
+                self.greater = None
+        else:
+            self.greater = (obs.table_owner, obs.table.to_platform())
+        chosen = self.act(seat, "play", format_cards(_kinds(obs.counts)), obs.cards_left,
+                          obs.team_levels, obs.level,
+                          [m.to_platform() for m in obs.legal_moves], self.last, self.greater)
+        return Move.from_platform(chosen, obs.level, obs.rules)
+
+    def ask_return(self, seat: int, obs, allowed_cards) -> str:
+        """The card ``seat``'s client returns (the first return of a hand asks for the
+        tribute cards first)."""
+        if self.payments is None:
+            self._pay_tribute()
+        chosen = self.act(seat, "back", format_cards(_kinds(obs.counts)), obs.cards_left,
+                          self.match.levels, obs.level,
+                          [["back", "back", [c]] for c in allowed_cards])
+        return chosen[2][0]
+
+    def _pay_tribute(self) -> None:
+        """Ask each payer for its tribute card and tell everyone (once a hand, before the
+        first return is asked for)."""
+        plan = plan_tribute(self.match.prev_order, self.dealt, self.level, self.rules)
+        self.payments, self.returns = [], []
+        for payer, receiver, card in plan.payments:
+            name = format_card(card)
+            self.act(payer, "tribute", format_cards(_kinds(self.dealt[payer])), [27] * 4,
+                     self.match.levels, self.level, [["tribute", "tribute", [name]]])
+            self.payments.append([payer, receiver, name])
+        self.notify_all("tribute", result=self.payments)
+
+
+def _kinds(counts) -> list:
+    return [k for k in range(54) for _ in range(int(counts[k]))]
+
+
+class _SeatPlayer:
+    """The match's player for one seat: asks that seat's client through the messages."""
+
+    def __init__(self, game: PlatformGame, seat: int):
+        self.game, self.seat = game, seat
+
+    def __call__(self, obs):
+        return self.game.ask_play(self.seat, obs)
+
+    def choose_return(self, obs, allowed_cards):
+        return self.game.ask_return(self.seat, obs, allowed_cards)
+
+
+# ---------------------------------------------------------------------- WebSocket
+
+class _Connection:
+    """A client over a WebSocket: a notify is sent; an act is sent and answered. An answer
+    that is not ``{"actIndex": i}`` in range is reported (``on_warning``) and another
+    awaited, as the platform's server does."""
+
+    def __init__(self, conn, seat: int, timeout: Optional[float], on_warning):
+        self.conn, self.seat, self.timeout, self.on_warning = conn, seat, timeout, on_warning
+
+    def receive(self, text: str):
+        from websockets.exceptions import ConnectionClosed
+        try:
+            self.conn.send(text)
+            message = json.loads(text)
+            if message["type"] != "act":
+                return None
+            size = len(message["actionList"])
+            while True:
+                reply = self.conn.recv(timeout=self.timeout)
+                try:
+                    answer = json.loads(reply)
+                    index = answer["actIndex"]
+                    if is_whole(index, 0, size - 1):
+                        return {"actIndex": int(index)}
+                except (ValueError, TypeError, KeyError):
+                    pass
+                self.on_warning(f"seat {self.seat} answered {reply[:200]!r}, not "
+                                f"{{\"actIndex\": 0..{size - 1}}}: waiting for another answer")
+        except ConnectionClosed as exc:
+            raise OSError(f"seat {self.seat} left the game ({exc})") from None
+        except TimeoutError:
+            raise OSError(f"seat {self.seat} did not answer within {self.timeout} s") from None
+
+
+def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, seed=None,
+          shuffle_seed=0, max_hands: int = 10_000, timeout: Optional[float] = None,
+          on_event=None, on_ready=None, on_warning=None) -> list:
+    """Wait for four WebSocket clients at ``ws://HOST:PORT/game/NAME`` (seats in the order
+    they connect), play ``games`` games with them (:meth:`PlatformGame.play`), close the
+    connections and return the hands' results. ``on_ready(host, port)`` is called once
+    the server listens (port 0 picks a free port); ``timeout``: seconds a client may take
+    to answer (None: no limit); ``on_warning(text)`` hears of answers that are not
+    answers (default: ignored). A client that leaves or does not answer in time ends the
+    game with an OSError naming its seat. Needs the websockets package."""
+    try:
+        from websockets.sync.server import serve as websocket_server
+    except ImportError:
+        raise ValueError("serving the platform's messages needs the websockets package: "
+                         "pip install \"guandan-core[bot]\"") from None
+    arrived: "queue.Queue" = queue.Queue()
+    done = threading.Event()
+    lock = threading.Lock()
+    seats = []
+
+    def handler(conn):
+        if not conn.request.path.startswith("/game/"):
+            conn.close(code=1008, reason="connect to /game/NAME")
+            return
+        with lock:
+            if len(seats) == 4:
+                conn.close(code=1013, reason="the table is full")
+                return
+            seats.append(conn)
+        arrived.put(conn)
+        done.wait()             # the connection stays open while the game runs
+
+    warn = on_warning or (lambda text: None)
+    try:
+        server = websocket_server(handler, host, port, max_size=_MAX_MESSAGE_BYTES)
+    except OSError as exc:
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    conns = []
+    try:
+        if on_ready is not None:
+            on_ready(*server.socket.getsockname()[:2])
+        while len(conns) < 4:
+            try:
+                conns.append(arrived.get(timeout=0.2))     # (Ctrl-C gets through)
+            except queue.Empty:
+                pass
+        clients = [_Connection(c, s, timeout, warn) for s, c in enumerate(conns)]
+        game = PlatformGame(clients, seed, shuffle_seed=shuffle_seed, on_event=on_event)
+        return game.play(games, max_hands)
+    finally:
+        done.set()
+        for conn in conns:
+            conn.close()
+        server.shutdown()
+        thread.join(5)
