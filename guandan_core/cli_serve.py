@@ -11,45 +11,49 @@ See :mod:`guandan_core.platform_server` for where it differs from the platform.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 from .cli import whole_number_type
-from .platform_server import DEFAULT_PORT, serve
+from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve
 from .usertext import read_seconds
 
 __all__ = ["register", "cmd_serve"]
 
 
 def cmd_serve(args) -> int:
-    log = open(args.log, "w", encoding="utf-8") if args.log else None
+    log = []        # the log file, opened once the server listens (a busy port leaves it)
 
     def ready(host, port):
+        if args.log:
+            log.append(open(args.log, "w", encoding="utf-8"))
         print(f"listening on ws://{host}:{port}/game/NAME: waiting for 4 clients", flush=True)
 
     def warn(text):
         print(f"guandan serve: {text}", file=sys.stderr, flush=True)
 
     def event(e):
-        log.write(json.dumps(e) + "\n")
+        log[0].write(json.dumps(e) + "\n")
 
     try:
         results = serve(args.host, args.port, args.games, args.seed, max_hands=args.max_hands,
-                        timeout=args.timeout, on_event=event if log else None,
+                        timeout=args.timeout, on_event=event if args.log else None,
                         on_ready=ready, on_warning=warn)
     finally:
-        if log is not None:
-            log.close()
+        for f in log:
+            f.close()
     won = [sum(1 for r in results if r.winner == team) for team in (0, 1)]
     print(f"{len(results)} hands; games won: team 0+2 {won[0]}, team 1+3 {won[1]}")
     return 0
 
 
 def _seconds(text: str) -> float:
+    """--timeout's value: seconds above 0, at most MAX_TIMEOUT."""
     value = read_seconds(text)
-    if value is None or value <= 0:
-        import argparse
-        raise argparse.ArgumentTypeError(f"seconds above 0, not {text!r}")
+    if value is None or not 0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(f"seconds above 0 and at most {MAX_TIMEOUT:g}, "
+                                         f"not {text!r}")
     return value
 
 
@@ -60,8 +64,9 @@ def register(subparsers) -> None:
         description="Wait for four WebSocket clients at ws://HOST:PORT/game/NAME (seats in "
                     "the order they connect) and play games with them in the AI "
                     "competition platform's messages, under its rules (RULES sec. 9).")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on "
-                                                       "(default 127.0.0.1)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="IPv4 address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0: every interface, for clients on other machines)")
     p.add_argument("--port", type=whole_number_type("a port from 0 to 65535", 0, 65535),
                    default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: a free one)")
     p.add_argument("--games", type=whole_number_type("a number of games from 1 to 9999", 1,
@@ -74,7 +79,8 @@ def register(subparsers) -> None:
                                                      10**30 - 1), default=None,
                    help="seed for dealing (default: unseeded)")
     p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
-                   help="seconds a client may take to answer (default: no limit)")
+                   help="seconds a client may take over an answer, from the act message "
+                        "(default: no limit)")
     p.add_argument("--log", metavar="FILE", help="write the game log (guandan play --json's "
                                                  "events) to FILE")
     p.set_defaults(func=cmd_serve)

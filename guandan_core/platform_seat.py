@@ -310,6 +310,7 @@ class PlatformSeat:
         self._to_move: Optional[int] = None
         self._owner = -1
         self._over = False
+        self._answered: Optional[Move] = None   # this seat's move, until the platform plays it
 
     # ------------------------------------------------------------------ reading
 
@@ -371,6 +372,7 @@ class PlatformSeat:
         self._played = np.zeros(54, dtype=np.int16)
         self._cards_left = [27] * 4
         self._to_move, self._owner, self._over = None, -1, False
+        self._answered = None
 
     def _play(self, msg: dict, where: str) -> None:
         seat = _seat(_key(msg, "curPos", where), where, "curPos")
@@ -399,8 +401,13 @@ class PlatformSeat:
                 _fail(where, f"{what}: with the cards played before and this seat's own, "
                              f"that is more than the two copies of {' '.join(copies)}")
         if self.level is not None:      # (before that, read at the seat's first act)
-            self._history.append((seat, _read_play(triple, self.level, self.rules, where,
-                                                   what)))
+            move = _read_play(triple, self.level, self.rules, where, what)
+            if seat == self.seat and self._answered is not None:
+                if move != self._answered:
+                    _fail(where, f"the platform played {move} for this seat, which answered "
+                                 f"{self._answered}")
+                self._answered = None
+            self._history.append((seat, move))
         self._plays.append((seat, triple))
         self._played += cards
         if n:
@@ -635,6 +642,7 @@ class PlatformSeat:
         if answer not in moves:
             _fail(where, f"the player's move {answer} is not one of the {len(moves)} "
                          "legal moves")
+        self._answered = answer
         return index_of(answer)
 
     def _answer_back(self, request: ActRequest, team_levels: tuple, where: str) -> int:

@@ -25,7 +25,10 @@ Where it differs from the platform (or the platform is not documented):
   stops after ``max_hands`` hands instead;
 * a lead is sent with ``greaterPos`` -1 and ``greaterAction`` ``[null, null, null]``, as
   the manual says (``lead_style="owner"`` keeps the last trick's owner and play instead,
-  which some clients expect).
+  which some clients expect);
+* ``publicInfo[i].playArea`` is seat i's last action this hand (the platform's own
+  messages clear some of them when a trick ends);
+* the server listens on an IPv4 address.
 
 >>> from guandan_core.players import GreedyPlayer
 >>> from guandan_core.platform_seat import PlatformSeat
@@ -42,13 +45,16 @@ import json
 import queue
 import random
 import threading
+import time
 from typing import Callable, Optional
 
 from .cards import format_card, format_cards, format_rank, is_whole
 from .hand import to_counts
+from .jsontext import parse_json
 from .match import Match, MatchRules, plan_tribute
 from .moves import Move
 from .platform_seat import PlatformError
+from .usertext import quoted
 
 __all__ = ["PlatformGame", "serve", "DEFAULT_PORT"]
 
@@ -82,6 +88,7 @@ class PlatformGame:
         self.match = Match([_SeatPlayer(self, s) for s in range(4)], self.rules, seed,
                            on_event=self._event)
         self.games_won = [0, 0]         # games won by each team
+        self.games_asked = 0
         self.level = 0
         self.dealt = None
         self.play_area = [None] * 4
@@ -91,20 +98,21 @@ class PlatformGame:
     # ------------------------------------------------------------------ playing
 
     def play_hands(self, hands: int) -> list:
-        """Play ``hands`` hands (a won game is followed by a new one, with ``gameOver``);
-        their :class:`HandResult` s."""
+        """Play ``hands`` hands (a won game is followed by a new one, with ``gameOver``:
+        ``settingTimes`` 0, as no number of games was asked; no ``gameResult``); their
+        :class:`HandResult` s."""
         if not is_whole(hands, 0):
             raise ValueError(f"hands: a number of hands 0 or more, not {hands!r}")
         return [self.match.play_hand() for _ in range(hands)]
 
     def play(self, games: int = 1, max_hands: int = 10_000) -> list:
-        """Play until ``games`` games are won (or ``max_hands`` hands are played), then
-        send ``gameResult``; the hands' :class:`HandResult` s."""
-        if not is_whole(games, 1):
-            raise ValueError(f"games: a number of games 1 or more, not {games!r}")
-        if not is_whole(max_hands, 1):
-            raise ValueError(f"max_hands: a number of hands 1 or more, not {max_hands!r}")
-        self.games_asked = int(games)
+        """Play until ``games`` more games are won (``gameOver`` after each, with
+        ``curTimes`` the games won in this call and ``settingTimes`` ``games``) or
+        ``max_hands`` hands are played, then send ``gameResult`` (``victoryNum``: the games
+        each seat's team won in this call; ``draws`` zeros); the hands'
+        :class:`HandResult` s."""
+        _check_session(games, max_hands)
+        self.games_won, self.games_asked = [0, 0], int(games)
         results = []
         while sum(self.games_won) < games and len(results) < max_hands:
             results.append(self.match.play_hand())
@@ -121,9 +129,12 @@ class PlatformGame:
 
     def notify_all(self, stage: str, **fields) -> None:
         for seat in range(4):
-            answer = self.send(seat, {"type": "notify", "stage": stage, **fields})
-            if answer is not None:
-                raise PlatformError(f"seat {seat} answered a notify {stage} with {answer!r}")
+            self._notify(seat, stage, **fields)
+
+    def _notify(self, seat: int, stage: str, **fields) -> None:
+        answer = self.send(seat, {"type": "notify", "stage": stage, **fields})
+        if answer is not None:
+            raise PlatformError(f"seat {seat} answered a notify {stage} with {answer!r}")
 
     def act(self, seat: int, stage: str, hand: list, cards_left, team_levels, level: int,
             actions: list, last=None, greater=None) -> list:
@@ -159,8 +170,7 @@ class PlatformGame:
             self.last = self.greater = None
             self.payments = self.returns = None
             for seat, hand in enumerate(event["hands"]):
-                self.send(seat, {"type": "notify", "stage": "beginning", "handCards": hand,
-                                 "myPos": seat})
+                self._notify(seat, "beginning", handCards=hand, myPos=seat)
         elif kind == "resist":
             self.notify_all("anti-tribute", antiNum=len(event["seats"]),
                             antiPos=event["seats"])
@@ -185,7 +195,7 @@ class PlatformGame:
             if event["winner"] is not None:
                 self.games_won[event["winner"]] += 1
                 self.notify_all("gameOver", curTimes=sum(self.games_won),
-                                settingTimes=getattr(self, "games_asked", 0))
+                                settingTimes=self.games_asked)
         if self.on_event is not None:
             self.on_event(event)
 
@@ -244,10 +254,22 @@ class _SeatPlayer:
 
 # ---------------------------------------------------------------------- WebSocket
 
+def _check_session(games, max_hands) -> None:
+    if not is_whole(games, 1):
+        raise ValueError(f"games: a number of games 1 or more, not {games!r}")
+    if not is_whole(max_hands, 1):
+        raise ValueError(f"max_hands: a number of hands 1 or more, not {max_hands!r}")
+
+
+MAX_TIMEOUT = 1e6       # seconds (threading refuses waits much past 2**31 s)
+
+
 class _Connection:
-    """A client over a WebSocket: a notify is sent; an act is sent and answered. An answer
-    that is not ``{"actIndex": i}`` in range is reported (``on_warning``) and another
-    awaited, as the platform's server does."""
+    """A client over a WebSocket: a notify is sent; an act is sent and answered. What the
+    client sent before it was asked is dropped (with a warning), so that it cannot stand
+    for the answer; an answer that is not ``{"actIndex": i}`` in range is reported and
+    another awaited, as the platform's server does, until ``timeout`` seconds from the
+    act."""
 
     def __init__(self, conn, seat: int, timeout: Optional[float], on_warning):
         self.conn, self.seat, self.timeout, self.on_warning = conn, seat, timeout, on_warning
@@ -255,39 +277,73 @@ class _Connection:
     def receive(self, text: str):
         from websockets.exceptions import ConnectionClosed
         try:
-            self.conn.send(text)
             message = json.loads(text)
+            if message["type"] == "act":
+                self._drop_unasked()
+            self.conn.send(text)
             if message["type"] != "act":
                 return None
-            size = len(message["actionList"])
-            while True:
-                reply = self.conn.recv(timeout=self.timeout)
+            return self._answer(len(message["actionList"]))
+        except ConnectionClosed as exc:
+            raise OSError(f"seat {self.seat} left the game ({exc})") from None
+
+    def _drop_unasked(self) -> None:
+        while True:
+            try:
+                reply = self.conn.recv(timeout=0)
+            except TimeoutError:
+                return
+            self.on_warning(f"seat {self.seat} sent {_shown(reply)} when not asked: ignored")
+
+    def _answer(self, size: int) -> dict:
+        deadline = None if self.timeout is None else time.monotonic() + self.timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                reply = self.conn.recv(timeout=left)
+            except TimeoutError:
+                raise OSError(f"seat {self.seat} did not answer within {self.timeout:g} s") \
+                    from None
+            if isinstance(reply, str):
                 try:
-                    answer = json.loads(reply)
+                    answer = parse_json(reply)
                     index = answer["actIndex"]
                     if is_whole(index, 0, size - 1):
                         return {"actIndex": int(index)}
                 except (ValueError, TypeError, KeyError):
                     pass
-                self.on_warning(f"seat {self.seat} answered {reply[:200]!r}, not "
-                                f"{{\"actIndex\": 0..{size - 1}}}: waiting for another answer")
-        except ConnectionClosed as exc:
-            raise OSError(f"seat {self.seat} left the game ({exc})") from None
-        except TimeoutError:
-            raise OSError(f"seat {self.seat} did not answer within {self.timeout} s") from None
+            self.on_warning(f"seat {self.seat} answered {_shown(reply)}, not "
+                            f"{{\"actIndex\": 0..{size - 1}}}: waiting for another answer")
+
+
+def _shown(reply) -> str:
+    if isinstance(reply, bytes):
+        return f"a binary frame of {len(reply)} bytes"
+    return quoted(reply, 200)
 
 
 def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, seed=None,
           shuffle_seed=0, max_hands: int = 10_000, timeout: Optional[float] = None,
           on_event=None, on_ready=None, on_warning=None) -> list:
     """Wait for four WebSocket clients at ``ws://HOST:PORT/game/NAME`` (seats in the order
-    they connect), play ``games`` games with them (:meth:`PlatformGame.play`), close the
-    connections and return the hands' results. ``on_ready(host, port)`` is called once
-    the server listens (port 0 picks a free port); ``timeout``: seconds a client may take
-    to answer (None: no limit); ``on_warning(text)`` hears of answers that are not
-    answers (default: ignored). A client that leaves or does not answer in time ends the
-    game with an OSError naming its seat. Needs the websockets package."""
+    they connect; a client that leaves before the four are there gives its seat up), play
+    ``games`` games with them (:meth:`PlatformGame.play`), close the connections and
+    return the hands' results. ``on_ready(host, port)`` is called once the server listens
+    (port 0 picks a free port); ``timeout``: seconds a client may take over an answer,
+    from the act message (None: no limit; at most 1e6); ``on_warning(text)`` hears of
+    answers that are not answers and of messages sent when not asked (default: ignored).
+    A client that leaves or does not answer in time ends the game with an OSError naming
+    its seat; the other clients are then closed with code 1011 (1001 on Ctrl-C, 1000 after
+    a game played to its end). Needs the websockets package."""
+    _check_session(games, max_hands)
+    if timeout is not None and not (isinstance(timeout, (int, float))
+                                    and not isinstance(timeout, bool)
+                                    and 0 < timeout <= MAX_TIMEOUT):
+        raise ValueError(f"timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or None, "
+                         f"not {timeout!r}")
+    PlatformGame([_Unused()] * 4, seed)         # (the seed checked before anyone waits)
     try:
+        from websockets.protocol import State
         from websockets.sync.server import serve as websocket_server
     except ImportError:
         raise ValueError("serving the platform's messages needs the websockets package: "
@@ -311,26 +367,47 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
 
     warn = on_warning or (lambda text: None)
     try:
-        server = websocket_server(handler, host, port, max_size=_MAX_MESSAGE_BYTES)
+        # (close_timeout: a client that does not answer the closing handshake holds up
+        # the end of the game at most that long)
+        server = websocket_server(handler, host, port, max_size=_MAX_MESSAGE_BYTES,
+                                  close_timeout=1)
     except OSError as exc:
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    conns = []
+    conns, code, reason = [], 1000, "the game is over"
     try:
         if on_ready is not None:
             on_ready(*server.socket.getsockname()[:2])
-        while len(conns) < 4:
+        while True:
             try:
                 conns.append(arrived.get(timeout=0.2))     # (Ctrl-C gets through)
             except queue.Empty:
                 pass
+            with lock:          # a client gone before the game begins gives its seat up
+                gone = [c for c in conns if c.protocol.state is not State.OPEN]
+                for c in gone:
+                    seats.remove(c)
+                    conns.remove(c)
+                if len(conns) == 4:
+                    break
         clients = [_Connection(c, s, timeout, warn) for s, c in enumerate(conns)]
         game = PlatformGame(clients, seed, shuffle_seed=shuffle_seed, on_event=on_event)
         return game.play(games, max_hands)
+    except KeyboardInterrupt:
+        code, reason = 1001, "the server was stopped"
+        raise
+    except BaseException as exc:
+        code, reason = 1011, str(exc)[:120]
+        raise
     finally:
+        for conn in conns:      # (before the handlers return, which would close with 1000)
+            conn.close(code=code, reason=reason)
         done.set()
-        for conn in conns:
-            conn.close()
         server.shutdown()
         thread.join(5)
+
+
+class _Unused:
+    def receive(self, text):
+        raise AssertionError("not a client")

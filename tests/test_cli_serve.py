@@ -91,33 +91,47 @@ class _Served:
         assert not self.thread.is_alive()
 
 
-def _seat_thread(url, answers_first=None, leave_after=None, hold=None):
-    """A greedy client in a thread over a WebSocket; ``answers_first``: text sent before
-    the first real answer; ``leave_after``: close after that many acts; ``hold``: an
-    Event awaited before answering. ``outcome["started"]`` is set at the first message."""
+def _seat_thread(url, answers_first=None, leave_after=None, hold=None, unasked=None,
+                 silent=False):
+    """A greedy client in a thread over a WebSocket; ``answers_first``: text (or bytes)
+    sent before the first real answer; ``leave_after``: close after that many acts;
+    ``hold``: an Event awaited before answering; ``unasked``: text sent after the first
+    notify play; ``silent``: never answers. ``outcome["started"]`` is set at the first
+    message, ``outcome["close_code"]`` holds how the server closed."""
     outcome = {"started": threading.Event()}
 
     def run():
         seat = PlatformSeat(GreedyPlayer())
-        acts = 0
         try:
             with connect(url) as ws:
-                for text in ws:
-                    outcome["started"].set()
-                    answer = seat.receive(text)
-                    if answer is None:
-                        continue
-                    if hold is not None:
-                        hold.wait(60)
-                    if answers_first is not None and acts == 0:
-                        ws.send(answers_first)
-                    ws.send(json.dumps(answer))
-                    acts += 1
-                    if leave_after is not None and acts >= leave_after:
-                        return
+                try:
+                    _play_on(ws, seat)
+                finally:
+                    outcome["close_code"] = ws.close_code
             outcome["hands"] = len(seat.hands)
         except Exception as exc:
             outcome["error"] = exc
+
+    def _play_on(ws, seat):
+        acts = 0
+        sent_unasked = False
+        for text in ws:
+            outcome["started"].set()
+            answer = seat.receive(text)
+            if unasked is not None and not sent_unasked and '"stage": "play"' in text \
+                    and answer is None:
+                ws.send(unasked)
+                sent_unasked = True
+            if answer is None or silent:
+                continue
+            if hold is not None:
+                hold.wait(60)
+            if answers_first is not None and acts == 0:
+                ws.send(answers_first)
+            ws.send(json.dumps(answer))
+            acts += 1
+            if leave_after is not None and acts >= leave_after:
+                return
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
@@ -183,7 +197,9 @@ def test_the_servers_errors_are_one_line():
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith(
         f"guandan serve: error: cannot listen on 127.0.0.1:{port}: ")
-    assert_one_line_error(run_cli(["serve", "--timeout", "0"]), "seconds above 0, not '0'")
+    assert_one_line_error(run_cli(["serve", "--timeout", "0"]),
+                          "seconds above 0 and at most 1e+06, not '0'")
+    assert_one_line_error(run_cli(["serve", "--timeout", "1e300"]), "not '1e300'")
     assert_one_line_error(run_cli(["serve", "--port", "70000"]),
                           "a port from 0 to 65535, not '70000'")
 
@@ -206,3 +222,105 @@ def test_play_websocket_against_the_server_in_process():
         t.join(60)
     assert served.error is None and sorted(counts) == [0, 1, 2, 3]
     assert all(hands == 1 and answered > 0 for answered, hands in counts.values())
+
+
+def test_messages_sent_when_not_asked_never_stand_for_an_answer():
+    """An answer sent before the server asked (after a notify) is dropped with a warning:
+    the next act is answered by what the client sends then, and every client, which
+    checks that the platform played the move it answered, finishes the hands."""
+    served = _Served(seed=2, max_hands=2)
+    threads = [_seat_thread(served.url + f"c{i}", unasked='{"actIndex": 0}' if i == 1
+                            else None) for i in range(4)]
+    served.join()
+    for thread, outcome in threads:
+        thread.join(60)
+        assert outcome.get("hands") == 2, outcome
+    assert served.error is None
+    assert len(served.warnings) == 1
+    assert re.fullmatch(r'seat [0-3] sent \'\{"actIndex": 0\}\' when not asked: ignored',
+                        served.warnings[0]), served.warnings
+
+
+@pytest.mark.parametrize("junk, shown", [("[" * 60000, "answered '[[[["),
+                                         (b"\x00\x01", "answered a binary frame of 2 bytes")])
+def test_junk_answers_are_reported_not_fatal(junk, shown):
+    """Deeply nested JSON and binary frames are not answers: reported, and the game goes
+    on with the client's next answer."""
+    served = _Served(seed=1, max_hands=1)
+    threads = [_seat_thread(served.url + f"c{i}", answers_first=junk if i == 3 else None)
+               for i in range(4)]
+    served.join()
+    for thread, outcome in threads:
+        thread.join(60)
+        assert outcome.get("hands") == 1, outcome
+    assert served.error is None and len(served.warnings) == 1
+    assert shown in served.warnings[0]
+
+
+def test_a_seat_that_does_not_answer_in_time_ends_the_game():
+    """timeout: from the act message; the game ends with an OSError naming the seat, and
+    the other clients are closed with 1011 (an error), not 1000."""
+    served = _Served(seed=1, max_hands=1, timeout=0.5)
+    threads = [_seat_thread(served.url + f"c{i}", silent=True) for i in range(4)]
+    served.join()
+    assert isinstance(served.error, OSError)
+    assert re.fullmatch(r"seat [0-3] did not answer within 0.5 s", str(served.error))
+    codes = []
+    for thread, outcome in threads:
+        thread.join(60)
+        codes.append(outcome.get("close_code"))
+    assert codes == [1011] * 4
+
+
+def test_a_client_gone_before_the_game_gives_its_seat_up():
+    """A client that connects and leaves before the four are there is not seated: the
+    next four play."""
+    served = _Served(seed=1, max_hands=1)
+    with connect(served.url + "early"):
+        pass
+    import time
+    time.sleep(0.5)
+    threads = [_seat_thread(served.url + f"c{i}") for i in range(4)]
+    served.join()
+    assert served.error is None and len(served.result) == 1
+    for thread, outcome in threads:
+        thread.join(60)
+        assert outcome.get("hands") == 1 and outcome.get("close_code") == 1000
+
+
+def test_sec8_a_session_of_games_ends_with_game_over_and_game_result():
+    """RULES 8: PlatformGame.play(games) plays until a team wins the game (gameOver: the
+    games won so far and asked for), then gameResult: the games each seat's team won."""
+    from guandan_core.platform_server import PlatformGame
+    clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+    results = PlatformGame(clients, seed=3).play(games=1)
+    assert len(results) == 22 and results[-1].winner == 1
+    assert all(r.winner is None for r in results[:-1])
+    for client in clients:
+        assert client.game_results == [
+            {"stage": "gameOver", "curTimes": 1, "settingTimes": 1},
+            {"stage": "gameResult", "victoryNum": [0, 1, 0, 1], "draws": [0, 0, 0, 0]}]
+    clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+    game = PlatformGame(clients, seed=3)
+    assert len(game.play(games=1, max_hands=3)) == 3
+    assert clients[0].game_results == [
+        {"stage": "gameResult", "victoryNum": [0, 0, 0, 0], "draws": [0, 0, 0, 0]}]
+
+
+def test_ctrl_c_stops_the_server_at_once():
+    """Ctrl-C while waiting for clients: one line, exit 130, within moments."""
+    import signal
+    import time
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "serve", "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=PACKAGES, env=cli_env(),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout.readline().startswith("listening on ws://127.0.0.1:")
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130 and err == "guandan serve: interrupted\n"
+    assert time.monotonic() - sent < 5

@@ -472,3 +472,19 @@ def test_sec7_the_view_shown_is_not_changed_by_later_messages():
     client.receive(_act(left, _lead_list(left), rest=(27, 27 - len(led[2]), 27, 27)))
     assert client.observation is not shown and len(client.observation.history) == 4
     assert shown == kept and shown.history == () and (shown.counts == kept.counts).all()
+
+
+def test_sec7_the_platform_must_play_the_move_the_seat_answered():
+    """RULES 7: the notify play of this seat's own turn must be the move it answered (a
+    server that took another answer for it is caught)."""
+    client = _begun()
+    client.receive(_play(0, _single("S3")))
+    follow = _act(HAND, [["PASS"] * 3] + _beating("S3"), rest=(26, 27, 27, 27),
+                  greater=(0, _single("S3")))
+    chosen = follow["actionList"][client.receive(follow)["actIndex"]]
+    other = next(a for a in follow["actionList"] if a != chosen and a[0] == "Single")
+    with pytest.raises(PlatformError, match=r"the platform played .* for this seat, which "
+                                            r"answered "):
+        copy.deepcopy(client).receive(_play(1, other))
+    client.receive(_play(1, chosen))            # the move it answered: taken
+    assert client._to_move == 2
