@@ -70,3 +70,56 @@ def test_messages_per_act(benchmark):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\nplatform seat: {stats}")
+
+
+def test_served_over_websockets(benchmark):
+    """The same game served over WebSockets (serve() and four play_websocket clients in
+    threads, greedy players) against served in process (PlatformGame with four
+    PlatformSeats): seconds for the hands, and microseconds an act."""
+    import threading
+
+    from guandan_core.platform_client import play_websocket
+    from guandan_core.platform_server import PlatformGame, serve
+
+    hands = max(1, HANDS // 4)
+    stats = {}
+
+    def in_process():
+        clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+        t0 = time.perf_counter()
+        PlatformGame(clients, seed=1).play(games=1, max_hands=hands)
+        return time.perf_counter() - t0, sum(len(c.hands) for c in clients)
+
+    def over_websockets():
+        ready, answered = threading.Event(), []
+        where = {}
+
+        def on_ready(host, port):
+            where["url"] = f"ws://{host}:{port}/game/"
+            ready.set()
+
+        server = threading.Thread(target=serve, kwargs=dict(
+            port=0, seed=1, max_hands=hands, on_ready=on_ready), daemon=True)
+        server.start()
+        ready.wait(30)
+        t0 = time.perf_counter()
+        clients = [threading.Thread(target=lambda i=i: answered.append(play_websocket(
+            PlatformSeat(GreedyPlayer()), where["url"] + f"c{i}")), daemon=True)
+            for i in range(4)]
+        for c in clients:
+            c.start()
+        for c in clients:
+            c.join()
+        server.join()
+        return time.perf_counter() - t0, sum(answered)
+
+    def run():
+        local = min(in_process()[0] for _ in range(2))
+        remote, acts = min(over_websockets() for _ in range(2))
+        stats.update(hands=hands, acts=acts, in_process_s=round(local, 3),
+                     websockets_s=round(remote, 3), ratio=round(remote / local, 2),
+                     websockets_us_per_act=round(remote / acts * 1e6, 1))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nserved: {stats}")
