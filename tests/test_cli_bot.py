@@ -51,9 +51,11 @@ def test_sec7_stdio_answers_are_the_seats_answers(game, tmp_path):
     assert [e["out"] for e in logged if "out" in e] == answers
     again = run_cli(["bot", "--stdio"], stdin=log.read_text())
     assert again.returncode == 0 and again.stdout == _lines(answers)
-    # another player answers otherwise somewhere in three hands
+    # another player answers otherwise somewhere in three hands, and the recorded game
+    # then plays a move it did not answer: the seat says so
     greedy = run_cli(["bot", "--stdio", "--player", "greedy"], stdin=_lines(messages))
-    assert greedy.returncode == 0 and greedy.stdout != _lines(answers)
+    assert greedy.returncode == 2 and greedy.stdout != _lines(answers)
+    assert "for this seat, which answered" in greedy.stderr
 
 
 class _Server:
