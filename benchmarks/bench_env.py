@@ -1,0 +1,53 @@
+"""One hand as a reinforcement-learning environment (``guandan_core.env.HandEnv``).
+
+Run: ``python -m pytest benchmarks/bench_env.py --benchmark-only -s``. Hands played
+through the environment with every seat the agent's, choosing uniformly random legal
+actions from the observation arrays, against the baseline of the same number of hands
+of a seeded ``Match`` with four random players, in the same process; also the
+environment's steps a second.
+
+Environment: ``GUANDAN_BENCH_HANDS`` (hands, default 200).
+"""
+
+import os
+import time
+
+import numpy as np
+
+from guandan_core.env import HandEnv
+from guandan_core.match import Match
+from guandan_core.players import RandomPlayer
+
+HANDS = int(os.environ.get("GUANDAN_BENCH_HANDS", "200"))
+
+
+def test_env_steps(benchmark):
+    stats = {}
+
+    def through_env():
+        env, rng, steps = HandEnv(), np.random.default_rng(0), 0
+        t0 = time.perf_counter()
+        for seed in range(HANDS):
+            obs, _ = env.reset(seed=seed)
+            done = False
+            while not done:
+                n = len(obs["legal"]) + int(obs["can_pass"])
+                obs, _, done, _, _ = env.step(int(rng.integers(n)))
+                steps += 1
+        return time.perf_counter() - t0, steps
+
+    def match():
+        t0 = time.perf_counter()
+        Match([RandomPlayer(s) for s in range(4)], seed=0).play(HANDS)
+        return time.perf_counter() - t0
+
+    def run():
+        env_s, steps = min(through_env() for _ in range(2))
+        match_s = min(match() for _ in range(2))
+        stats.update(hands=HANDS, steps=steps, env_s=round(env_s, 3),
+                     match_s=round(match_s, 3), ratio=round(env_s / match_s, 2),
+                     steps_per_s=round(steps / env_s))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nenv: {stats}")
