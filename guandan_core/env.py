@@ -21,10 +21,15 @@ cards of the play to beat; zeros on lead), ``table_owner`` (-1 on lead), ``can_p
 action too (``env.action_of(move)``).
 
 The reward is 0 until the hand is over; the step that ends it gives the outcome (RULES
-sec. 6: +3 to -3) for the team of the agent's seats (with every seat the agent's, for the
-team of the seat that made the last move), and ``info["outcome"]`` the outcome for seats
-0 and 2. An environment pickles and copies with its state (players included), so a
-search can branch from it.
+sec. 6: +3 to -3) for the team of the seat whose move the step made (the agent's team
+when its seats are partners), with ``info["outcome"]`` the outcome for seats 0 and 2 and
+``info["order"]`` the finishing order; its observation is that seat's at the end (the
+final cards and places, no legal moves). An opponent whose player raises, or answers a
+move that is not legal, leaves the environment as it was before the step (the error is
+raised; a ``ValueError`` names the seat and the answer). An environment pickles and
+copies (``copy.copy`` too) with its state, players included, so a search can branch from
+it. One opponent player given alone plays every seat that is not the agent's: give a
+list of four for players that keep state per seat.
 
 >>> env = HandEnv(agent_seats=(0, 2))
 >>> obs, info = env.reset(seed=7)
@@ -42,6 +47,7 @@ True
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Optional
 
@@ -49,7 +55,7 @@ import numpy as np
 
 from .cards import is_whole, parse_level
 from .match import Observation, deal
-from .moves import Move
+from .moves import MOVE_DTYPE, Move
 from .players import GreedyPlayer
 from .position import Position
 from .rules import Rules
@@ -61,13 +67,16 @@ class HandEnv:
     """One hand: the agent plays ``agent_seats`` (a tuple of seats, default all four),
     ``opponents`` the others (a player callable, or a list of four with None at the
     agent's seats; default :class:`~guandan_core.players.GreedyPlayer`), at ``level``
-    (default 2) under ``rules`` (a :class:`~guandan_core.rules.Rules` or preset name;
-    default standard)."""
+    (a rank such as ``"2"`` or ``"A"``; an int is the rank's index, 0 for 2) under
+    ``rules`` (a :class:`~guandan_core.rules.Rules` or preset name; default standard)."""
 
     def __init__(self, agent_seats=(0, 1, 2, 3), opponents=None, level="2", rules=None):
-        seats = tuple(agent_seats)
-        if not seats or len(set(seats)) != len(seats) or \
-                not all(is_whole(s, 0, 3) for s in seats):
+        try:
+            seats = tuple(agent_seats)
+        except TypeError:
+            seats = ()
+        if isinstance(agent_seats, (str, bytes)) or not seats or \
+                len(set(seats)) != len(seats) or not all(is_whole(s, 0, 3) for s in seats):
             raise ValueError(f"agent_seats: distinct seats 0..3, at least one, not "
                              f"{agent_seats!r}")
         self.agent_seats = tuple(sorted(int(s) for s in seats))
@@ -93,26 +102,29 @@ class HandEnv:
 
     # ------------------------------------------------------------------ the calls
 
-    def reset(self, seed=None) -> tuple:
+    def reset(self, seed=None, options=None) -> tuple:
         """Deal a new hand: the cards and the first leader from ``random.Random(seed)``,
-        as the first hand of ``Match(..., seed=seed)``; (observation, info)."""
+        as the first hand of ``Match(..., seed=seed)`` with a random first leader;
+        (observation, info). ``options`` is accepted and ignored (gymnasium passes it)."""
         if not (seed is None or isinstance(seed, str) or is_whole(seed, 0)):
             raise ValueError(f"seed must be an int 0 or more, text or None, not {seed!r}")
+        if isinstance(seed, np.integer):
+            seed = int(seed)            # (random.Random refuses numpy ints)
         rng = random.Random(seed)
         hands = deal(rng)
         leader = rng.randrange(4)
-        self.position = Position(self.level, hands, (), leader, rules=self.rules,
-                                 validate=False)
+        self.position = None            # (until the opponents' first moves are made)
+        position = Position(self.level, hands, (), leader, rules=self.rules, validate=False)
         self.history = []
         self._played = np.zeros((4, 54), dtype=np.uint8)
-        self._others_play()
+        self._others_play(position)
+        self.position = position
         return self._observe(), self._info()
 
     def step(self, action) -> tuple:
         """Play legal move number ``action`` for the seat to move, then the other seats'
         moves until an agent seat is to move or the hand is over; (observation, reward,
-        terminated, truncated, info). After the hand is over the observation is the last
-        one's, unchanged."""
+        terminated, truncated, info); ``action`` a whole number (numpy ints too)."""
         if self.position is None:
             raise RuntimeError("step before reset: call reset(seed) first")
         if self.position.is_over:
@@ -122,15 +134,24 @@ class HandEnv:
             raise ValueError(f"action {action!r} is not a legal move's index 0.."
                              f"{len(moves) - 1} (seat {self.position.to_move}, "
                              f"{len(moves)} legal moves)")
-        seat = self.position.to_move
-        self._push(seat, moves, int(action))
-        self._others_play()
-        if self.position.is_over:
-            outcome = self.position.outcome
-            team = self.agent_seats[0] if len(self.agent_seats) < 4 else seat
-            reward = outcome if team % 2 == 0 else -outcome
-            return self._last_obs, reward, True, False, self._info()
+        pos = self.position
+        seat, depth = pos.to_move, pos.depth
+        self._push(pos, seat, moves, int(action))
+        try:
+            self._others_play(pos)
+        except BaseException:
+            while pos.depth > depth:        # back to the agent's turn: step may be retried
+                self._pop(pos)
+            raise
+        if pos.is_over:
+            outcome = pos.outcome
+            reward = outcome if seat % 2 == 0 else -outcome
+            return self._observe_end(seat), reward, True, False, self._info()
         return self._observe(), 0, False, False, self._info()
+
+    def __copy__(self) -> "HandEnv":
+        # (a shallow copy would share the position: a step of one would move the other)
+        return copy.deepcopy(self)
 
     def action_of(self, move) -> int:
         """The action (index) of ``move`` (a :class:`Move` or a platform triple) among the
@@ -147,54 +168,74 @@ class HandEnv:
 
     # ------------------------------------------------------------------ inside
 
-    def _push(self, seat: int, moves, index: int) -> None:
+    def _push(self, pos: Position, seat: int, moves, index: int) -> None:
         move = moves[index]
-        self.position._push_listed(moves, index)
+        pos._push_listed(moves, index)
         self.history.append((seat, move))
         for k in move.kinds:
             self._played[seat, k] += 1
 
-    def _others_play(self) -> None:
-        pos = self.position
+    def _pop(self, pos: Position) -> None:
+        pos.pop()
+        seat, move = self.history.pop()
+        for k in move.kinds:
+            self._played[seat, k] -= 1
+
+    def _others_play(self, pos: Position) -> None:
         while not pos.is_over and pos.to_move not in self.agent_seats:
             seat = pos.to_move
-            obs = self._make_observation()
+            obs = self._make_observation(pos)
             answer = self.players[seat](obs)
-            if not isinstance(answer, Move):
-                answer = pos.parse_move(answer)
-            index = next((i for i, m in enumerate(obs.legal_moves) if m == answer), None)
+            index = None
+            try:
+                if not isinstance(answer, Move):
+                    answer = pos.parse_move(answer)
+                index = next((i for i, m in enumerate(obs.legal_moves) if m == answer), None)
+            except ValueError as exc:
+                raise ValueError(f"seat {seat}'s player answered {answer!r}: {exc}") from None
             if index is None:
                 raise ValueError(f"seat {seat}'s player answered {answer}, not a legal move")
-            self._push(seat, obs.legal_moves, index)
+            self._push(pos, seat, obs.legal_moves, index)
 
-    def _make_observation(self) -> Observation:
-        pos = self.position
+    def _make_observation(self, pos: Position) -> Observation:
         seat = pos.to_move
-        return Observation(seat, pos.level, pos.move_list(), pos.table, pos.owner,
+        moves = pos.move_list()
+        moves.array.flags.writeable = False     # (the env plays its records)
+        return Observation(seat, pos.level, moves, pos.table, pos.owner,
                            pos.cards_left,
                            (self.level, self.level), pos.finished, pos.rules,
                            pos.counts(seat), self.history, len(self.history))
 
     def _observe(self) -> dict:
+        obs = self._observation = self._make_observation(self.position)
+        return self._arrays(obs.seat, obs.counts, obs.legal_moves.has_pass,
+                            obs.legal_moves.array.copy())
+
+    def _observe_end(self, seat: int) -> dict:
+        """The observation once the hand is over, as ``seat`` (the last agent to move)
+        sees it: the final cards, every place, no moves."""
+        self._observation = None
+        return self._arrays(seat, self.position.counts(seat), False,
+                            np.empty(0, dtype=MOVE_DTYPE))
+
+    def _arrays(self, seat: int, counts, can_pass: bool, legal: np.ndarray) -> dict:
         pos = self.position
-        obs = self._observation = self._make_observation()
         place = np.zeros(4, dtype=np.uint8)
-        for i, s in enumerate(pos.finished):
+        order = pos.finishing_order() if pos.is_over else pos.finished
+        for i, s in enumerate(order):
             place[s] = i + 1
         table = np.zeros(54, dtype=np.uint8)
-        if pos.table is not None:
+        if pos.table is not None and not pos.is_over:
             for k in pos.table.kinds:
                 table[k] += 1
-        self._last_obs = {
-            "seat": np.int8(obs.seat), "level": np.int8(pos.level),
-            "hand": np.array(obs.counts, dtype=np.uint8), "played": self._played.copy(),
+        return {
+            "seat": np.int8(seat), "level": np.int8(pos.level),
+            "hand": np.array(counts, dtype=np.uint8), "played": self._played.copy(),
             "cards_left": np.array(pos.cards_left, dtype=np.uint8), "place": place,
             "table": table,
-            "table_owner": np.int8(-1 if pos.table is None else pos.owner),
-            "can_pass": np.bool_(obs.legal_moves.has_pass),
-            "legal": obs.legal_moves.array.copy(),
+            "table_owner": np.int8(-1 if pos.table is None or pos.is_over else pos.owner),
+            "can_pass": np.bool_(can_pass), "legal": legal,
         }
-        return self._last_obs
 
     def _info(self) -> dict:
         pos = self.position

@@ -164,3 +164,111 @@ def test_bad_calls_are_named():
         HandEnv().reset(seed=-1)
     with pytest.raises(ValueError, match="level"):
         HandEnv(level="Z")
+
+
+def test_sec6_the_last_observation_is_the_end_of_the_hand():
+    """RULES 6: the step that ends the hand shows it ended: every place, the final cards
+    and card counts, no legal moves, no table; a fresh dict, not the previous step's."""
+    env = HandEnv()
+    obs, info = env.reset(seed=9)
+    rng = np.random.default_rng(1)
+    done = False
+    while not done:
+        before = obs
+        obs, reward, done, _, info = env.step(int(rng.integers(
+            len(info["observation"].legal_moves))))
+    assert obs is not before
+    pos = env.position
+    order = info["order"]
+    assert [int(obs["place"][s]) for s in order] == [1, 2, 3, 4]
+    assert tuple(obs["cards_left"]) == pos.cards_left
+    seat = int(obs["seat"])
+    assert seat == env.history[-1][0] and (obs["hand"] == pos.counts(seat)).all()
+    assert len(obs["legal"]) == 0 and not obs["can_pass"]
+    assert obs["table_owner"] == -1 and not obs["table"].any()
+    # the played cards: the deal less what is left
+    assert (obs["played"] + np.array([pos.counts(s) for s in range(4)]) ==
+            _dealt_counts(9)).all()
+    assert reward == (info["outcome"] if seat % 2 == 0 else -info["outcome"])
+
+
+def _dealt_counts(seed):
+    import random
+    from guandan_core.match import deal
+    return np.array(deal(random.Random(seed)))
+
+
+def test_sec6_reward_is_for_the_team_of_the_seat_that_moved():
+    """RULES 6: with agent seats on both teams the reward is for the team of the seat
+    whose move ended the hand."""
+    for seed in range(4):
+        env = HandEnv(agent_seats=(0, 1))
+        obs, info = env.reset(seed=seed)
+        greedy, done = GreedyPlayer(), False
+        while not done:
+            mover = info["observation"].seat
+            obs, reward, done, _, info = env.step(env.action_of(greedy(info["observation"])))
+        assert reward == (info["outcome"] if mover % 2 == 0 else -info["outcome"])
+
+
+def test_an_opponent_that_fails_leaves_the_environment_as_it_was():
+    """An opponent whose player raises or answers an illegal move: the error names the
+    seat, and the environment is back at the agent's turn, so the step can be retried."""
+    class Flaky:
+        def __init__(self, failures):
+            self.failures, self.greedy = failures, GreedyPlayer()
+
+        def __call__(self, obs):
+            if self.failures:
+                kind = self.failures.pop()
+                if kind == "raise":
+                    raise ZeroDivisionError("boom")
+                return ["Single", "3", ["XX"]]
+            return self.greedy(obs)
+
+    flaky = Flaky(["raise", "illegal"])
+    env = HandEnv(agent_seats=(0, 2), opponents=[None, flaky, None, GreedyPlayer()])
+    obs, info = env.reset(seed=2)
+    before = (list(env.history), env.position.key(), env._played.copy())
+    action = env.action_of(GreedyPlayer()(info["observation"]))
+    with pytest.raises(ValueError, match=r"seat 1's player answered \['Single', '3', "
+                                         r"\['XX'\]\]: .*XX"):
+        while True:         # until seat 1 is asked
+            obs, _, _, _, info = env.step(action)
+            before = (list(env.history), env.position.key(), env._played.copy())
+            action = env.action_of(GreedyPlayer()(info["observation"]))
+    assert (env.history, env.position.key()) == before[:2] and \
+        (env._played == before[2]).all()
+    with pytest.raises(ZeroDivisionError):
+        env.step(action)
+    assert (env.history, env.position.key()) == before[:2]
+    agent_seat = env.position.to_move
+    move = env._observation.legal_moves[action]
+    env.step(action)                            # now seat 1 answers: the hand goes on
+    assert env.history[len(before[0])] == (agent_seat, move)
+    assert env.history[len(before[0]) + 1][0] == 1
+
+
+def test_copies_numpy_inputs_and_kept_views():
+    """copy.copy is a real copy; numpy seeds and actions are taken; a kept Observation
+    and a returned array do not change with later steps, and changing a returned array
+    does not change the environment; bad seats are named."""
+    env = HandEnv()
+    obs, info = env.reset(seed=np.int64(5))
+    same, _ = HandEnv().reset(seed=5)
+    assert all(np.array_equal(obs[k], same[k]) for k in obs)
+    kept, kept_hand = info["observation"], obs["hand"].copy()
+    other = copy.copy(env)
+    other.step(np.int64(0))
+    assert len(env.history) == 0 and len(other.history) == 1
+    obs["hand"][:] = 0
+    obs["played"][:] = 9
+    env.step(np.int32(0))
+    assert kept.history == () and (kept.counts == kept_hand).all()
+    assert env._played.sum() == len(env.history[0][1])
+    with pytest.raises(ValueError):
+        info["observation"].legal_moves.array["key"][0] = 1      # read-only
+    for seats in (0, None, "02"):
+        with pytest.raises(ValueError, match="agent_seats: distinct seats 0..3"):
+            HandEnv(agent_seats=seats)
+    env.reset(seed=1, options={"anything": 1})
