@@ -11,7 +11,11 @@ deterministic, so a seed fixes a whole match):
 
 * Tribute card: the payer's highest card in the card order of the new hand's level
   (sec. 2), never a wild card; among cards of that rank the first in the platform's suit
-  order ``S H C D``.
+  order ``S H C D``, unless the payer's player has a method ``choose_tribute(observation,
+  allowed_cards)``, which picks one of them (``allowed_cards``: the platform strings of
+  the payer's highest cards that are not wild, in suit order; the observation is the
+  payer's, with no legal moves); an answer that is not one of them raises
+  :class:`IllegalMoveError`.
 * Returned card: a player object with a method ``choose_return(observation,
   allowed_cards)`` picks it (``allowed_cards``: the platform strings of the distinct cards
   it may return, lowest first; the observation is the receiver's, holding the tribute,
@@ -55,7 +59,7 @@ from .rules import PRESET_NAMES, Rules, RulesError
 __all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
            "IllegalMoveError", "card_order", "tribute_card", "return_card",
            "plan_tribute", "apply_tribute", "is_valid_tribute", "is_valid_return",
-           "allowed_returns",
+           "allowed_returns", "allowed_tributes",
            "settle_hand", "deal", "ACE"]
 
 ACE = 12
@@ -380,15 +384,33 @@ class TributePlan:
     leader: int = 0
 
 
+def allowed_tributes(counts, level) -> list:
+    """The distinct card kinds a payer holding ``counts`` may give (sec. 8): its highest
+    cards that are not wild, in suit order S H C D; the first is :func:`tribute_card`.
+
+    >>> format_cards(allowed_tributes(Hand("S3 D9 H9 C7").counts, "2"))
+    ['H9', 'D9']
+    """
+    counts = _checked_counts(counts, "payer's hand")
+    level = parse_level(level)
+    top = card_order(_tribute_card(counts, level), level)
+    wild = level * 4 + 1
+    return [k for k in range(54)
+            if counts[k] and k != wild and card_order(k, level) == top]
+
+
 def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
-                 choose_return=None) -> TributePlan:
+                 choose_return=None, choose_tribute=None) -> TributePlan:
     """Tribute, returns and the leader of a hand after a hand with finishing order
     ``prev_order``; ``hands`` are the four count arrays as dealt (sec. 8).
 
     ``choose_return(receiver, payer, hands, allowed)``, if given, picks each returned card
     kind (``hands``: copies of the four hands at that moment, the receiver holding the
     tribute; ``allowed``: the kinds of :func:`allowed_returns` for the receiver); by
-    default the lowest allowed card (:func:`return_card`).
+    default the lowest allowed card (:func:`return_card`). ``choose_tribute(payer,
+    hands, allowed)``, if given, picks each tribute card kind the same way (``allowed``:
+    :func:`allowed_tributes`, asked in the order of the payers' finishing places); by
+    default the first (:func:`tribute_card`).
 
     Applies nothing; :func:`apply_tribute` moves the cards.
     """
@@ -396,8 +418,10 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
     counts = _checked_hands(hands)
     level = parse_level(level)
     rules = MatchRules.of(rules)
-    if choose_return is not None and not callable(choose_return):
-        raise TypeError(f"choose_return must be callable or None, not {choose_return!r}")
+    for name, chooser in (("choose_return", choose_return),
+                          ("choose_tribute", choose_tribute)):
+        if chooser is not None and not callable(chooser):
+            raise TypeError(f"{name} must be callable or None, not {chooser!r}")
     first = prev_order[0]
     partner_place = prev_order.index(first ^ 2)
     if not rules.tribute or (partner_place == 3 and not rules.tribute_first_last):
@@ -415,6 +439,15 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
             cards[payer] = _tribute_card(counts[payer], level)
         except ValueError as exc:
             raise ValueError(f"seat {payer}: {exc}") from None
+        if choose_tribute is not None:
+            allowed = allowed_tributes(counts[payer], level)
+            card = choose_tribute(payer, [c.copy() for c in counts], allowed)
+            if isinstance(card, bool) or card not in allowed:
+                raise IllegalMoveError(
+                    f"choose_tribute gave {card!r} for seat {payer}'s tribute, not one of "
+                    f"the card kinds it may give {allowed} (its highest cards that are not "
+                    "wild, RULES sec. 8)")
+            cards[payer] = int(card)
     if len(payers) == 1:
         payer = payers[0]
         plan = TributePlan("single", payments=[(payer, first, cards[payer])])
@@ -687,7 +720,7 @@ class Match:
             plan = TributePlan("none", leader=leader)
         else:
             plan = plan_tribute(self.prev_order, hands, level, self.rules,
-                                self._return_chooser(level))
+                                self._return_chooser(level), self._tribute_chooser(level))
             if plan.resisted is not None:
                 self._emit({"event": "resist", "seats": list(plan.resisted)})
             for payer, receiver, card in plan.payments:
@@ -761,6 +794,33 @@ class Match:
                     f"seat {receiver} returns {answer!r} to seat {payer}, not one of the "
                     f"cards it may return ({' '.join(names)}): a card of rank 10 or lower "
                     "that is not a level card, else its lowest card (RULES sec. 8)")
+            return kind
+
+        return choose
+
+    def _tribute_chooser(self, level: int):
+        """The ``choose_tribute`` callback of :func:`plan_tribute` for this hand, or None
+        when no payer can choose (no player has a ``choose_tribute`` method)."""
+        if not any(callable(getattr(p, "choose_tribute", None)) for p in self.players):
+            return None
+
+        def choose(payer, hands, allowed):
+            method = getattr(self.players[payer], "choose_tribute", None)
+            if not callable(method):
+                return allowed[0]
+            obs = Observation(payer, level, (), None, None,
+                              tuple(int(h.sum()) for h in hands), tuple(self.levels), (),
+                              self.rules.core, hands[payer].astype(np.uint8), [], 0)
+            names = [format_card(k) for k in allowed]
+            answer = method(obs, list(names))
+            try:
+                kind = parse_card(answer)
+            except (CardError, TypeError):
+                kind = None
+            if kind not in allowed:
+                raise IllegalMoveError(
+                    f"seat {payer} pays {answer!r} as tribute, not one of its highest cards "
+                    f"that are not wild ({' '.join(names)}) (RULES sec. 8)")
             return kind
 
         return choose

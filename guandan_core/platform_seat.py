@@ -565,7 +565,7 @@ class PlatformSeat:
                 if not is_valid_tribute(request.hand.counts, card, request.level):
                     _fail(where, f"{card} is offered as tribute, but it is not one of the "
                                  "seat's highest cards that are not wild")
-            card = format_card(tribute_card(request.hand.counts, request.level))
+            card = self._tribute_choice(request, team_levels, where)
             index = self._index_of_card(card, request, where)
         else:
             index = self._answer_back(request, team_levels, where)
@@ -644,6 +644,22 @@ class PlatformSeat:
                          "legal moves")
         self._answered = answer
         return index_of(answer)
+
+    def _tribute_choice(self, request: ActRequest, team_levels: tuple, where: str) -> str:
+        """The player's ``choose_tribute(observation, allowed_cards)`` among the cards
+        offered, if it has one; else its first highest card in suit order, as a Match."""
+        method = getattr(self.player, "choose_tribute", None)
+        if not callable(method):
+            return format_card(tribute_card(request.hand.counts, request.level))
+        offered = sorted(request.actions, key=parse_card)     # (suit order, as a Match)
+        obs = Observation(self.seat, request.level, (), None, None, tuple(self._cards_left),
+                          team_levels, (), self.rules, request.hand.counts, [], 0)
+        self.observation = obs
+        card = method(obs, offered)
+        if card not in offered:
+            _fail(where, f"the player pays {quoted(card)}, not one of the cards offered "
+                         f"({' '.join(offered)})")
+        return card
 
     def _answer_back(self, request: ActRequest, team_levels: tuple, where: str) -> int:
         allowed = [format_card(k) for k in allowed_returns(request.hand.counts, request.level)]

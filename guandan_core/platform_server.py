@@ -17,9 +17,6 @@ Where it differs from the platform (or the platform is not documented):
 * the ``actionList`` of a play is this engine's legal moves, in an order shuffled with
   ``shuffle_seed`` (the platform's order is its own, so a client must answer by looking up
   its move, never by position);
-* a payer is offered the one card a :class:`~guandan_core.match.Match` pays (its highest
-  card that is not wild, the first in suit order S H C D), where the platform offers every
-  suit of that rank;
 * the rules are ``MatchRules.platform()`` (RULES sec. 9), the platform's match options;
   the platform's draw after 50 falls from A is not played: :meth:`PlatformGame.play`
   stops after ``max_hands`` hands instead;
@@ -48,7 +45,7 @@ import threading
 import time
 from typing import Callable, Optional
 
-from .cards import format_card, format_cards, format_rank, is_whole
+from .cards import format_card, format_cards, format_rank, is_whole, parse_card
 from .hand import to_counts
 from .jsontext import parse_json
 from .match import Match, MatchRules, plan_tribute
@@ -94,6 +91,7 @@ class PlatformGame:
         self.play_area = [None] * 4
         self.last = self.greater = None
         self.payments = self.returns = None
+        self.tribute_chosen = {}
 
     # ------------------------------------------------------------------ playing
 
@@ -169,6 +167,7 @@ class PlatformGame:
             self.play_area = [None] * 4
             self.last = self.greater = None
             self.payments = self.returns = None
+            self.tribute_chosen = {}
             for seat, hand in enumerate(event["hands"]):
                 self._notify(seat, "beginning", handCards=hand, myPos=seat)
         elif kind == "resist":
@@ -216,22 +215,28 @@ class PlatformGame:
         """The card ``seat``'s client returns (the first return of a hand asks for the
         tribute cards first)."""
         if self.payments is None:
-            self._pay_tribute()
+            self._announce_tribute()
         chosen = self.act(seat, "back", format_cards(_kinds(obs.counts)), obs.cards_left,
                           self.match.levels, obs.level,
                           [["back", "back", [c]] for c in allowed_cards])
         return chosen[2][0]
 
-    def _pay_tribute(self) -> None:
-        """Ask each payer for its tribute card and tell everyone (once a hand, before the
-        first return is asked for)."""
-        plan = plan_tribute(self.match.prev_order, self.dealt, self.level, self.rules)
-        self.payments, self.returns = [], []
-        for payer, receiver, card in plan.payments:
-            name = format_card(card)
-            self.act(payer, "tribute", format_cards(_kinds(self.dealt[payer])), [27] * 4,
-                     self.match.levels, self.level, [["tribute", "tribute", [name]]])
-            self.payments.append([payer, receiver, name])
+    def ask_tribute(self, seat: int, obs, allowed_cards) -> str:
+        """The card ``seat``'s client pays as tribute, among its highest cards."""
+        chosen = self.act(seat, "tribute", format_cards(_kinds(obs.counts)), obs.cards_left,
+                          self.match.levels, self.level,
+                          [["tribute", "tribute", [c]] for c in allowed_cards])
+        self.tribute_chosen[seat] = parse_card(chosen[2][0])
+        return chosen[2][0]
+
+    def _announce_tribute(self) -> None:
+        """Tell everyone who paid what to whom (once a hand, before the first return is
+        asked for): the match's own plan, with the cards the payers chose."""
+        chosen = self.tribute_chosen
+        plan = plan_tribute(self.match.prev_order, self.dealt, self.level, self.rules,
+                            choose_tribute=lambda payer, hands, allowed: chosen[payer])
+        self.payments = [[p, r, format_card(k)] for p, r, k in plan.payments]
+        self.returns = []
         self.notify_all("tribute", result=self.payments)
 
 
@@ -250,6 +255,9 @@ class _SeatPlayer:
 
     def choose_return(self, obs, allowed_cards):
         return self.game.ask_return(self.seat, obs, allowed_cards)
+
+    def choose_tribute(self, obs, allowed_cards):
+        return self.game.ask_tribute(self.seat, obs, allowed_cards)
 
 
 # ---------------------------------------------------------------------- WebSocket

@@ -899,3 +899,27 @@ def test_api_wrong_types_are_named_not_attribute_errors():
     assert Position("2", [["S3"], ["S4"], ["S5"], ["S6"]]).random_playout(
         np.random.default_rng(1)) in (3, 2, 1, -1, -2, -3)
     assert deal(random.Random(3))[0].sum() == 27
+
+
+def test_sec8_choose_tribute_picks_among_the_highest_cards():
+    """RULES 8: a payer may give any of its highest cards that are not wild; plan_tribute's
+    choose_tribute picks one (by default the first in suit order), and anything else is
+    an IllegalMoveError naming it."""
+    from guandan_core.match import allowed_tributes, plan_tribute, tribute_card
+    from guandan_core.position import IllegalMoveError
+    hands = [Hand(h).counts for h in ("S3 S4", "SA HA DA C2", "S5 S6", "H9 D9 C7 S3 H2")]
+    order = (0, 1, 2, 3)        # seat 3 last, its partner second: seat 3 pays seat 0
+    allowed = allowed_tributes(hands[3], "2")      # H2 is wild at level 2: not given
+    assert [format_card(k) for k in allowed] == ["H9", "D9"]
+    allowed = allowed_tributes(hands[3], "4")      # at level 4 the 2 is low, H2 plain
+    assert [format_card(k) for k in allowed] == ["H9", "D9"]
+    assert tribute_card(hands[3], "4") == allowed[0]
+    plan = plan_tribute(order, hands, 2, MatchRules.standard())
+    assert [(p, r, format_card(k)) for p, r, k in plan.payments] == [(3, 0, "H9")]
+    plan = plan_tribute(order, hands, 2, MatchRules.standard(),
+                        choose_tribute=lambda payer, h, a: a[-1])
+    assert [(p, r, format_card(k)) for p, r, k in plan.payments] == [(3, 0, "D9")]
+    with pytest.raises(IllegalMoveError, match=r"choose_tribute gave 28 for seat 3's "
+                                               r"tribute, not one of"):
+        plan_tribute(order, hands, 2, MatchRules.standard(),
+                     choose_tribute=lambda payer, h, a: 28)

@@ -488,3 +488,32 @@ def test_sec7_the_platform_must_play_the_move_the_seat_answered():
         copy.deepcopy(client).receive(_play(1, other))
     client.receive(_play(1, chosen))            # the move it answered: taken
     assert client._to_move == 2
+
+
+class _LastSuitGreedy(GreedyPlayer):
+    """Greedy, but pays the last of its highest cards in suit order as tribute."""
+
+    def choose_tribute(self, obs, allowed_cards):
+        assert allowed_cards == sorted(allowed_cards, key=lambda c: "SHCD".index(c[0])) or \
+            all(c[0] not in "SHCD" for c in allowed_cards)
+        return allowed_cards[-1]
+
+
+def test_sec8_a_payer_chooses_among_its_highest_cards_through_the_messages():
+    """RULES 8: the server offers every suit of the payer's highest rank, as the platform
+    does; a player with choose_tribute picks one, in the match and through the messages
+    alike."""
+    players = [_LastSuitGreedy() for _ in range(4)]
+    server, _, got = _through_messages(players, 2, 30)
+    events = []
+    direct = Match([_LastSuitGreedy() for _ in range(4)], MatchRules.platform(), 2,
+                   on_event=events.append).play(30)
+    assert _results(got) == _results(direct)
+    from guandan_core.cli_play import check_log
+    assert check_log([json.dumps(e) for e in events]).startswith("valid: ")
+    plain = Match([GreedyPlayer() for _ in range(4)], MatchRules.platform(), 2).play(30)
+    assert _results(got) != _results(plain)             # the choice made a difference
+    offers = [len(m["actionList"]) for sent in server.sent for m in sent
+              if m["type"] == "act" and m["stage"] == "tribute"]
+    assert offers and max(offers) > 1
+    _assert_same_views(server)
