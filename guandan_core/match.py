@@ -777,24 +777,11 @@ class Match:
             return None
 
         def choose(receiver, payer, now, allowed):
-            method = getattr(self.players[receiver], "choose_return", None)
-            if not callable(method):
-                return allowed[0]
-            obs = Observation(receiver, level, (), None, None,
-                              tuple(int(h.sum()) for h in now), tuple(self.levels), (),
-                              self.rules.core, now[receiver].astype(np.uint8), [], 0)
-            names = [format_card(k) for k in allowed]
-            answer = method(obs, list(names))
-            try:
-                kind = parse_card(answer)
-            except CardError:
-                kind = None
-            if kind not in allowed:
-                raise IllegalMoveError(
-                    f"seat {receiver} returns {answer!r} to seat {payer}, not one of the "
-                    f"cards it may return ({' '.join(names)}): a card of rank 10 or lower "
-                    "that is not a level card, else its lowest card (RULES sec. 8)")
-            return kind
+            return self._players_card(
+                "choose_return", receiver, level, now, allowed,
+                lambda answer, names: f"seat {receiver} returns {answer!r} to seat {payer}, "
+                f"not one of the cards it may return ({names}): a card of rank 10 or "
+                "lower that is not a level card, else its lowest card (RULES sec. 8)")
 
         return choose
 
@@ -805,25 +792,33 @@ class Match:
             return None
 
         def choose(payer, hands, allowed):
-            method = getattr(self.players[payer], "choose_tribute", None)
-            if not callable(method):
-                return allowed[0]
-            obs = Observation(payer, level, (), None, None,
-                              tuple(int(h.sum()) for h in hands), tuple(self.levels), (),
-                              self.rules.core, hands[payer].astype(np.uint8), [], 0)
-            names = [format_card(k) for k in allowed]
-            answer = method(obs, list(names))
-            try:
-                kind = parse_card(answer)
-            except (CardError, TypeError):
-                kind = None
-            if kind not in allowed:
-                raise IllegalMoveError(
-                    f"seat {payer} pays {answer!r} as tribute, not one of its highest cards "
-                    f"that are not wild ({' '.join(names)}) (RULES sec. 8)")
-            return kind
+            return self._players_card(
+                "choose_tribute", payer, level, hands, allowed,
+                lambda answer, names: f"seat {payer} pays {answer!r} as tribute, not one of "
+                f"its highest cards that are not wild ({names}) (RULES sec. 8)")
 
         return choose
+
+    def _players_card(self, method_name: str, seat: int, level: int, hands, allowed,
+                      refusal) -> int:
+        """The card kind ``seat``'s player picks with its ``method_name(observation,
+        allowed_cards)`` (the first allowed when it has none); ``refusal(answer, names)``
+        words the IllegalMoveError for an answer that is not allowed."""
+        method = getattr(self.players[seat], method_name, None)
+        if not callable(method):
+            return allowed[0]
+        obs = Observation(seat, level, (), None, None, tuple(int(h.sum()) for h in hands),
+                          tuple(self.levels), (), self.rules.core,
+                          hands[seat].astype(np.uint8), [], 0)
+        names = [format_card(k) for k in allowed]
+        answer = method(obs, list(names))
+        try:
+            kind = parse_card(answer)
+        except (CardError, TypeError):
+            kind = None
+        if kind not in allowed:
+            raise IllegalMoveError(refusal(answer, " ".join(names)))
+        return kind
 
     def _checked(self, answer, pos: Position, seat: int) -> Move:
         if isinstance(answer, Move):

@@ -923,3 +923,24 @@ def test_sec8_choose_tribute_picks_among_the_highest_cards():
                                                r"tribute, not one of"):
         plan_tribute(order, hands, 2, MatchRules.standard(),
                      choose_tribute=lambda payer, h, a: 28)
+
+
+def test_sec8_a_players_tribute_or_return_outside_the_rules_is_refused():
+    """RULES 8: a player's choose_tribute or choose_return answer that is not one of the
+    cards it may give is an IllegalMoveError naming the seat and the answer."""
+    from guandan_core.position import IllegalMoveError
+
+    class BadTribute(GreedyPlayer):
+        def choose_tribute(self, obs, allowed_cards):
+            return "XX"
+
+    class BadReturn(GreedyPlayer):
+        def choose_return(self, obs, allowed_cards):
+            return allowed_cards and None
+
+    for player, error in ((BadTribute, r"seat [0-3] pays 'XX' as tribute, not one of its "
+                                       r"highest cards that are not wild \("),
+                          (BadReturn, r"seat [0-3] returns None to seat [0-3], not one of "
+                                      r"the cards it may return \(")):
+        with pytest.raises(IllegalMoveError, match=error):
+            Match([player() for _ in range(4)], MatchRules.standard(), seed=1).play(5)
