@@ -1,6 +1,7 @@
 """``guandan bot``: play one seat on the AI competition platform.
 
-``guandan bot ws://127.0.0.1:23456/game/client1 [--player NAME] [--seed S] [--log FILE]``
+``guandan bot ws://127.0.0.1:23456/game/client1 [--player NAME] [--seed S] [--move-time S]
+[--log FILE]``
 connects to a platform server (its offline server, or anything that speaks its messages)
 and plays until the server closes the connection, then prints one line: the hands played
 and the acts answered. ``--stdio`` instead reads the platform's messages from stdin, one
@@ -9,13 +10,16 @@ JSON object a line (or a ``--log`` file of an earlier game), and writes each ans
 
 The player is one of ``guandan play``'s (default ``sampling``: greedy while many cards are
 in play, then the endgame solver over random deals of the hidden hands), seeded with
-``--seed`` (default 0, so a game's moves can be repeated). A message the seat cannot read
+``--seed`` (default 0, so a game's moves can be repeated); ``--move-time`` (default 0.8 s)
+bounds a sampling player's search a move, for the platform's answer time: a move that
+meets the bound depends on the machine's speed. A message the seat cannot read
 or that contradicts the earlier ones stops the bot with one line on stderr and exit 2
 (see :mod:`guandan_core.platform_seat`).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -24,6 +28,7 @@ from .platform_client import check_url, play_lines, play_websocket
 from .platform_seat import PlatformSeat
 from .players import PLAYERS, make_player
 from .rules import PRESET_NAMES
+from .usertext import read_seconds
 
 __all__ = ["register", "cmd_bot"]
 
@@ -35,7 +40,7 @@ def cmd_bot(args) -> int:
                          "ws://127.0.0.1:23456/game/client1) or --stdio")
     if args.url is not None:
         check_url(args.url)
-    seat = PlatformSeat(make_player(args.player, args.seed), args.rules)
+    seat = PlatformSeat(_player(args), args.rules)
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     try:
         if args.stdio:
@@ -57,6 +62,26 @@ def cmd_bot(args) -> int:
         if log is not None:
             log.close()
     return 0
+
+
+def _player(args):
+    """The player of --player and --seed; a sampling player's moves bounded by
+    --move-time."""
+    if args.player == "sampling":
+        from solver.players import SamplingPlayer
+        return SamplingPlayer(args.seed, move_time=args.move_time)
+    return make_player(args.player, args.seed)
+
+
+def _move_time(text: str):
+    """--move-time's value: seconds above 0 and at most 1e6, or inf (no bound)."""
+    if text == "inf":
+        return None
+    value = read_seconds(text)
+    if value is None or not 0 < value <= 1e6:
+        raise argparse.ArgumentTypeError(f"seconds above 0 and at most 1e6, or inf, "
+                                         f"not {text!r}")
+    return value
 
 
 def _same_file(a, b) -> bool:
@@ -84,6 +109,10 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
                                                      10**30 - 1), default=0,
                    help="seed of a random or sampling player (default 0)")
+    p.add_argument("--move-time", type=_move_time, default=0.8, metavar="SECONDS",
+                   help="seconds the sampling player's search may take a move (default 0.8, "
+                        "inside the platform's answer time of about a second; inf: no "
+                        "bound); a move that meets the bound depends on the machine's speed")
     p.add_argument("--log", metavar="FILE",
                    help="append every message received and answer sent to FILE, one JSON "
                         "object a line ({\"in\": ...} / {\"out\": ...}); --stdio replays such "

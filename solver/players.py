@@ -22,12 +22,14 @@ at the default ``max_cards`` (24).
 from __future__ import annotations
 
 import random
+import threading
 
 from guandan_core.cards import is_whole
 from guandan_core.moves import Move
 from guandan_core.players import GreedyPlayer
 
 from .sampling import solve_sampled
+from .search import Stop
 
 __all__ = ["SamplingPlayer"]
 
@@ -37,10 +39,14 @@ class SamplingPlayer:
     ``deals`` random deals of the hidden hands, each solved with at most ``node_limit``
     nodes (a deal the limit stops is not counted; with none counted, the greedy move).
     ``seed`` seeds the deals (anything ``random.Random`` takes): the same seed and the same
-    game give the same moves."""
+    game give the same moves. ``move_time``: seconds a move's search may take in all
+    (None: no bound); the deals not solved by then are not counted, so a move that meets
+    the bound depends on the machine's speed (``guandan bot`` bounds its moves so, for
+    the platform's answer time)."""
 
     def __init__(self, seed=None, deals: int = 8, max_cards: int = 24,
-                 node_limit: int = 2_000_000, threads: int = 1):
+                 node_limit: int = 2_000_000, threads: int = 1,
+                 move_time: float | None = None):
         # (a node limit of 0 would stop every deal unsolved: a greedy player in disguise)
         for name, value, low, high in (("deals", deals, 1, 1_000_000),
                                        ("max_cards", max_cards, 0, 108),
@@ -49,6 +55,12 @@ class SamplingPlayer:
             if not is_whole(value, low, high):
                 raise ValueError(f"{name} must be a whole number from {low} to {high}, "
                                  f"not {value!r}")
+        if move_time is not None and (isinstance(move_time, bool) or
+                                      not isinstance(move_time, (int, float)) or
+                                      not 0 < move_time <= 1e6):
+            raise ValueError(f"move_time must be seconds above 0 and at most 1e6, or None, "
+                             f"not {move_time!r}")
+        self.move_time = move_time
         self.seed = seed
         self.rng = random.Random(seed)
         self.deals, self.max_cards = int(deals), int(max_cards)
@@ -59,8 +71,18 @@ class SamplingPlayer:
     def __call__(self, obs) -> Move:
         if sum(obs.cards_left) > self.max_cards or len(obs.legal_moves) == 1:
             return self.greedy(obs)
-        result = solve_sampled(obs, self.deals, seed=self.rng, threads=self.threads,
-                               node_limit=self.node_limit)
+        stop = timer = None
+        if self.move_time is not None:
+            stop = Stop()
+            timer = threading.Timer(self.move_time, stop.set)
+            timer.daemon = True
+            timer.start()
+        try:
+            result = solve_sampled(obs, self.deals, seed=self.rng, threads=self.threads,
+                                   node_limit=self.node_limit, stop=stop)
+        finally:
+            if timer is not None:
+                timer.cancel()
         if result.best is None:
             return self.greedy(obs)
         self.searched += 1
@@ -68,4 +90,5 @@ class SamplingPlayer:
 
     def __repr__(self) -> str:
         return (f"SamplingPlayer(seed={self.seed!r}, deals={self.deals}, "
-                f"max_cards={self.max_cards}, node_limit={self.node_limit})")
+                f"max_cards={self.max_cards}, node_limit={self.node_limit}"
+                f"{'' if self.move_time is None else f', move_time={self.move_time}'})")

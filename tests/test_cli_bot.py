@@ -43,13 +43,15 @@ def test_sec7_stdio_answers_are_the_seats_answers(game, tmp_path):
     line each; its --log replays to the same answers."""
     messages, answers = game
     log = tmp_path / "game.jsonl"
-    proc = run_cli(["bot", "--stdio", "--log", str(log)], stdin=_lines(messages))
+    # (--move-time inf: the moves must not depend on this machine's speed here)
+    proc = run_cli(["bot", "--stdio", "--move-time", "inf", "--log", str(log)],
+                   stdin=_lines(messages))
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == _lines(answers)
     logged = [json.loads(line) for line in log.read_text().splitlines()]
     assert [e["in"] for e in logged if "in" in e] == messages
     assert [e["out"] for e in logged if "out" in e] == answers
-    again = run_cli(["bot", "--stdio"], stdin=log.read_text())
+    again = run_cli(["bot", "--stdio", "--move-time", "inf"], stdin=log.read_text())
     assert again.returncode == 0 and again.stdout == _lines(answers)
     # another player answers otherwise somewhere in three hands, and the recorded game
     # then plays a move it did not answer: the seat says so
@@ -100,7 +102,8 @@ def test_sec7_the_bot_plays_over_the_platforms_websocket(game):
     messages, answers = game
     server = _Server(messages)
     try:
-        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client2"])
+        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client2",
+                        "--move-time", "inf"])
     finally:
         server.stop()
     assert proc.returncode == 0, proc.stderr
@@ -209,3 +212,39 @@ def test_a_relay_that_stops_reading_is_an_error(game):
     _, err = proc.communicate(_lines(messages), timeout=60)
     assert proc.returncode == 2
     assert err.strip() == "guandan bot: error: the reader of the answers (stdout) went away"
+
+
+def test_the_sampling_players_moves_are_bounded_in_time():
+    """--move-time (SamplingPlayer's move_time) bounds a move's search: at a turn with 25
+    cards in play, 200 deals take far longer than the 50 ms bound, which is kept; the
+    move is still a legal one; bad bounds are refused."""
+    import time
+
+    from guandan_core.match import Match, MatchRules
+    from guandan_core.players import GreedyPlayer
+    from solver.players import SamplingPlayer
+    turns = []
+
+    class Grab(GreedyPlayer):
+        def __call__(self, obs):
+            if not turns and sum(obs.cards_left) <= 30 and len(obs.legal_moves) > 3:
+                turns.append(obs)
+            return super().__call__(obs)
+
+    Match([Grab()] + [GreedyPlayer() for _ in range(3)], MatchRules.platform(),
+          seed=3).play(2)
+    obs = turns[0]
+    seconds = {}
+    for bound in (None, 0.05):
+        player = SamplingPlayer(0, deals=200, max_cards=40, node_limit=5_000_000,
+                                move_time=bound)
+        t0 = time.perf_counter()
+        move = player(obs)
+        seconds[bound] = time.perf_counter() - t0
+        assert move in obs.legal_moves and player.searched == 1
+    assert seconds[0.05] < 0.5 and seconds[0.05] * 3 < seconds[None], seconds
+    for bad in (0, -1, 1e7, True, "1"):
+        with pytest.raises(ValueError, match="move_time must be seconds above 0"):
+            SamplingPlayer(0, move_time=bad)
+    assert_one_line_error(run_cli(["bot", "--stdio", "--move-time", "0"]),
+                          "seconds above 0 and at most 1e6, or inf, not '0'")
