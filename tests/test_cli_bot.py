@@ -241,7 +241,12 @@ def test_the_sampling_players_moves_are_bounded_in_time():
         t0 = time.perf_counter()
         move = player(obs)
         seconds[bound] = time.perf_counter() - t0
-        assert move in obs.legal_moves and player.searched == 1
+        assert move in obs.legal_moves
+        if bound is None:
+            assert player.searched == 1
+        elif player.searched == 0:
+            # on a busy machine no deal may be solved within 50 ms: the greedy move
+            assert move == GreedyPlayer()(obs)
     assert seconds[0.05] < 0.5 and seconds[0.05] * 3 < seconds[None], seconds
     for bad in (0, -1, 1e7, True, "1"):
         with pytest.raises(ValueError, match="move_time must be seconds above 0"):
