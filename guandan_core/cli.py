@@ -16,7 +16,7 @@ from .cards import CardError, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
-from .usertext import one_line, read_count
+from .usertext import one_line, read_count, read_seconds
 
 EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
                 "SA HA CA CA")
@@ -108,6 +108,23 @@ def whole_number_type(description: str, low: int, high: int):
         value = read_count(text, digits=len(str(high)))
         if value is None or not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{description}, not {text!r}")
+        return value
+    return parse
+
+
+def bounded_seconds_type(high: float = 1e6, inf_means_none: bool = False):
+    """An argparse ``type``: seconds above 0 and at most ``high`` (with
+    ``inf_means_none``, ``inf`` too, read as None: no bound), else a usage error naming
+    the text."""
+    also = ", or inf" if inf_means_none else ""
+
+    def parse(text: str):
+        if inf_means_none and text == "inf":
+            return None
+        value = read_seconds(text)
+        if value is None or not 0 < value <= high:
+            raise argparse.ArgumentTypeError(f"seconds above 0 and at most {high:g}{also}, "
+                                             f"not {text!r}")
         return value
     return parse
 

@@ -19,16 +19,14 @@ or that contradicts the earlier ones stops the bot with one line on stderr and e
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
-from .cli import whole_number_type
+from .cli import bounded_seconds_type, whole_number_type
 from .platform_client import check_url, play_lines, play_websocket
 from .platform_seat import PlatformSeat
 from .players import PLAYERS, make_player
 from .rules import PRESET_NAMES
-from .usertext import read_seconds
 
 __all__ = ["register", "cmd_bot"]
 
@@ -73,17 +71,6 @@ def _player(args):
     return make_player(args.player, args.seed)
 
 
-def _move_time(text: str):
-    """--move-time's value: seconds above 0 and at most 1e6, or inf (no bound)."""
-    if text == "inf":
-        return None
-    value = read_seconds(text)
-    if value is None or not 0 < value <= 1e6:
-        raise argparse.ArgumentTypeError(f"seconds above 0 and at most 1e6, or inf, "
-                                         f"not {text!r}")
-    return value
-
-
 def _same_file(a, b) -> bool:
     try:
         return os.path.samestat(os.fstat(a.fileno()), os.fstat(b.fileno()))
@@ -109,7 +96,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
                                                      10**30 - 1), default=0,
                    help="seed of a random or sampling player (default 0)")
-    p.add_argument("--move-time", type=_move_time, default=0.8, metavar="SECONDS",
+    p.add_argument("--move-time", type=bounded_seconds_type(inf_means_none=True), default=0.8,
+                   metavar="SECONDS",
                    help="seconds the sampling player's search may take a move (default 0.8, "
                         "inside the platform's answer time of about a second; inf: no "
                         "bound); a move that meets the bound depends on the machine's speed")

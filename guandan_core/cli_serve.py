@@ -11,13 +11,11 @@ See :mod:`guandan_core.platform_server` for where it differs from the platform.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from .cli import whole_number_type
+from .cli import bounded_seconds_type, whole_number_type
 from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve
-from .usertext import read_seconds
 
 __all__ = ["register", "cmd_serve"]
 
@@ -48,15 +46,6 @@ def cmd_serve(args) -> int:
     return 0
 
 
-def _seconds(text: str) -> float:
-    """--timeout's value: seconds above 0, at most MAX_TIMEOUT."""
-    value = read_seconds(text)
-    if value is None or not 0 < value <= MAX_TIMEOUT:
-        raise argparse.ArgumentTypeError(f"seconds above 0 and at most {MAX_TIMEOUT:g}, "
-                                         f"not {text!r}")
-    return value
-
-
 def register(subparsers) -> None:
     """Add the ``serve`` sub-command to the ``guandan`` parser's sub-parsers."""
     p = subparsers.add_parser(
@@ -78,7 +67,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
                                                      10**30 - 1), default=None,
                    help="seed for dealing (default: unseeded)")
-    p.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+    p.add_argument("--timeout", type=bounded_seconds_type(MAX_TIMEOUT), default=None,
+                   metavar="SECONDS",
                    help="seconds a client may take over an answer, from the act message "
                         "(default: no limit)")
     p.add_argument("--log", metavar="FILE", help="write the game log (guandan play --json's "

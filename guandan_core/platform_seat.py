@@ -79,7 +79,7 @@ from .cards import CardError, LevelError, format_card, format_cards, format_rank
     is_whole, parse_card, parse_level
 from .hand import Hand, to_counts
 from .jsontext import parse_json
-from .match import Observation, allowed_returns, is_valid_tribute, tribute_card
+from .match import Observation, allowed_returns, allowed_tributes, tribute_card
 from .moves import Move, MoveError, moves_array
 from .position import MoveList
 from .rules import Rules
@@ -512,7 +512,7 @@ class PlatformSeat:
                 _fail(where, f"restCards gives this seat {' '.join(entry[1])}, but it holds "
                              f"{self.hand}")
             seen += counts
-            rest[seat] = format_cards([k for k in range(54) for _ in range(counts[k])])
+            rest[seat] = Hand.from_counts(counts).cards()
         missing = [s for s in range(4) if self._cards_left[s] and s not in rest]
         if missing:
             _fail(where, f"restCards leaves out seats {missing}, which hold cards")
@@ -561,8 +561,10 @@ class PlatformSeat:
             request = self._checked_turn(request, where)
             index = self._answer_play(request, team_levels, where)
         elif request.stage == "tribute":
+            highest = {format_card(k)
+                       for k in allowed_tributes(request.hand.counts, request.level)}
             for card in request.actions:
-                if not is_valid_tribute(request.hand.counts, card, request.level):
+                if card not in highest:
                     _fail(where, f"{card} is offered as tribute, but it is not one of the "
                                  "seat's highest cards that are not wild")
             card = self._tribute_choice(request, team_levels, where)
@@ -648,18 +650,13 @@ class PlatformSeat:
     def _tribute_choice(self, request: ActRequest, team_levels: tuple, where: str) -> str:
         """The player's ``choose_tribute(observation, allowed_cards)`` among the cards
         offered, if it has one; else its first highest card in suit order, as a Match."""
-        method = getattr(self.player, "choose_tribute", None)
-        if not callable(method):
-            return format_card(tribute_card(request.hand.counts, request.level))
         offered = sorted(request.actions, key=parse_card)     # (suit order, as a Match)
-        obs = Observation(self.seat, request.level, (), None, None, tuple(self._cards_left),
-                          team_levels, (), self.rules, request.hand.counts, [], 0)
-        self.observation = obs
-        card = method(obs, offered)
-        if card not in offered:
-            _fail(where, f"the player pays {quoted(card)}, not one of the cards offered "
+        return self._card_choice(
+            "choose_tribute", offered, format_card(tribute_card(request.hand.counts,
+                                                                request.level)),
+            self._cards_left, request, team_levels, where,
+            lambda card: f"the player pays {quoted(card)}, not one of the cards offered "
                          f"({' '.join(offered)})")
-        return card
 
     def _answer_back(self, request: ActRequest, team_levels: tuple, where: str) -> int:
         allowed = [format_card(k) for k in allowed_returns(request.hand.counts, request.level)]
@@ -674,15 +671,28 @@ class PlatformSeat:
                 break
             shown[receiver] -= 1
             shown[payer] += 1
-        obs = Observation(self.seat, request.level, (), None, None, tuple(shown),
-                          team_levels, (), self.rules, request.hand.counts, [], 0)
-        self.observation = obs
-        method = getattr(self.player, "choose_return", None)
-        card = method(obs, list(allowed)) if callable(method) else allowed[0]
-        if card not in allowed:
-            _fail(where, f"the player returns {quoted(card)}, not one of the cards it may "
+        card = self._card_choice(
+            "choose_return", allowed, allowed[0], shown, request, team_levels, where,
+            lambda card: f"the player returns {quoted(card)}, not one of the cards it may "
                          f"return ({' '.join(allowed)})")
         return self._index_of_card(card, request, where)
+
+    def _card_choice(self, method_name: str, allowed: list, default: str, cards_left,
+                     request: ActRequest, team_levels: tuple, where: str, refusal) -> str:
+        """The card the player's ``method_name(observation, allowed_cards)`` picks, as a
+        Match asks it (an observation with no legal moves, kept as :attr:`observation`),
+        or ``default`` when the player has no such method; ``refusal(card)`` words the
+        error for a card not in ``allowed``."""
+        obs = Observation(self.seat, request.level, (), None, None, tuple(cards_left),
+                          team_levels, (), self.rules, request.hand.counts, [], 0)
+        self.observation = obs
+        method = getattr(self.player, method_name, None)
+        if not callable(method):
+            return default
+        card = method(obs, list(allowed))
+        if card not in allowed:
+            _fail(where, refusal(card))
+        return card
 
     @staticmethod
     def _index_of_card(card: str, request: ActRequest, where: str) -> int:

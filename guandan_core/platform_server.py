@@ -45,7 +45,7 @@ import threading
 import time
 from typing import Callable, Optional
 
-from .cards import format_card, format_cards, format_rank, is_whole, parse_card
+from .cards import format_card, format_rank, is_whole, parse_card
 from .hand import to_counts
 from .jsontext import parse_json
 from .match import Match, MatchRules, plan_tribute
@@ -187,8 +187,7 @@ class PlatformGame:
                             greaterPos=self.greater[0], greaterAction=self.greater[1])
         elif kind == "end":
             pos = self.match.position
-            rest = [[s, format_cards(_kinds(pos.counts(s)))] for s in range(4)
-                    if pos.cards_left[s]]
+            rest = [[s, pos.hand(s).cards()] for s in range(4) if pos.cards_left[s]]
             self.notify_all("episodeOver", order=event["order"],
                             curRank=format_rank(self.level), restCards=rest)
             if event["winner"] is not None:
@@ -206,7 +205,7 @@ class PlatformGame:
                 self.greater = None
         else:
             self.greater = (obs.table_owner, obs.table.to_platform())
-        chosen = self.act(seat, "play", format_cards(_kinds(obs.counts)), obs.cards_left,
+        chosen = self.act(seat, "play", obs.hand.cards(), obs.cards_left,
                           obs.team_levels, obs.level,
                           [m.to_platform() for m in obs.legal_moves], self.last, self.greater)
         return Move.from_platform(chosen, obs.level, obs.rules)
@@ -216,14 +215,14 @@ class PlatformGame:
         tribute cards first)."""
         if self.payments is None:
             self._announce_tribute()
-        chosen = self.act(seat, "back", format_cards(_kinds(obs.counts)), obs.cards_left,
+        chosen = self.act(seat, "back", obs.hand.cards(), obs.cards_left,
                           self.match.levels, obs.level,
                           [["back", "back", [c]] for c in allowed_cards])
         return chosen[2][0]
 
     def ask_tribute(self, seat: int, obs, allowed_cards) -> str:
         """The card ``seat``'s client pays as tribute, among its highest cards."""
-        chosen = self.act(seat, "tribute", format_cards(_kinds(obs.counts)), obs.cards_left,
+        chosen = self.act(seat, "tribute", obs.hand.cards(), obs.cards_left,
                           self.match.levels, self.level,
                           [["tribute", "tribute", [c]] for c in allowed_cards])
         self.tribute_chosen[seat] = parse_card(chosen[2][0])
@@ -238,10 +237,6 @@ class PlatformGame:
         self.payments = [[p, r, format_card(k)] for p, r, k in plan.payments]
         self.returns = []
         self.notify_all("tribute", result=self.payments)
-
-
-def _kinds(counts) -> list:
-    return [k for k in range(54) for _ in range(int(counts[k]))]
 
 
 class _SeatPlayer:

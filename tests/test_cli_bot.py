@@ -252,4 +252,4 @@ def test_the_sampling_players_moves_are_bounded_in_time():
         with pytest.raises(ValueError, match="move_time must be seconds above 0"):
             SamplingPlayer(0, move_time=bad)
     assert_one_line_error(run_cli(["bot", "--stdio", "--move-time", "0"]),
-                          "seconds above 0 and at most 1e6, or inf, not '0'")
+                          "seconds above 0 and at most 1e+06, or inf, not '0'")
