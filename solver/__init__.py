@@ -9,11 +9,11 @@
 from .search import (DEFAULT_MAX_TABLE_BITS, DEFAULT_TABLE_BITS, MoveScore, Searcher, SolveResult, Stop,
                      as_position, clear_tables, free_tables, probe, solve)
 from .batch import available_cores, solve_many
-from .sampling import (SampledMove, SampledResult, hidden_pool, parse_known,
+from .sampling import (SampledMove, SampledResult, hidden_pool, merge_sampled, parse_known,
                        position_from_view, read_position, sample_deals, solve_sampled)
 
 __all__ = ["solve", "solve_many", "available_cores", "probe", "solve_sampled", "sample_deals",
-           "hidden_pool", "parse_known", "position_from_view", "read_position",
+           "merge_sampled", "hidden_pool", "parse_known", "position_from_view", "read_position",
            "SampledResult", "SampledMove", "clear_tables", "free_tables", "Stop", "SolveResult",
            "MoveScore", "Searcher", "as_position", "DEFAULT_TABLE_BITS",
            "DEFAULT_MAX_TABLE_BITS"]

@@ -42,8 +42,8 @@ from guandan_core.usertext import quoted
 from .batch import solve_many
 from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, _solvable, as_position
 
-__all__ = ["sample_deals", "solve_sampled", "SampledResult", "SampledMove", "hidden_pool",
-           "parse_known", "position_from_view", "read_position"]
+__all__ = ["sample_deals", "solve_sampled", "merge_sampled", "SampledResult", "SampledMove",
+           "hidden_pool", "parse_known", "position_from_view", "read_position"]
 
 _CHUNK = 1024       # deals made and solved at a time by solve_sampled
 
@@ -338,7 +338,7 @@ def parse_known(text: str) -> dict:
 
 
 def sample_deals(position, n: int, seed=None, seat=None, known=None,
-                 rules=None) -> list[Position]:
+                 rules=None, first: int = 0) -> list[Position]:
     """``n`` positions that ``seat`` (default: the seat to move) cannot tell from
     ``position``: its own hand, the table, the finishing order and every seat's number of
     cards kept, the other hands dealt at random from the cards it does not see.
@@ -358,15 +358,21 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     (public) are pinned too: a seat that received a card and has not played that many of
     its kind since surely holds it. Nothing else is inferred from the play or the tribute
     (that a seat passed, or paid its highest card): what else is known goes in ``known``.
+    ``first``: the deals ``first`` to ``first + n - 1`` of the seed's stream (the ones
+    before are drawn and dropped), so that slices made apart (in other processes, on other
+    machines) are together the deals of one call.
     """
     view = _view(position, seat, rules)
     n = _checked_count(n)
-    return _dealer(view, seed, known)(n)
+    first = _checked_count(first, "first")
+    deal = _dealer(view, seed, known)
+    deal(first, skip=True)
+    return deal(n)
 
 
-def _checked_count(n) -> int:
+def _checked_count(n, name: str = "n") -> int:
     if not is_whole(n, 0):
-        raise ValueError(f"n must be a whole number of deals >= 0, not {quoted(n)}")
+        raise ValueError(f"{name} must be a whole number of deals >= 0, not {quoted(n)}")
     return int(n)
 
 
@@ -380,11 +386,13 @@ def _dealer(view: _View, seed, known):
     # what the seat sees and the seed, not on how the given position happened to share them
     cards = np.repeat(np.arange(NUM_KINDS), free).tolist()
 
-    def deal(k: int) -> list[Position]:
+    def deal(k: int, skip: bool = False) -> list[Position]:
         out = []
         for _ in range(k):
             shuffled = cards[:]
             rng.shuffle(shuffled)
+            if skip:
+                continue        # (the shuffle alone moves the stream on by one deal)
             shuffled = np.array(shuffled, dtype=np.int64)
             hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
             hands[view.seat] = view.own.astype(np.uint8)
@@ -412,6 +420,7 @@ class SampledMove:
     values: dict                   # {value: deals}, every value of OUTCOMES
     best: int                      # deals where this move reaches that deal's value
     equivalent: list = field(default_factory=list)
+    legal_index: int = 0           # the move's place in legal_moves() (ties sort by it)
 
     @property
     def mean(self) -> float | None:
@@ -450,7 +459,7 @@ class SampledResult:
 def solve_sampled(position, n: int, seed=None, known=None, threads: int | None = None,
                   time_limit: float | None = None, node_limit: int | None = None,
                   table_bits: int = DEFAULT_TABLE_BITS, max_table_bits: int | None = None,
-                  stop: Stop | None = None, rules=None) -> SampledResult:
+                  stop: Stop | None = None, rules=None, first: int = 0) -> SampledResult:
     """Every move of the seat to move, valued over ``n`` random deals of the hands it
     cannot see (:func:`sample_deals`, with ``seed`` and ``known``), each deal solved
     exactly with every move scored (:func:`solver.solve_many`, ``threads`` at a time).
@@ -460,14 +469,20 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     Each deal is solved from empty tables, so the answer, ``nodes`` and what a node limit
     leaves depend only on the view, ``n``, ``seed`` and ``known``, not on the threads or
     on earlier solves (a time limit stops where the clock says).
+
+    ``first``: solve the deals ``first`` to ``first + n - 1`` of the seed's stream (as
+    :func:`sample_deals`), so that with a whole-number seed, calls over the slices of a
+    range, run anywhere, give results that :func:`merge_sampled` adds up to exactly the
+    result of one call over the whole range.
     """
     start = time.perf_counter()
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
     n = _checked_count(n)
+    first = _checked_count(first, "first")
     _checked_stop(stop)         # (read before each chunk)
     deal = _dealer(view, seed, known)
+    deal(first, skip=True)
     moves = []          # a SampledMove a group, in legal_moves() order (the same every deal)
-    order = {}          # move -> its place among the legal moves
     searched = solved = nodes = 0
     # a chunk at a time: a million deals need not be held at once (with none, one empty
     # chunk: solve_many still checks the options)
@@ -491,7 +506,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
             if not moves:
                 order = {m: i for i, m in enumerate(d.legal_moves())}
                 moves = [SampledMove(s.move, dict.fromkeys(sorted(OUTCOMES, reverse=True), 0),
-                                     0, list(s.equivalent))
+                                     0, list(s.equivalent), order[s.move])
                          for s in sorted(result.moves, key=lambda s: order[s.move])]
             value_of = {}
             for s in result.moves:
@@ -502,5 +517,69 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
                 m.values[v] += 1
                 m.best += v == result.value
             solved += 1
-    moves.sort(key=lambda m: (-m.mean, -m.best, order[m.move]))
+    moves.sort(key=_best_first)
     return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start)
+
+
+def _best_first(m: SampledMove) -> tuple:
+    return -m.mean, -m.best, m.legal_index
+
+
+def merge_sampled(results) -> SampledResult:
+    """One :class:`SampledResult` from results of the same position over different deals
+    (slices of one seed's stream, :func:`solve_sampled`'s ``first``, solved in other
+    processes or on other machines): every count added up, the moves ordered again.
+    ``seconds`` is the sum of theirs (the work done, not the time it took). Results
+    that counted no deal add only their ``samples`` and ``nodes``; the others must have
+    the same moves, grouped alike (else a ``ValueError`` names the move that differs).
+
+    >>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
+    ...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],
+    ...             "to_move": 0, "table": None}
+    >>> whole = solve_sampled(position, 20, seed=7, threads=1)
+    >>> parts = [solve_sampled(position, 8, seed=7, threads=1),
+    ...          solve_sampled(position, 12, seed=7, threads=1, first=8)]
+    >>> merge_sampled(parts) == whole
+    True
+    """
+    if isinstance(results, SampledResult):
+        raise TypeError("merge_sampled takes a list of SampledResults, not one")
+    try:
+        results = list(results)
+    except TypeError:
+        raise TypeError(f"merge_sampled takes a list of SampledResults, not "
+                        f"{quoted(results)}") from None
+    if not results:
+        raise ValueError("merge_sampled needs at least one SampledResult")
+    for r in results:
+        if not isinstance(r, SampledResult):
+            raise TypeError(f"merge_sampled takes SampledResults, not {quoted(r)}")
+    moves: list = []
+    by_move: dict = {}
+    for r in results:
+        if not r.solved:
+            continue
+        if not moves:
+            moves = [SampledMove(m.move, dict(m.values), m.best, list(m.equivalent),
+                                 m.legal_index)
+                     for m in sorted(r.moves, key=lambda m: m.legal_index)]
+            by_move = {m.move: m for m in moves}
+            continue
+        theirs = {m.move: m for m in r.moves}
+        for m in r.moves:
+            ours = by_move.get(m.move)
+            if ours is None or ours.legal_index != m.legal_index or \
+                    set(ours.equivalent) != set(m.equivalent):
+                raise ValueError(f"the results are not of the same position: move "
+                                 f"{quoted(str(m.move))} differs")
+        for m in moves:
+            if m.move not in theirs:
+                raise ValueError(f"the results are not of the same position: move "
+                                 f"{quoted(str(m.move))} differs")
+            for v, k in theirs[m.move].values.items():
+                m.values[v] = m.values.get(v, 0) + k
+            m.best += theirs[m.move].best
+    moves.sort(key=_best_first)
+    return SampledResult(moves, sum(r.samples for r in results),
+                         sum(r.solved for r in results), sum(r.nodes for r in results),
+                         sum(r.seconds for r in results))
