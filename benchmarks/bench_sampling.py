@@ -128,3 +128,38 @@ def test_sampling_player_against_greedy(benchmark):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\nSamplingPlayer against greedy: {stats}")
+
+
+def test_slices_in_a_process_pool(benchmark):
+    """The deals of ``test_solve_sampled_4x6`` cut into one slice a core, solved in a
+    spawned process pool and merged (``first=``, ``merge_sampled``: what a cluster does),
+    against one ``solve_sampled`` call a position on every core in this process. The pool
+    is started before the clock (a cluster's workers are up already). Same answers."""
+    import concurrent.futures
+    import multiprocessing
+    from solver import available_cores, merge_sampled
+    positions = _positions()
+    workers = available_cores()
+    cut = [(i * DEALS // workers, (i + 1) * DEALS // workers) for i in range(workers)]
+    stats = {}
+
+    def run():
+        with concurrent.futures.ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            list(pool.map(abs, range(workers)))         # (the workers started)
+            t0 = time.perf_counter()
+            futures = [[pool.submit(solve_sampled, p, b - a, seed=i, threads=1, first=a)
+                        for a, b in cut] for i, p in enumerate(positions)]
+            merged = [merge_sampled(f.result() for f in fs) for fs in futures]
+            t1 = time.perf_counter()
+        free_tables()
+        here = [solve_sampled(p, DEALS, seed=i) for i, p in enumerate(positions)]
+        t2 = time.perf_counter()
+        assert merged == here
+        stats.update(positions=len(positions), deals=DEALS, workers=workers,
+                     pool_s=round(t1 - t0, 3), threads_s=round(t2 - t1, 3),
+                     ratio=round((t1 - t0) / (t2 - t1), 2))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nslices in a process pool: {stats}")
