@@ -51,3 +51,44 @@ def test_env_steps(benchmark):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\nenv: {stats}")
+
+
+def test_vector_env_steps(benchmark):
+    """``VectorHandEnv`` of 16 rows (autoreset, random actions from the stacked arrays)
+    against the same number of steps of one ``HandEnv``, in the same process: the cost of
+    stacking the rows' observations."""
+    from guandan_core.env import VectorHandEnv
+    rows = 16
+    stats = {}
+
+    def vector(steps):
+        venv, rng = VectorHandEnv(rows), np.random.default_rng(0)
+        obs, _ = venv.reset(seed=0)
+        t0 = time.perf_counter()
+        for _ in range(steps // rows):
+            n = obs["legal_count"] + obs["can_pass"]
+            obs, _, _, _, _ = venv.step((rng.random(rows) * n).astype(np.int64))
+        return time.perf_counter() - t0
+
+    def single(steps):
+        env, rng = HandEnv(), np.random.default_rng(0)
+        obs, _ = env.reset(seed=0)
+        t0, seed = time.perf_counter(), 0
+        for _ in range(steps):
+            n = len(obs["legal"]) + int(obs["can_pass"])
+            obs, _, done, _, _ = env.step(int(rng.integers(n)))
+            if done:
+                seed += 1
+                obs, _ = env.reset(seed=seed)
+        return time.perf_counter() - t0
+
+    def run():
+        steps = HANDS * 100
+        vec_s = min(vector(steps) for _ in range(2))
+        one_s = min(single(steps) for _ in range(2))
+        stats.update(rows=rows, steps=steps, vector_s=round(vec_s, 3), single_s=round(one_s, 3),
+                     ratio=round(vec_s / one_s, 2), vector_steps_per_s=round(steps / vec_s))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\nvector env: {stats}")

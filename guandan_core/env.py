@@ -60,7 +60,7 @@ from .players import GreedyPlayer
 from .position import Position
 from .rules import Rules
 
-__all__ = ["HandEnv"]
+__all__ = ["HandEnv", "VectorHandEnv"]
 
 
 class HandEnv:
@@ -243,3 +243,171 @@ class HandEnv:
             return {"outcome": pos.outcome, "order": pos.finishing_order(),
                     "observation": None}
         return {"observation": self._observation}
+
+
+_ARRAY_KEYS = ("seat", "level", "hand", "played", "cards_left", "place", "table",
+               "table_owner", "can_pass")
+
+
+class VectorHandEnv:
+    """``num_envs`` hands (:class:`HandEnv`) stepped together, their observations stacked (the
+    gymnasium vector calling convention, same-step autoreset, without the dependency).
+    The other arguments are :class:`HandEnv`'s; each environment gets its own deep copy
+    of the opponents, so that what one environment's players remember does not depend
+    on the others.
+
+    ``reset(seed)`` deals environment ``i`` the hand of ``HandEnv.reset(seed + i)`` (or
+    of ``seed[i]`` from a list of ``num_envs`` seeds; None: fresh hands). Each later hand
+    of environment ``i``, dealt when its hand ends, is seeded with the next 63 bits of
+    ``random.Random(`` its first seed ``)``, so a seed names every hand of the run.
+
+    ``step(actions)`` plays ``actions[i]`` in environment ``i`` (an index into its legal
+    moves, as :class:`HandEnv`'s) and returns ``(observations, rewards, terminated,
+    truncated, infos)``, arrays with one row an environment. An environment whose hand
+    ends in the step is dealt its next hand at once: its row of ``observations`` is the
+    new hand's first, ``rewards[i]`` and ``terminated[i]`` are the ended hand's, and
+    ``infos["final_obs"][i]`` / ``infos["final_info"][i]`` its last observation and info
+    (``infos["_final_obs"]`` says which rows have them). So every row is always a seat
+    to move.
+
+    The observations are :class:`HandEnv`'s keys stacked (``hand``: uint8[num_envs, 54],
+    and so on), with ``legal`` a ``MOVE_DTYPE`` array [num_envs, width] (each row's plays,
+    then zeroed records; ``width`` the most plays of any row at this step, so it varies)
+    and ``legal_count`` (int32[num_envs]) how many of a row's records are plays; a row's
+    actions are ``0 .. legal_count + can_pass - 1``. ``infos["observation"][i]`` is
+    environment ``i``'s :class:`~guandan_core.match.Observation` (for ``Match``
+    players: ``action_of([player(o) for o in infos["observation"]])``).
+
+    Actions are checked before any environment moves: a bad one is a ``ValueError``
+    naming the environment, and nothing has moved. An opponent that fails during a step
+    raises its error, naming the environment; the environments before it have moved
+    then, so the vector environment must be reset before the next step. A vector
+    environment pickles and copies with its state.
+
+    >>> venv = VectorHandEnv(3, agent_seats=(0, 2))
+    >>> obs, infos = venv.reset(seed=7)
+    >>> obs["hand"].shape, obs["legal"].shape[0], obs["legal_count"].shape
+    ((3, 54), 3, (3,))
+    >>> from guandan_core.players import GreedyPlayer
+    >>> greedy, hands = GreedyPlayer(), 0
+    >>> while hands < 5:
+    ...     actions = venv.action_of([greedy(o) for o in infos["observation"]])
+    ...     obs, rewards, terminated, _, infos = venv.step(actions)
+    ...     hands += int(terminated.sum())
+    >>> bool(np.all(obs["hand"].sum(axis=1) > 0))      # (every row is a seat to move)
+    True
+    """
+
+    metadata = {"autoreset_mode": "same-step"}
+
+    def __init__(self, num_envs: int, agent_seats=(0, 1, 2, 3), opponents=None, level="2",
+                 rules=None):
+        if not is_whole(num_envs, 1):
+            raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
+        template = HandEnv(agent_seats, opponents, level, rules)
+        self.num_envs = int(num_envs)
+        self.envs = [copy.deepcopy(template) for _ in range(self.num_envs)]
+        self._seeders: list = [None] * self.num_envs
+        self._ready = False
+
+    def reset(self, seed=None, options=None) -> tuple:
+        """Deal every environment a new hand (see the class); (observations, infos).
+        ``options`` is accepted and ignored."""
+        if seed is None or not isinstance(seed, (list, tuple, np.ndarray)):
+            if seed is not None and not is_whole(seed, 0):
+                raise ValueError(f"seed must be an int 0 or more, a list of "
+                                 f"{self.num_envs} seeds or None, not {seed!r}")
+            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"seed: a list of {self.num_envs} seeds (one an "
+                                 f"environment), not {len(seeds)}")
+        self._ready = False
+        rows = []
+        for i, (env, s) in enumerate(zip(self.envs, seeds)):
+            try:
+                rows.append(env.reset(seed=s))
+            except ValueError as exc:
+                raise ValueError(f"environment {i}: {exc}") from None
+            if isinstance(s, np.integer):
+                s = int(s)
+            self._seeders[i] = random.Random(s)
+        self._ready = True
+        return self._stacked([o for o, _ in rows]), self._infos([i for _, i in rows])
+
+    def step(self, actions) -> tuple:
+        """Play one action in every environment (see the class); (observations, rewards,
+        terminated, truncated, infos)."""
+        if not self._ready:
+            raise RuntimeError("step before reset, or after a failed step: call "
+                               "reset(seed) first")
+        try:
+            actions = list(actions)
+        except TypeError:
+            raise ValueError(f"actions: one action an environment ({self.num_envs}), "
+                             f"not {actions!r}") from None
+        if len(actions) != self.num_envs:
+            raise ValueError(f"actions: one action an environment ({self.num_envs}), "
+                             f"not {len(actions)}")
+        for i, (env, a) in enumerate(zip(self.envs, actions)):
+            count = len(env._observation.legal_moves)
+            if not is_whole(a, 0, count - 1):
+                raise ValueError(f"environment {i}: action {a!r} is not a legal move's "
+                                 f"index 0..{count - 1} (seat {env.position.to_move})")
+        rows, infos = [], []
+        rewards = np.zeros(self.num_envs, dtype=np.int8)
+        terminated = np.zeros(self.num_envs, dtype=bool)
+        final_obs = np.full(self.num_envs, None, dtype=object)
+        final_info = np.full(self.num_envs, None, dtype=object)
+        for i, (env, a) in enumerate(zip(self.envs, actions)):
+            try:
+                obs, reward, done, _, info = env.step(a)
+                if done:
+                    final_obs[i], final_info[i] = obs, info
+                    obs, info = env.reset(seed=self._seeders[i].getrandbits(63))
+            except BaseException as exc:
+                self._ready = False
+                if isinstance(exc, ValueError):
+                    raise ValueError(f"environment {i}: {exc}") from None
+                raise
+            rows.append(obs)
+            infos.append(info)
+            rewards[i], terminated[i] = reward, done
+        out = self._infos(infos)
+        out.update(final_obs=final_obs, _final_obs=terminated.copy(), final_info=final_info,
+                   _final_info=terminated.copy())
+        return (self._stacked(rows), rewards, terminated,
+                np.zeros(self.num_envs, dtype=bool), out)
+
+    def action_of(self, moves) -> np.ndarray:
+        """The actions (int64[num_envs]) of ``moves``, one an environment, each a
+        :class:`Move` or a platform triple (as :meth:`HandEnv.action_of`)."""
+        moves = list(moves)
+        if len(moves) != self.num_envs:
+            raise ValueError(f"moves: one move an environment ({self.num_envs}), not "
+                             f"{len(moves)}")
+        out = np.empty(self.num_envs, dtype=np.int64)
+        for i, (env, m) in enumerate(zip(self.envs, moves)):
+            try:
+                out[i] = env.action_of(m)
+            except ValueError as exc:
+                raise ValueError(f"environment {i}: {exc}") from None
+        return out
+
+    def __copy__(self) -> "VectorHandEnv":
+        return copy.deepcopy(self)
+
+    def _stacked(self, rows: list) -> dict:
+        out = {k: np.stack([r[k] for r in rows]) for k in _ARRAY_KEYS}
+        counts = np.array([len(r["legal"]) for r in rows], dtype=np.int32)
+        legal = np.zeros((self.num_envs, int(counts.max(initial=0))), dtype=MOVE_DTYPE)
+        for i, r in enumerate(rows):
+            legal[i, :len(r["legal"])] = r["legal"]
+        out.update(legal=legal, legal_count=counts)
+        return out
+
+    def _infos(self, infos: list) -> dict:
+        observations = np.empty(self.num_envs, dtype=object)
+        observations[:] = [info["observation"] for info in infos]
+        return {"observation": observations}

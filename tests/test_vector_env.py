@@ -1,0 +1,198 @@
+"""VectorHandEnv: many hands stepped together (RULES.md section 6, through HandEnv).
+
+The main check: each row of a vector environment is exactly the HandEnv it stands for,
+played with the seeds the class documents, hand after hand across the same-step
+autoresets: the same observations, rewards and endings.
+"""
+
+import copy
+import pickle
+import random
+
+import numpy as np
+import pytest
+
+from guandan_core.env import HandEnv, VectorHandEnv
+from guandan_core.moves import MOVE_DTYPE
+from guandan_core.players import GreedyPlayer, RandomPlayer
+
+KEYS = ("seat", "level", "hand", "played", "cards_left", "place", "table", "table_owner",
+        "can_pass")
+
+
+def _row(batch: dict, i: int) -> dict:
+    """Row ``i`` of stacked observations as a HandEnv observation."""
+    row = {k: batch[k][i] for k in KEYS}
+    row["legal"] = batch["legal"][i, :batch["legal_count"][i]]
+    return row
+
+
+def _same(a: dict, b: dict) -> bool:
+    return all(np.array_equal(a[k], b[k]) for k in KEYS) and \
+        a["legal"].tobytes() == b["legal"].tobytes()
+
+
+def _hand_seeds(first: int, hands: int) -> list:
+    """The seeds of a row's hands, as documented: the first, then 63 bits at a time of
+    random.Random(first)."""
+    rng = random.Random(first)
+    return [first] + [rng.getrandbits(63) for _ in range(hands - 1)]
+
+
+@pytest.mark.parametrize("agent_seats", [(0, 1, 2, 3), (0, 2), (3,)])
+def test_sec6_each_row_is_its_hand_env_across_autoresets(agent_seats):
+    """RULES 6: three rows with random agents against greedy opponents, for 160 steps
+    (several hands a row): each row's observations, rewards, endings and final
+    observations are those of a HandEnv played with the same actions and the documented
+    seeds."""
+    n, seed, steps = 3, 40, 160
+    venv = VectorHandEnv(n, agent_seats=agent_seats)
+    obs, infos = venv.reset(seed=seed)
+    singles = [HandEnv(agent_seats=agent_seats) for _ in range(n)]
+    seeds = [_hand_seeds(seed + i, 40) for i in range(n)]
+    hand_no = [0] * n
+    expected = [env.reset(seed=seeds[i][0]) for i, env in enumerate(singles)]
+    choosers = [RandomPlayer(i) for i in range(n)]
+    ended = 0
+    for _ in range(steps):
+        for i in range(n):
+            assert _same(_row(obs, i), expected[i][0])
+            assert infos["observation"][i].history == expected[i][1]["observation"].history
+        actions = venv.action_of([c(o) for c, o in zip(choosers, infos["observation"])])
+        obs, rewards, terminated, truncated, infos = venv.step(actions)
+        assert not truncated.any() and (infos["_final_obs"] == terminated).all()
+        for i, env in enumerate(singles):
+            o, r, done, _, info = env.step(actions[i])
+            assert (rewards[i], terminated[i]) == (r, done)
+            if done:
+                ended += 1
+                assert _same(infos["final_obs"][i], o)
+                assert infos["final_info"][i]["outcome"] == info["outcome"]
+                assert infos["final_info"][i]["order"] == info["order"]
+                hand_no[i] += 1
+                expected[i] = env.reset(seed=seeds[i][hand_no[i]])
+            else:
+                assert infos["final_obs"][i] is None
+                expected[i] = (o, info)
+    assert ended >= 3 and min(hand_no) >= 1
+
+
+def test_stacked_arrays_and_padding():
+    """Row i of `legal` holds its plays and then zeroed records, `legal_count` says how
+    many; the width is the most plays of any row."""
+    venv = VectorHandEnv(4)
+    obs, infos = venv.reset(seed=[3, "a", 5, np.int64(9)])
+    counts = [len(o.legal_moves.array) for o in infos["observation"]]
+    assert obs["legal"].dtype == MOVE_DTYPE and obs["legal"].shape == (4, max(counts))
+    assert obs["legal_count"].tolist() == counts
+    for i in range(4):
+        assert not obs["legal"][i, counts[i]:].view(np.uint8).any()
+    assert obs["hand"].shape == (4, 54) and obs["played"].shape == (4, 4, 54)
+    assert obs["hand"].sum(axis=1).tolist() == [27] * 4
+    single, _ = HandEnv().reset(seed="a")
+    assert _same(_row(obs, 1), single)
+
+
+def test_a_seed_names_the_whole_run_and_a_copy_continues_alike():
+    """The same seed, the same run (hands dealt at the autoresets included); a pickled or
+    copied vector environment continues as the original does."""
+    def run(venv, infos, steps):
+        trace = []
+        for _ in range(steps):
+            actions = venv.action_of([GreedyPlayer()(o) for o in infos["observation"]])
+            obs, rewards, terminated, _, infos = venv.step(actions)
+            trace.append((obs["hand"].tobytes(), rewards.tobytes(), terminated.tobytes()))
+        return trace, infos
+
+    runs = []
+    for _ in range(2):
+        venv = VectorHandEnv(2, agent_seats=(1, 3))
+        runs.append(run(venv, venv.reset(seed=77)[1], 150)[0])
+    assert runs[0] == runs[1] and any(b"\x01" in t[2] for t in runs[0])
+    venv = VectorHandEnv(2, agent_seats=(1, 3))
+    _, infos = run(venv, venv.reset(seed=77)[1], 60)
+    twins = [pickle.loads(pickle.dumps(venv)), copy.copy(venv)]
+    tails = [run(v, infos, 90)[0] for v in [venv] + twins]
+    assert tails[0] == tails[1] == tails[2] == runs[0][60:]
+    other, _ = VectorHandEnv(2, agent_seats=(1, 3)).reset(seed=78)
+    first, _ = VectorHandEnv(2, agent_seats=(1, 3)).reset(seed=77)
+    assert _same(_row(other, 0), _row(first, 1))        # (row 0 of 78 is row 1 of 77)
+
+
+def test_each_row_has_its_own_opponents():
+    """A stateful opponent is copied a row: two rows seeded alike play alike, which a
+    shared player (its random stream consumed by both rows in turn) would not."""
+    venv = VectorHandEnv(2, agent_seats=(0,), opponents=RandomPlayer(5))
+    obs, infos = venv.reset(seed=[4, 4])
+    for _ in range(40):
+        actions = venv.action_of([GreedyPlayer()(o) for o in infos["observation"]])
+        obs, _, _, _, infos = venv.step(actions)
+        assert _same(_row(obs, 0), _row(obs, 1))
+
+
+def test_bad_calls_are_named_and_move_nothing():
+    venv = VectorHandEnv(2)
+    with pytest.raises(RuntimeError, match="step before reset"):
+        venv.step([0, 0])
+    obs, infos = venv.reset(seed=1)
+    before = [list(e.history) for e in venv.envs]
+    count = len(infos["observation"][1].legal_moves)
+    for actions, message in [([0], "one action an environment \\(2\\), not 1"),
+                             (5, "one action an environment"),
+                             ([0, count], f"environment 1: action {count} is not a legal "
+                                          f"move's index 0..{count - 1}"),
+                             ([-1, 0], "environment 0: action -1"),
+                             ([0, 1.5], "environment 1: action 1.5")]:
+        with pytest.raises(ValueError, match=message):
+            venv.step(actions)
+        assert [e.history for e in venv.envs] == before
+    with pytest.raises(ValueError, match="environment 0: seat \\d cannot play"):
+        venv.action_of([["Bomb", "A", ["SA", "HA", "CA", "DA"]], None])
+    with pytest.raises(ValueError, match="one move an environment \\(2\\), not 3"):
+        venv.action_of([None] * 3)
+    for bad in (0, -1, 2.5, "3", None):
+        with pytest.raises(ValueError, match=f"num_envs must be a whole number >= 1, "
+                                             f"not {bad!r}"):
+            VectorHandEnv(bad)
+    with pytest.raises(ValueError, match="a list of 2 seeds .* not 3"):
+        venv.reset(seed=[1, 2, 3])
+    with pytest.raises(ValueError, match="seed must be an int 0 or more, a list"):
+        venv.reset(seed=-4)
+    with pytest.raises(ValueError, match="environment 1: seed must be"):
+        venv.reset(seed=[1, -2])
+    with pytest.raises(ValueError, match="agent_seats"):
+        VectorHandEnv(2, agent_seats=(5,))
+
+
+def test_a_failing_opponent_names_its_row_and_needs_a_reset():
+    class FailsOnce:
+        def __init__(self):
+            self.failed = False
+
+        def __call__(self, obs):
+            if not self.failed:
+                self.failed = True
+                raise ZeroDivisionError("boom")
+            return GreedyPlayer()(obs)
+
+    class Illegal:
+        def __call__(self, obs):
+            return ["Single", "3", ["XX"]]
+
+    venv = VectorHandEnv(2, agent_seats=(0,), opponents=FailsOnce())
+    with pytest.raises(ZeroDivisionError):
+        _, infos = venv.reset(seed=[1, 2])      # (the opponents may move first)
+        for _ in range(20):
+            _, _, _, _, infos = venv.step(
+                venv.action_of([GreedyPlayer()(o) for o in infos["observation"]]))
+    with pytest.raises(RuntimeError, match="after a failed step"):
+        venv.step([0, 0])
+    venv = VectorHandEnv(2, agent_seats=(0, 1, 2), opponents=Illegal())
+    obs, infos = venv.reset(seed=3)
+    with pytest.raises(ValueError, match=r"environment \d: seat 3's player answered"):
+        for _ in range(200):
+            obs, _, _, _, infos = venv.step(
+                venv.action_of([GreedyPlayer()(o) for o in infos["observation"]]))
+    with pytest.raises(RuntimeError, match="after a failed step"):
+        venv.step([0, 0])
+    venv.reset(seed=3)          # (and usable again)
