@@ -92,3 +92,41 @@ def test_vector_env_steps(benchmark):
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
     print(f"\nvector env: {stats}")
+
+
+def test_game_env_steps(benchmark):
+    """``GameEnv`` (hands in a row with levels and tribute; random actions, every seat the
+    agent's) against a ``Match`` of random players for the same hands, in the same
+    process: what settling, tribute and the per-hand snapshot (kept to undo a failing
+    opponent) add to ``HandEnv``'s cost."""
+    from guandan_core.env import GameEnv
+    stats = {}
+
+    def through_env():
+        env, rng, steps, hands = GameEnv(), np.random.default_rng(0), 0, 0
+        obs, _ = env.reset(seed=0)
+        t0 = time.perf_counter()
+        while hands < HANDS:
+            n = len(obs["legal"]) + int(obs["can_pass"])
+            obs, _, done, cut, info = env.step(int(rng.integers(n)))
+            steps += 1
+            hands += "hand_result" in info
+            if done or cut:
+                obs, _ = env.reset(seed=hands)
+        return time.perf_counter() - t0, steps
+
+    def match():
+        t0 = time.perf_counter()
+        Match([RandomPlayer(s) for s in range(4)], seed=0).play(HANDS)
+        return time.perf_counter() - t0
+
+    def run():
+        env_s, steps = min(through_env() for _ in range(2))
+        match_s = min(match() for _ in range(2))
+        stats.update(hands=HANDS, steps=steps, env_s=round(env_s, 3),
+                     match_s=round(match_s, 3), ratio=round(env_s / match_s, 2),
+                     steps_per_s=round(steps / env_s))
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\ngame env: {stats}")

@@ -54,13 +54,13 @@ from typing import Optional
 import numpy as np
 
 from .cards import is_whole, parse_level
-from .match import Observation, deal
+from .match import Match, MatchRules, Observation, deal
 from .moves import MOVE_DTYPE, Move
 from .players import GreedyPlayer
 from .position import Position
 from .rules import Rules
 
-__all__ = ["HandEnv", "VectorHandEnv"]
+__all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv"]
 
 
 class HandEnv:
@@ -99,6 +99,8 @@ class HandEnv:
         self.history: list = []
         self._played = np.zeros((4, 54), dtype=np.uint8)
         self._observation: Optional[Observation] = None
+        self._team_levels = (self.level, self.level)
+        self._exchanges: tuple = ()
 
     # ------------------------------------------------------------------ the calls
 
@@ -113,12 +115,8 @@ class HandEnv:
         rng = random.Random(seed)
         hands = deal(rng)
         leader = rng.randrange(4)
-        self.position = None            # (until the opponents' first moves are made)
-        position = Position(self.level, hands, (), leader, rules=self.rules, validate=False)
-        self.history = []
-        self._played = np.zeros((4, 54), dtype=np.uint8)
-        self._others_play(position)
-        self.position = position
+        self._start(Position(self.level, hands, (), leader, rules=self.rules, validate=False),
+                    (self.level, self.level), (), [])
         return self._observe(), self._info()
 
     def step(self, action) -> tuple:
@@ -168,6 +166,17 @@ class HandEnv:
 
     # ------------------------------------------------------------------ inside
 
+    def _start(self, position: Position, team_levels: tuple, exchanges: tuple,
+               history: list) -> None:
+        """Begin a hand at ``position`` (its first move to make), the opponents moving
+        until an agent seat is to move."""
+        self.position = None            # (until the opponents' first moves are made)
+        self.history = history
+        self._team_levels, self._exchanges = team_levels, exchanges
+        self._played = np.zeros((4, 54), dtype=np.uint8)
+        self._others_play(position)
+        self.position = position
+
     def _push(self, pos: Position, seat: int, moves, index: int) -> None:
         move = moves[index]
         pos._push_listed(moves, index)
@@ -202,9 +211,9 @@ class HandEnv:
         moves = pos.move_list()
         moves.array.flags.writeable = False     # (the env plays its records)
         return Observation(seat, pos.level, moves, pos.table, pos.owner,
-                           pos.cards_left,
-                           (self.level, self.level), pos.finished, pos.rules,
-                           pos.counts(seat), self.history, len(self.history))
+                           pos.cards_left, self._team_levels, pos.finished, pos.rules,
+                           pos.counts(seat), self.history, len(self.history),
+                           self._exchanges)
 
     def _observe(self) -> dict:
         obs = self._observation = self._make_observation(self.position)
@@ -245,32 +254,168 @@ class HandEnv:
         return {"observation": self._observation}
 
 
-_ARRAY_KEYS = ("seat", "level", "hand", "played", "cards_left", "place", "table",
-               "table_owner", "can_pass")
+class _AgentSeat:
+    """The match's player at an agent seat: its moves come from ``step``; its tribute and
+    return cards from the agent's ``cards`` object when it has those methods (else the
+    match's defaults)."""
+
+    _HOOKS = ("choose_tribute", "choose_return")
+
+    def __init__(self, cards):
+        self.cards = cards
+
+    def __call__(self, obs):
+        raise RuntimeError("an agent seat's moves come from GameEnv.step")
+
+    def __getattr__(self, name):
+        cards = self.__dict__.get("cards")      # (None while unpickling)
+        if name in self._HOOKS and cards is not None:
+            method = getattr(cards, name, None)
+            if callable(method):
+                return method
+        raise AttributeError(name)
 
 
-class VectorHandEnv:
-    """``num_envs`` hands (:class:`HandEnv`) stepped together, their observations stacked (the
-    gymnasium vector calling convention, same-step autoreset, without the dependency).
-    The other arguments are :class:`HandEnv`'s; each environment gets its own deep copy
-    of the opponents, so that what one environment's players remember does not depend
-    on the others.
+class GameEnv(HandEnv):
+    """Whole games: hands in a row with levels and tribute (RULES sec. 8), as a
+    :class:`~guandan_core.match.Match` plays them, the agent choosing the moves of its
+    seats in every hand.
 
-    ``reset(seed)`` deals environment ``i`` the hand of ``HandEnv.reset(seed + i)`` (or
-    of ``seed[i]`` from a list of ``num_envs`` seeds; None: fresh hands). Each later hand
-    of environment ``i``, dealt when its hand ends, is seeded with the next 63 bits of
-    ``random.Random(`` its first seed ``)``, so a seed names every hand of the run.
+    ``agent_seats`` and ``opponents`` as :class:`HandEnv`'s (the opponents' players may
+    have ``choose_tribute`` / ``choose_return``, as a ``Match``'s); ``rules``: a
+    :class:`~guandan_core.match.MatchRules` or preset name; ``agent_cards``: an object
+    whose ``choose_tribute(observation, allowed_cards)`` / ``choose_return(...)`` (a
+    ``Match`` player's hooks) pick the agent seats' tribute and returned cards (None,
+    or a missing method: the match's defaults); ``max_hands``: truncate a game after
+    that many hands (None: play until a team wins it).
+
+    ``reset(seed)`` starts ``Match(players, rules, seed)`` (the same deals, first leader
+    and tribute) and plays its first hand to the agent's first move. ``step(action)``
+    plays the move and the opponents' after it. When the step ends a hand, the hand is
+    settled (levels, the winner), the next one is dealt, its tribute paid and its
+    opponents' moves made, and the step returns that hand's first observation, with the
+    ended hand's reward (its outcome for the team of the seat that moved) and, in
+    ``info``, its ``outcome`` (seats 0 and 2), ``order``, ``hand_result`` (the
+    :class:`~guandan_core.match.HandResult`, levels and winner included) and
+    ``final_obs`` (its last observation). The step that ends the game (a team wins at
+    A: ``terminated``; ``max_hands`` played: ``truncated``) returns the last observation
+    itself; ``step`` then needs a ``reset``. The observation is :class:`HandEnv`'s with
+    ``team_levels`` (int8[2]: the levels of seats 0 and 2's team and of seats 1 and 3's,
+    as rank indices, 0 for 2); ``level`` is the hand's. ``info["observation"]``'s
+    ``exchanges`` are the hand's tribute and returns. ``self.match`` is the match
+    (levels, failures, hands played).
+
+    An opponent that fails, in a hand or while the next hand is dealt and paid, leaves
+    the environment as it was before the step (its error is raised), as in
+    :class:`HandEnv`. It pickles and copies with its state.
+
+    >>> env = GameEnv(agent_seats=(0, 2))
+    >>> obs, info = env.reset(seed=3)
+    >>> from guandan_core.players import GreedyPlayer
+    >>> greedy, done, hands = GreedyPlayer(), False, 0
+    >>> while not done:
+    ...     obs, reward, done, truncated, info = env.step(
+    ...         env.action_of(greedy(info["observation"])))
+    ...     hands += "hand_result" in info
+    >>> hands == env.match.hands_played, info["hand_result"].winner in (0, 1)
+    (True, True)
+    """
+
+    def __init__(self, agent_seats=(0, 1, 2, 3), opponents=None, rules=None,
+                 agent_cards=None, max_hands=None):
+        match_rules = MatchRules.of(rules)
+        super().__init__(agent_seats, opponents, "2", match_rules.core)
+        if max_hands is not None and not is_whole(max_hands, 1):
+            raise ValueError(f"max_hands must be a whole number >= 1 or None, not "
+                             f"{max_hands!r}")
+        self.match_rules = match_rules
+        self.max_hands = None if max_hands is None else int(max_hands)
+        self.agent_cards = agent_cards
+        self.match: Optional[Match] = None
+        self._hand = None
+        self._over = False
+
+    def reset(self, seed=None, options=None) -> tuple:
+        """Start a new game (see the class); (observation, info). ``options`` is accepted
+        and ignored."""
+        agent = _AgentSeat(self.agent_cards)
+        players = [agent if s in self.agent_seats else self.players[s] for s in range(4)]
+        self.match = Match(players, self.match_rules, seed)     # (checks the seed)
+        self.position, self._over = None, False
+        self._next_hand()
+        return self._observe(), self._info()
+
+    def step(self, action) -> tuple:
+        """Play legal move number ``action`` (see the class); (observation, reward,
+        terminated, truncated, info)."""
+        if self.match is not None and self._over:
+            raise RuntimeError("the game is over: call reset(seed) for a new one")
+        pos = self.position
+        depth = None if pos is None else pos.depth
+        obs, reward, done, _, info = super().step(action)
+        if not done:
+            return obs, reward, False, False, info
+        # the hand over, not yet settled: what settling it and dealing the next one
+        # rebind (the position itself stays: only it can take the agent's move back)
+        saved, match_saved = dict(self.__dict__), self.match._snapshot()
+        try:
+            result = self.match._end_hand(self._hand)
+            info.update(hand_result=result, final_obs=obs)
+            won = result.winner is not None
+            cut = not won and self.max_hands is not None and \
+                self.match.hands_played >= self.max_hands
+            if won or cut:
+                self._over = True
+                return obs, reward, won, cut, info
+            self._next_hand()
+            first = self._observe()
+            info["observation"] = self._observation
+            return first, reward, False, False, info
+        except BaseException:
+            # back to before the step: the hand as it was, the agent's move taken back
+            # (the players' state is theirs, as in HandEnv)
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            self.match._restore(match_saved)
+            while self.position.depth > depth:
+                self._pop(self.position)
+            self._observe()
+            raise
+
+    def _next_hand(self) -> None:
+        hand = self._hand = self.match._begin_hand()
+        self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
+
+    def _arrays(self, seat: int, counts, can_pass: bool, legal: np.ndarray) -> dict:
+        out = super()._arrays(seat, counts, can_pass, legal)
+        out["team_levels"] = np.array(self._team_levels, dtype=np.int8)
+        return out
+
+
+class VectorEnv:
+    """``num_envs`` copies of an environment (a :class:`HandEnv` or :class:`GameEnv`)
+    stepped together, their observations stacked: the gymnasium vector calling
+    convention with same-step autoreset, without the dependency. Each copy is a deep
+    copy of ``env``, its opponents included, so that what one environment's players
+    remember does not depend on the others. An episode is the environment's: a hand of
+    a :class:`HandEnv`, a game of a :class:`GameEnv`.
+
+    ``reset(seed)`` resets environment ``i`` with ``seed + i`` (or ``seed[i]`` from a
+    list of ``num_envs`` seeds; None: fresh episodes). Each later episode of environment
+    ``i``, begun when one ends, is seeded with the next 63 bits of ``random.Random(`` its
+    first seed ``)``, so a seed names every episode of the run.
 
     ``step(actions)`` plays ``actions[i]`` in environment ``i`` (an index into its legal
-    moves, as :class:`HandEnv`'s) and returns ``(observations, rewards, terminated,
-    truncated, infos)``, arrays with one row an environment. An environment whose hand
-    ends in the step is dealt its next hand at once: its row of ``observations`` is the
-    new hand's first, ``rewards[i]`` and ``terminated[i]`` are the ended hand's, and
+    moves, as :meth:`HandEnv.step`) and returns ``(observations, rewards, terminated,
+    truncated, infos)``, arrays with one row an environment. An environment whose
+    episode ends in the step (terminated or truncated) begins its next one at once: its
+    row of ``observations`` is the new episode's first, ``rewards[i]``,
+    ``terminated[i]`` and ``truncated[i]`` are the ended episode's, and
     ``infos["final_obs"][i]`` / ``infos["final_info"][i]`` its last observation and info
     (``infos["_final_obs"]`` says which rows have them). So every row is always a seat
     to move.
 
-    The observations are :class:`HandEnv`'s keys stacked (``hand``: uint8[num_envs, 54],
+    The observations are the environment's keys stacked (``hand``: uint8[num_envs, 54],
     and so on), with ``legal`` a ``MOVE_DTYPE`` array [num_envs, width] (each row's plays,
     then zeroed records; ``width`` the most plays of any row at this step, so it varies)
     and ``legal_count`` (int32[num_envs]) how many of a row's records are plays; a row's
@@ -284,35 +429,27 @@ class VectorHandEnv:
     then, so the vector environment must be reset before the next step. A vector
     environment pickles and copies with its state.
 
-    >>> venv = VectorHandEnv(3, agent_seats=(0, 2))
+    >>> venv = VectorEnv(GameEnv(agent_seats=(1, 3), max_hands=2), 2)
     >>> obs, infos = venv.reset(seed=7)
-    >>> obs["hand"].shape, obs["legal"].shape[0], obs["legal_count"].shape
-    ((3, 54), 3, (3,))
-    >>> from guandan_core.players import GreedyPlayer
-    >>> greedy, hands = GreedyPlayer(), 0
-    >>> while hands < 5:
-    ...     actions = venv.action_of([greedy(o) for o in infos["observation"]])
-    ...     obs, rewards, terminated, _, infos = venv.step(actions)
-    ...     hands += int(terminated.sum())
-    >>> bool(np.all(obs["hand"].sum(axis=1) > 0))      # (every row is a seat to move)
-    True
+    >>> obs["team_levels"].shape, obs["legal"].shape[0]
+    ((2, 2), 2)
     """
 
     metadata = {"autoreset_mode": "same-step"}
 
-    def __init__(self, num_envs: int, agent_seats=(0, 1, 2, 3), opponents=None, level="2",
-                 rules=None):
+    def __init__(self, env, num_envs: int):
+        if not isinstance(env, HandEnv):
+            raise TypeError(f"env must be a HandEnv or GameEnv, not {env!r}")
         if not is_whole(num_envs, 1):
             raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
-        template = HandEnv(agent_seats, opponents, level, rules)
         self.num_envs = int(num_envs)
-        self.envs = [copy.deepcopy(template) for _ in range(self.num_envs)]
+        self.envs = [copy.deepcopy(env) for _ in range(self.num_envs)]
         self._seeders: list = [None] * self.num_envs
         self._ready = False
 
     def reset(self, seed=None, options=None) -> tuple:
-        """Deal every environment a new hand (see the class); (observations, infos).
-        ``options`` is accepted and ignored."""
+        """Begin every environment's first episode (see the class); (observations,
+        infos). ``options`` is accepted and ignored."""
         if seed is None or not isinstance(seed, (list, tuple, np.ndarray)):
             if seed is not None and not is_whole(seed, 0):
                 raise ValueError(f"seed must be an int 0 or more, a list of "
@@ -358,12 +495,13 @@ class VectorHandEnv:
         rows, infos = [], []
         rewards = np.zeros(self.num_envs, dtype=np.int8)
         terminated = np.zeros(self.num_envs, dtype=bool)
+        truncated = np.zeros(self.num_envs, dtype=bool)
         final_obs = np.full(self.num_envs, None, dtype=object)
         final_info = np.full(self.num_envs, None, dtype=object)
         for i, (env, a) in enumerate(zip(self.envs, actions)):
             try:
-                obs, reward, done, _, info = env.step(a)
-                if done:
+                obs, reward, done, cut, info = env.step(a)
+                if done or cut:
                     final_obs[i], final_info[i] = obs, info
                     obs, info = env.reset(seed=self._seeders[i].getrandbits(63))
             except BaseException as exc:
@@ -373,12 +511,12 @@ class VectorHandEnv:
                 raise
             rows.append(obs)
             infos.append(info)
-            rewards[i], terminated[i] = reward, done
+            rewards[i], terminated[i], truncated[i] = reward, done, cut
+        ended = terminated | truncated
         out = self._infos(infos)
-        out.update(final_obs=final_obs, _final_obs=terminated.copy(), final_info=final_info,
-                   _final_info=terminated.copy())
-        return (self._stacked(rows), rewards, terminated,
-                np.zeros(self.num_envs, dtype=bool), out)
+        out.update(final_obs=final_obs, _final_obs=ended, final_info=final_info,
+                   _final_info=ended.copy())
+        return self._stacked(rows), rewards, terminated, truncated, out
 
     def action_of(self, moves) -> np.ndarray:
         """The actions (int64[num_envs]) of ``moves``, one an environment, each a
@@ -395,11 +533,11 @@ class VectorHandEnv:
                 raise ValueError(f"environment {i}: {exc}") from None
         return out
 
-    def __copy__(self) -> "VectorHandEnv":
+    def __copy__(self) -> "VectorEnv":
         return copy.deepcopy(self)
 
     def _stacked(self, rows: list) -> dict:
-        out = {k: np.stack([r[k] for r in rows]) for k in _ARRAY_KEYS}
+        out = {k: np.stack([r[k] for r in rows]) for k in rows[0] if k != "legal"}
         counts = np.array([len(r["legal"]) for r in rows], dtype=np.int32)
         legal = np.zeros((self.num_envs, int(counts.max(initial=0))), dtype=MOVE_DTYPE)
         for i, r in enumerate(rows):
@@ -411,3 +549,28 @@ class VectorHandEnv:
         observations = np.empty(self.num_envs, dtype=object)
         observations[:] = [info["observation"] for info in infos]
         return {"observation": observations}
+
+
+class VectorHandEnv(VectorEnv):
+    """``num_envs`` hands stepped together: ``VectorEnv(HandEnv(agent_seats, opponents,
+    level, rules), num_envs)`` (see :class:`VectorEnv`).
+
+    >>> venv = VectorHandEnv(3, agent_seats=(0, 2))
+    >>> obs, infos = venv.reset(seed=7)
+    >>> obs["hand"].shape, obs["legal"].shape[0], obs["legal_count"].shape
+    ((3, 54), 3, (3,))
+    >>> from guandan_core.players import GreedyPlayer
+    >>> greedy, hands = GreedyPlayer(), 0
+    >>> while hands < 5:
+    ...     actions = venv.action_of([greedy(o) for o in infos["observation"]])
+    ...     obs, rewards, terminated, _, infos = venv.step(actions)
+    ...     hands += int(terminated.sum())
+    >>> bool(np.all(obs["hand"].sum(axis=1) > 0))      # (every row is a seat to move)
+    True
+    """
+
+    def __init__(self, num_envs: int, agent_seats=(0, 1, 2, 3), opponents=None, level="2",
+                 rules=None):
+        if not is_whole(num_envs, 1):
+            raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
+        super().__init__(HandEnv(agent_seats, opponents, level, rules), num_envs)

@@ -641,6 +641,18 @@ class HandResult:
     moves: int
 
 
+@dataclass
+class _HandStart:
+    """A hand dealt, its tribute paid, ready to play (Match._begin_hand)."""
+    number: int
+    level: int
+    plan: TributePlan
+    position: Position
+    history: list
+    team_levels: tuple
+    exchanges: tuple
+
+
 class Match:
     """Hands of Guandan in a row with levels and tribute (RULES.md sec. 8).
 
@@ -702,6 +714,49 @@ class Match:
 
     def play_hand(self) -> HandResult:
         """Deal, pay tribute and play one hand; returns its :class:`HandResult`."""
+        hand = self._begin_hand()
+        pos, history = hand.position, hand.history
+        level, team_levels, exchanges = hand.level, hand.team_levels, hand.exchanges
+        emit = self.on_event
+        players = self.players
+        core = self.rules.core
+        while not pos.is_over:
+            seat = pos._to_move
+            moves = pos.move_list()
+            obs = Observation(seat, level, moves, pos.table, pos.owner, pos.cards_left,
+                              team_levels, pos.finished, core, pos.counts(seat), history,
+                              len(history), exchanges)
+            answer = players[seat](obs)
+            index = moves.issued(answer) if isinstance(answer, Move) else -1
+            if index >= 0:
+                move = answer
+                pos._push_listed(moves, index)
+            else:
+                move = self._checked(answer, pos, seat)
+                pos.push(move, check=False)
+            history.append((seat, move))
+            if emit is not None:
+                emit({"event": "play", "seat": seat, "action": move.to_platform()})
+        return self._end_hand(hand)
+
+    def _snapshot(self) -> tuple:
+        """The match's state between hands, for :meth:`_restore` (the players excluded:
+        what they remember is theirs). Cheap: a hand is begun and settled by rebinding
+        attributes, never by changing their objects, except the generator's state."""
+        state = dict(self.__dict__)
+        state["levels"], state["failures"] = list(self.levels), list(self.failures)
+        return state, self.rng.getstate()
+
+    def _restore(self, snapshot: tuple) -> None:
+        state, rng_state = snapshot
+        self.__dict__.clear()
+        self.__dict__.update(state)
+        self.levels, self.failures = list(state["levels"]), list(state["failures"])
+        self.rng.setstate(rng_state)
+
+    def _begin_hand(self) -> "_HandStart":
+        """Deal the next hand and pay its tribute (a won match is followed by a new one):
+        the hand ready to play, ``self.position`` and ``self.history`` its own."""
         if self.winner is not None:
             self._new_match()
         if self.hands_played == 0:
@@ -732,33 +787,17 @@ class Match:
             hands = apply_tribute(plan, hands)
         pos = Position(level, hands, (), plan.leader, rules=self.rules.core, validate=False)
         self.position = pos
-        history = self.history = []
-        team_levels = tuple(self.levels)
+        self.history = []
         # (public: the tribute and return events say who gave which card to whom)
         exchanges = tuple((int(g), int(r), int(k)) for g, r, k in plan.payments) + \
             tuple((int(g), int(r), int(k)) for g, r, k in plan.returns)
-        emit = self.on_event
-        players = self.players
-        core = self.rules.core
-        while not pos.is_over:
-            seat = pos._to_move
-            moves = pos.move_list()
-            obs = Observation(seat, level, moves, pos.table, pos.owner, pos.cards_left,
-                              team_levels, pos.finished, core, pos.counts(seat), history,
-                              len(history), exchanges)
-            answer = players[seat](obs)
-            index = moves.issued(answer) if isinstance(answer, Move) else -1
-            if index >= 0:
-                move = answer
-                pos._push_listed(moves, index)
-            else:
-                move = self._checked(answer, pos, seat)
-                pos.push(move, check=False)
-            history.append((seat, move))
-            if emit is not None:
-                emit({"event": "play", "seat": seat, "action": move.to_platform()})
-        order = pos.finishing_order()
-        levels, failures, gain, winner = settle_hand(self.levels, self.failures, level,
+        return _HandStart(number, level, plan, pos, self.history, tuple(self.levels),
+                          exchanges)
+
+    def _end_hand(self, hand: "_HandStart") -> HandResult:
+        """Settle a hand that is over (levels, failures, the winner); its record."""
+        order = hand.position.finishing_order()
+        levels, failures, gain, winner = settle_hand(self.levels, self.failures, hand.level,
                                                      order, self.rules)
         self.levels, self.failures = levels, failures
         self.prev_order = order
@@ -766,9 +805,9 @@ class Match:
         self.winner = winner
         self._emit({"event": "end", "order": list(order),
                     "levels": [format_rank(x) for x in levels], "winner": winner})
-        return HandResult(number, self.match_number, format_rank(level), plan.leader, plan,
-                          order, finishing_outcome(order), gain, tuple(levels), winner,
-                          len(history))
+        return HandResult(hand.number, self.match_number, format_rank(hand.level),
+                          hand.plan.leader, hand.plan, order, finishing_outcome(order), gain,
+                          tuple(levels), winner, len(hand.history))
 
     def _return_chooser(self, level: int):
         """The ``choose_return`` callback of :func:`plan_tribute` for this hand, or None

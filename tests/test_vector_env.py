@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from guandan_core.env import HandEnv, VectorHandEnv
+from guandan_core.env import GameEnv, HandEnv, VectorEnv, VectorHandEnv
 from guandan_core.moves import MOVE_DTYPE
 from guandan_core.players import GreedyPlayer, RandomPlayer
 
@@ -196,3 +196,46 @@ def test_a_failing_opponent_names_its_row_and_needs_a_reset():
     with pytest.raises(RuntimeError, match="after a failed step"):
         venv.step([0, 0])
     venv.reset(seed=3)          # (and usable again)
+
+
+def test_sec8_rows_of_games_are_their_game_envs_across_autoresets():
+    """RULES 8 through GameEnv: two rows of games cut at 2 hands (truncated) with random
+    agents: each row is its own GameEnv, reset with the documented seeds when its game
+    ends; team levels are stacked too."""
+    n, seed = 2, 5
+    template = GameEnv(agent_seats=(0, 2), max_hands=2)
+    venv = VectorEnv(template, n)
+    obs, infos = venv.reset(seed=seed)
+    singles = [copy.deepcopy(template) for _ in range(n)]
+    seeds = [_hand_seeds(seed + i, 20) for i in range(n)]
+    games = [0] * n
+    expected = [env.reset(seed=seeds[i][0]) for i, env in enumerate(singles)]
+    choosers = [RandomPlayer(10 + i) for i in range(n)]
+    cuts = 0
+    for _ in range(600):
+        for i in range(n):
+            assert _same(_row(obs, i), expected[i][0])
+            assert (obs["team_levels"][i] == expected[i][0]["team_levels"]).all()
+        actions = venv.action_of([c(o) for c, o in zip(choosers, infos["observation"])])
+        obs, rewards, terminated, truncated, infos = venv.step(actions)
+        cuts += int(truncated.sum())
+        for i, env in enumerate(singles):
+            o, r, done, cut, info = env.step(actions[i])
+            assert (rewards[i], terminated[i], truncated[i]) == (r, done, cut)
+            assert infos["_final_obs"][i] == (done or cut)
+            if done or cut:
+                assert _same(infos["final_obs"][i], o)
+                assert infos["final_info"][i]["hand_result"] == info["hand_result"]
+                games[i] += 1
+                expected[i] = env.reset(seed=seeds[i][games[i]])
+            else:
+                expected[i] = (o, info)
+    assert min(games) >= 1 and cuts >= 2
+
+
+def test_a_vector_env_takes_only_environments():
+    for bad in (None, 3, "HandEnv"):
+        with pytest.raises(TypeError, match="env must be a HandEnv or GameEnv"):
+            VectorEnv(bad, 2)
+    with pytest.raises(ValueError, match="num_envs must be a whole number >= 1, not 0"):
+        VectorEnv(HandEnv(), 0)

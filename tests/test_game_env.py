@@ -1,0 +1,194 @@
+"""GameEnv: whole games (RULES.md sections 6 and 8: hands in a row, levels, tribute).
+
+The main check: agents that choose with the same players a Match uses play that match's
+game move for move, hand for hand (tribute and returns, levels, the winner), so the
+environment settles and deals as the engine does.
+"""
+
+import copy
+import pickle
+
+import pytest
+
+from guandan_core.env import GameEnv
+from guandan_core.match import Match, MatchRules
+from guandan_core.players import GreedyPlayer, RandomPlayer
+
+
+class LastCards:
+    """Tribute and return hooks that pick the last allowed card (not the defaults)."""
+
+    def choose_tribute(self, obs, allowed):
+        return allowed[-1]
+
+    def choose_return(self, obs, allowed):
+        return allowed[-1]
+
+
+class RandomWithCards(LastCards, RandomPlayer):
+    """(LastCards first: its hooks, not RandomPlayer's random return.)"""
+    pass
+
+
+def _play_game(env, agents, seed, max_steps=20_000):
+    """Play with ``agents`` (seat -> player) until the game ends; the hand results, the
+    rewards of the steps that ended hands, and the observations' team levels at each
+    hand's first agent move."""
+    obs, info = env.reset(seed=seed)
+    results, rewards, first_levels = [], [], [tuple(obs["team_levels"])]
+    for _ in range(max_steps):
+        player = agents[int(obs["seat"])]
+        obs, reward, terminated, truncated, info = env.step(
+            env.action_of(player(info["observation"])))
+        if "hand_result" in info:
+            results.append(info["hand_result"])
+            rewards.append(reward)
+            if not (terminated or truncated):
+                first_levels.append(tuple(obs["team_levels"]))
+        if terminated or truncated:
+            return results, rewards, first_levels, terminated, truncated
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("seed, rules", [(1, "standard"), (4, "platform"), (9, "standard")])
+def test_sec8_greedy_agents_play_the_matchs_game(seed, rules):
+    """RULES 6 and 8: four greedy seats through the environment play the same game as a
+    seeded Match of greedy players, hand for hand, until a team wins it; each ended
+    hand's reward is its outcome for the team of the seat that moved last."""
+    env = GameEnv(rules=rules)
+    results, rewards, first_levels, terminated, truncated = _play_game(
+        env, {s: GreedyPlayer() for s in range(4)}, seed)
+    assert terminated and not truncated and results[-1].winner is not None
+    match = Match([GreedyPlayer() for _ in range(4)], rules, seed=seed)
+    expected = match.play(len(results))
+    assert results == expected
+    assert any(r.tribute.kind != "none" for r in results)       # (tribute was paid)
+    levels = [(0, 0)] + [r.levels for r in expected[:-1]]
+    assert first_levels == levels
+    for r, reward in zip(results, rewards):
+        assert abs(reward) == abs(r.outcome)
+
+
+@pytest.mark.parametrize("agent_seats", [(0, 2), (1,)])
+def test_sec8_agent_cards_and_opponents_play_as_in_a_match(agent_seats):
+    """RULES 8: random agents whose tribute and returns come from `agent_cards`, against
+    random opponents with their own hooks: the match those players play, for 12 hands
+    (truncated by max_hands)."""
+    seed = 6
+    env = GameEnv(agent_seats, opponents=[None if s in agent_seats else RandomWithCards(s)
+                                          for s in range(4)],
+                  agent_cards=LastCards(), max_hands=12)
+    agents = {s: RandomPlayer(50 + s) for s in agent_seats}
+    results, _, _, terminated, truncated = _play_game(env, agents, seed)
+    players = [RandomWithCards(50 + s) if s in agent_seats else RandomWithCards(s)
+               for s in range(4)]
+    expected = Match(players, seed=seed).play(len(results))
+    assert results == expected
+    if results[-1].winner is None:
+        assert truncated and not terminated and len(results) == 12
+    # the hooks mattered: the default choices give another game
+    default = Match([RandomPlayer(50 + s) if s in agent_seats else RandomPlayer(s)
+                     for s in range(4)], seed=seed).play(len(results))
+    assert default != expected
+
+
+def test_sec8_observation_holds_the_exchanges_and_team_levels():
+    env = GameEnv()
+    obs, info = env.reset(seed=2)
+    greedy, seen = GreedyPlayer(), 0
+    for _ in range(3000):
+        view = info["observation"]
+        assert view.team_levels == tuple(obs["team_levels"]) == tuple(env.match.levels)
+        assert view.exchanges == env._hand.exchanges
+        assert int(obs["level"]) == env.match.hand_level
+        seen += bool(view.exchanges)
+        obs, _, done, _, info = env.step(env.action_of(greedy(view)))
+        if done:
+            break
+    assert seen
+
+
+def test_the_game_end_needs_a_reset_and_bad_calls_are_named():
+    env = GameEnv(max_hands=1)
+    with pytest.raises(RuntimeError, match="step before reset"):
+        env.step(0)
+    _, info = env.reset(seed=5)
+    done = truncated = False
+    while not (done or truncated):
+        _, _, done, truncated, info = env.step(env.action_of(GreedyPlayer()(info["observation"])))
+    assert truncated and not done and info["observation"] is None
+    assert info["final_obs"]["hand"].shape == (54,)
+    with pytest.raises(RuntimeError, match="the game is over"):
+        env.step(0)
+    env.reset(seed=5)
+    for bad in (0, -1, 1.5, "2"):
+        with pytest.raises(ValueError, match=f"max_hands must be a whole number >= 1 or "
+                                             f"None, not {bad!r}"):
+            GameEnv(max_hands=bad)
+    with pytest.raises(ValueError, match="seed must be an int 0 or more"):
+        env.reset(seed=-1)
+    with pytest.raises(ValueError, match="rules"):
+        GameEnv(rules="nonsense")
+    with pytest.raises(ValueError, match="action 999 is not a legal move"):
+        env.step(999)
+
+
+def test_a_copy_continues_alike_across_hands():
+    env = GameEnv(agent_seats=(0, 2))
+    _, info = env.reset(seed=8)
+    greedy = GreedyPlayer()
+    hands = 0
+    while hands < 2:                    # into the third hand
+        _, _, _, _, info = env.step(env.action_of(greedy(info["observation"])))
+        hands += "hand_result" in info
+    twins = [pickle.loads(pickle.dumps(env)), copy.copy(env)]
+    endings = []
+    for e in [env] + twins:
+        i, done, results = {"observation": e._observation}, False, []
+        while not done:
+            _, _, done, cut, i = e.step(e.action_of(greedy(i["observation"])))
+            done = done or cut
+            if "hand_result" in i:
+                results.append(i["hand_result"])
+        endings.append(results)
+    assert endings[0] == endings[1] == endings[2] and endings[0]
+
+
+def test_an_opponent_failing_while_the_next_hand_is_dealt_leaves_the_env_as_it_was():
+    """A return chooser that raises once, when the next hand's tribute is paid: the step
+    that ended the hand raises, the environment is back before that step (the hand not
+    settled, the agent's move taken back), and the retried step goes on to the same game
+    as without the failure."""
+    class FailingReturns(GreedyPlayer):
+        def __init__(self, fail):
+            self.fail = fail
+
+        def choose_return(self, obs, allowed):
+            if self.fail:
+                self.fail = False
+                raise ZeroDivisionError("boom")
+            return allowed[0]
+
+    def run(opponent):
+        env = GameEnv(agent_seats=(0, 2), opponents=opponent)
+        _, info = env.reset(seed=3)
+        greedy, results, failures = GreedyPlayer(), [], 0
+        while True:
+            before = (env.match.hands_played, list(env.history), env.position.key(),
+                      copy.deepcopy(env.match.levels))
+            action = env.action_of(greedy(info["observation"]))
+            try:
+                _, _, done, cut, info = env.step(action)
+            except ZeroDivisionError:
+                failures += 1
+                assert (env.match.hands_played, env.history, env.position.key(),
+                        env.match.levels) == before
+                _, _, done, cut, info = env.step(action)
+            if "hand_result" in info:
+                results.append(info["hand_result"])
+            if done or cut:
+                return results, failures
+
+    failing, failures = run(FailingReturns(fail=True))
+    plain, _ = run(FailingReturns(fail=False))
+    assert failures == 1 and failing == plain
