@@ -1,5 +1,7 @@
-"""One hand of Guandan as a reinforcement-learning environment (the gymnasium calling
-convention, without depending on gymnasium).
+"""Guandan as reinforcement-learning environments (the gymnasium calling conventions,
+without depending on gymnasium): :class:`HandEnv` one hand, :class:`GameEnv` whole games
+(hands in a row with levels and tribute), :class:`VectorEnv` / :class:`VectorHandEnv`
+several of either stepped together with their observations stacked.
 
 :class:`HandEnv` deals a hand from a seed (as the first hand of a seeded
 :class:`~guandan_core.match.Match` is dealt), lets the agent choose the moves of its seats
@@ -154,7 +156,7 @@ class HandEnv:
     def action_of(self, move) -> int:
         """The action (index) of ``move`` (a :class:`Move` or a platform triple) among the
         legal moves of the seat to move; a ValueError names a move that is not legal."""
-        if self._observation is None or self.position.is_over:
+        if self._observation is None or self.position is None or self.position.is_over:
             raise RuntimeError("no seat is to move")
         moves = self._observation.legal_moves
         if not isinstance(move, Move):
@@ -170,7 +172,7 @@ class HandEnv:
                history: list) -> None:
         """Begin a hand at ``position`` (its first move to make), the opponents moving
         until an agent seat is to move."""
-        self.position = None            # (until the opponents' first moves are made)
+        self.position = self._observation = None    # (until the opponents have moved)
         self.history = history
         self._team_levels, self._exchanges = team_levels, exchanges
         self._played = np.zeros((4, 54), dtype=np.uint8)
@@ -297,7 +299,7 @@ class GameEnv(HandEnv):
     ended hand's reward (its outcome for the team of the seat that moved) and, in
     ``info``, its ``outcome`` (seats 0 and 2), ``order``, ``hand_result`` (the
     :class:`~guandan_core.match.HandResult`, levels and winner included) and
-    ``final_obs`` (its last observation). The step that ends the game (a team wins at
+    ``final_hand_obs`` (its last observation). The step that ends the game (a team wins at
     A: ``terminated``; ``max_hands`` played: ``truncated``) returns the last observation
     itself; ``step`` then needs a ``reset``. The observation is :class:`HandEnv`'s with
     ``team_levels`` (int8[2]: the levels of seats 0 and 2's team and of seats 1 and 3's,
@@ -360,7 +362,7 @@ class GameEnv(HandEnv):
         saved, match_saved = dict(self.__dict__), self.match._snapshot()
         try:
             result = self.match._end_hand(self._hand)
-            info.update(hand_result=result, final_obs=obs)
+            info.update(hand_result=result, final_hand_obs=obs)
             won = result.winner is not None
             cut = not won and self.max_hands is not None and \
                 self.match.hands_played >= self.max_hands
@@ -450,25 +452,31 @@ class VectorEnv:
     def reset(self, seed=None, options=None) -> tuple:
         """Begin every environment's first episode (see the class); (observations,
         infos). ``options`` is accepted and ignored."""
+        if isinstance(seed, np.ndarray) and seed.ndim == 0:
+            seed = seed.item()
         if seed is None or not isinstance(seed, (list, tuple, np.ndarray)):
             if seed is not None and not is_whole(seed, 0):
                 raise ValueError(f"seed must be an int 0 or more, a list of "
-                                 f"{self.num_envs} seeds or None, not {seed!r}")
+                                 f"{self.num_envs} seeds (ints, text or None) or None, "
+                                 f"not {seed!r}")
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
         else:
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed: a list of {self.num_envs} seeds (one an "
                                  f"environment), not {len(seeds)}")
+            for i, s in enumerate(seeds):
+                if not (s is None or isinstance(s, str) or is_whole(s, 0)):
+                    raise ValueError(f"seed[{i}] must be an int 0 or more, text or None, "
+                                     f"not {s!r}")
+            seeds = [int(s) if isinstance(s, np.integer) else s for s in seeds]
         self._ready = False
         rows = []
         for i, (env, s) in enumerate(zip(self.envs, seeds)):
             try:
                 rows.append(env.reset(seed=s))
-            except ValueError as exc:
-                raise ValueError(f"environment {i}: {exc}") from None
-            if isinstance(s, np.integer):
-                s = int(s)
+            except BaseException as exc:
+                _raise_in(exc, i)
             self._seeders[i] = random.Random(s)
         self._ready = True
         return self._stacked([o for o, _ in rows]), self._infos([i for _, i in rows])
@@ -506,9 +514,7 @@ class VectorEnv:
                     obs, info = env.reset(seed=self._seeders[i].getrandbits(63))
             except BaseException as exc:
                 self._ready = False
-                if isinstance(exc, ValueError):
-                    raise ValueError(f"environment {i}: {exc}") from None
-                raise
+                _raise_in(exc, i)
             rows.append(obs)
             infos.append(info)
             rewards[i], terminated[i], truncated[i] = reward, done, cut
@@ -529,8 +535,8 @@ class VectorEnv:
         for i, (env, m) in enumerate(zip(self.envs, moves)):
             try:
                 out[i] = env.action_of(m)
-            except ValueError as exc:
-                raise ValueError(f"environment {i}: {exc}") from None
+            except BaseException as exc:
+                _raise_in(exc, i)
         return out
 
     def __copy__(self) -> "VectorEnv":
@@ -546,9 +552,34 @@ class VectorEnv:
         return out
 
     def _infos(self, infos: list) -> dict:
-        observations = np.empty(self.num_envs, dtype=object)
-        observations[:] = [info["observation"] for info in infos]
-        return {"observation": observations}
+        """The rows' infos by key, gymnasium's way: an object array a key (None where a
+        row has none) and ``_key``, which rows have it ("observation": every row)."""
+        out = {}
+        for key in dict.fromkeys(k for info in infos for k in info):
+            values = np.full(self.num_envs, None, dtype=object)
+            values[:] = [info.get(key) for info in infos]
+            out[key] = values
+            if key != "observation":
+                out["_" + key] = np.array([key in info for info in infos])
+        return out
+
+
+def _raise_in(exc: BaseException, i: int):
+    """Raise ``exc`` naming environment ``i``: the same type with ``environment i:``
+    before its message when it is an Exception made from one message, else itself with a
+    note; either way with ``env_index = i``."""
+    if isinstance(exc, Exception) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        try:
+            named = type(exc)(f"environment {i}: {exc.args[0]}")
+        except Exception:
+            named = None
+        if type(named) is type(exc):
+            named.env_index = i
+            raise named from exc
+    exc.env_index = i
+    if hasattr(exc, "add_note"):            # (Python 3.11 and later)
+        exc.add_note(f"in environment {i}")
+    raise exc
 
 
 class VectorHandEnv(VectorEnv):

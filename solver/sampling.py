@@ -467,8 +467,8 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     ``time_limit`` / ``node_limit`` apply to each deal; a deal they stop before every
     move has its value is left out of the counts (``solved`` says how many were counted).
     Each deal is solved from empty tables, so the answer, ``nodes`` and what a node limit
-    leaves depend only on the view, ``n``, ``seed`` and ``known``, not on the threads or
-    on earlier solves (a time limit stops where the clock says).
+    leaves depend only on the view, ``n``, ``seed``, ``known`` and ``first``, not on the
+    threads or on earlier solves (a time limit stops where the clock says).
 
     ``first``: solve the deals ``first`` to ``first + n - 1`` of the seed's stream (as
     :func:`sample_deals`), so that with a whole-number seed, calls over the slices of a
@@ -532,6 +532,8 @@ def merge_sampled(results) -> SampledResult:
     ``seconds`` is the sum of theirs (the work done, not the time it took). Results
     that counted no deal add only their ``samples`` and ``nodes``; the others must have
     the same moves, grouped alike (else a ``ValueError`` names the move that differs).
+    Which deals a result counted is not recorded: slices that overlap, or results of
+    other seeds, are added all the same.
 
     >>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
     ...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],

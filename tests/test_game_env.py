@@ -10,8 +10,9 @@ import pickle
 
 import pytest
 
+from guandan_core.cards import parse_level
 from guandan_core.env import GameEnv
-from guandan_core.match import Match, MatchRules
+from guandan_core.match import Match
 from guandan_core.players import GreedyPlayer, RandomPlayer
 
 
@@ -37,12 +38,12 @@ def _play_game(env, agents, seed, max_steps=20_000):
     obs, info = env.reset(seed=seed)
     results, rewards, first_levels = [], [], [tuple(obs["team_levels"])]
     for _ in range(max_steps):
-        player = agents[int(obs["seat"])]
+        seat = int(obs["seat"])
         obs, reward, terminated, truncated, info = env.step(
-            env.action_of(player(info["observation"])))
+            env.action_of(agents[seat](info["observation"])))
         if "hand_result" in info:
             results.append(info["hand_result"])
-            rewards.append(reward)
+            rewards.append((seat, reward))
             if not (terminated or truncated):
                 first_levels.append(tuple(obs["team_levels"]))
         if terminated or truncated:
@@ -65,8 +66,9 @@ def test_sec8_greedy_agents_play_the_matchs_game(seed, rules):
     assert any(r.tribute.kind != "none" for r in results)       # (tribute was paid)
     levels = [(0, 0)] + [r.levels for r in expected[:-1]]
     assert first_levels == levels
-    for r, reward in zip(results, rewards):
-        assert abs(reward) == abs(r.outcome)
+    for r, (seat, reward) in zip(results, rewards):
+        assert reward == (r.outcome if seat % 2 == 0 else -r.outcome)
+    assert any(seat % 2 for seat, _ in rewards) and any(r < 0 for _, r in rewards)
 
 
 @pytest.mark.parametrize("agent_seats", [(0, 2), (1,)])
@@ -93,19 +95,30 @@ def test_sec8_agent_cards_and_opponents_play_as_in_a_match(agent_seats):
 
 
 def test_sec8_observation_holds_the_exchanges_and_team_levels():
+    """RULES 8: at every move the Observation's exchanges are the hand's tribute and
+    returns as the Match paid them, and its team levels the levels the hand began with;
+    the arrays agree."""
     env = GameEnv()
     obs, info = env.reset(seed=2)
-    greedy, seen = GreedyPlayer(), 0
-    for _ in range(3000):
+    greedy, seen, hand = GreedyPlayer(), [], []
+    for _ in range(20_000):
         view = info["observation"]
-        assert view.team_levels == tuple(obs["team_levels"]) == tuple(env.match.levels)
-        assert view.exchanges == env._hand.exchanges
-        assert int(obs["level"]) == env.match.hand_level
-        seen += bool(view.exchanges)
-        obs, _, done, _, info = env.step(env.action_of(greedy(view)))
-        if done:
+        assert view.team_levels == tuple(obs["team_levels"])
+        assert int(obs["level"]) == view.level
+        hand.append((view.exchanges, view.team_levels, view.level))
+        obs, _, done, cut, info = env.step(env.action_of(greedy(view)))
+        if "hand_result" in info:
+            seen.append(hand)
+            hand = []
+        if done or cut:
             break
-    assert seen
+    expected = Match([GreedyPlayer() for _ in range(4)], seed=2).play(len(seen))
+    levels = (0, 0)
+    for moves, r in zip(seen, expected):
+        exchanges = tuple(r.tribute.payments) + tuple(r.tribute.returns)
+        assert set(moves) == {(exchanges, levels, parse_level(r.level))}
+        levels = r.levels
+    assert sum(1 for r in expected if r.tribute.payments) >= 2
 
 
 def test_the_game_end_needs_a_reset_and_bad_calls_are_named():
@@ -117,7 +130,7 @@ def test_the_game_end_needs_a_reset_and_bad_calls_are_named():
     while not (done or truncated):
         _, _, done, truncated, info = env.step(env.action_of(GreedyPlayer()(info["observation"])))
     assert truncated and not done and info["observation"] is None
-    assert info["final_obs"]["hand"].shape == (54,)
+    assert info["final_hand_obs"]["hand"].shape == (54,)
     with pytest.raises(RuntimeError, match="the game is over"):
         env.step(0)
     env.reset(seed=5)

@@ -8,12 +8,14 @@ autoresets: the same observations, rewards and endings.
 import copy
 import pickle
 import random
+import sys
 
 import numpy as np
 import pytest
 
 from guandan_core.env import GameEnv, HandEnv, VectorEnv, VectorHandEnv
 from guandan_core.moves import MOVE_DTYPE
+from guandan_core.position import IllegalMoveError
 from guandan_core.players import GreedyPlayer, RandomPlayer
 
 KEYS = ("seat", "level", "hand", "played", "cards_left", "place", "table", "table_owner",
@@ -146,8 +148,9 @@ def test_bad_calls_are_named_and_move_nothing():
         with pytest.raises(ValueError, match=message):
             venv.step(actions)
         assert [e.history for e in venv.envs] == before
-    with pytest.raises(ValueError, match="environment 0: seat \\d cannot play"):
+    with pytest.raises(IllegalMoveError, match="environment 0: seat \\d cannot play") as err:
         venv.action_of([["Bomb", "A", ["SA", "HA", "CA", "DA"]], None])
+    assert err.value.env_index == 0          # (the engine's own error type, kept)
     with pytest.raises(ValueError, match="one move an environment \\(2\\), not 3"):
         venv.action_of([None] * 3)
     for bad in (0, -1, 2.5, "3", None):
@@ -158,8 +161,16 @@ def test_bad_calls_are_named_and_move_nothing():
         venv.reset(seed=[1, 2, 3])
     with pytest.raises(ValueError, match="seed must be an int 0 or more, a list"):
         venv.reset(seed=-4)
-    with pytest.raises(ValueError, match="environment 1: seed must be"):
-        venv.reset(seed=[1, -2])
+    for seeds in ([1, -2], [1, 2.5], [1, b"x"]):
+        with pytest.raises(ValueError, match="seed\\[1\\] must be an int 0 or more, text "
+                                             "or None, not"):
+            venv.reset(seed=seeds)
+    with pytest.raises(ValueError, match="seed must be an int 0 or more, a list of 2 seeds "
+                                         "\\(ints, text or None\\) or None, not 'abc'"):
+        venv.reset(seed="abc")
+    zero_d, _ = venv.reset(seed=np.array(6))              # (a 0-d array is its number)
+    plain, _ = venv.reset(seed=6)
+    assert all(np.array_equal(zero_d[k], plain[k]) for k in plain)
     with pytest.raises(ValueError, match="agent_seats"):
         VectorHandEnv(2, agent_seats=(5,))
 
@@ -180,13 +191,30 @@ def test_a_failing_opponent_names_its_row_and_needs_a_reset():
             return ["Single", "3", ["XX"]]
 
     venv = VectorHandEnv(2, agent_seats=(0,), opponents=FailsOnce())
-    with pytest.raises(ZeroDivisionError):
+    with pytest.raises(ZeroDivisionError, match=r"environment \d: boom") as err:
         _, infos = venv.reset(seed=[1, 2])      # (the opponents may move first)
         for _ in range(20):
             _, _, _, _, infos = venv.step(
                 venv.action_of([GreedyPlayer()(o) for o in infos["observation"]]))
+    assert err.value.env_index in (0, 1)
     with pytest.raises(RuntimeError, match="after a failed step"):
         venv.step([0, 0])
+    with pytest.raises(RuntimeError, match="environment \\d: no seat is to move"):
+        venv.action_of([None, None])        # (a reset that failed left no seat to move)
+
+    class Odd(Exception):                   # (not made from one message: noted instead)
+        def __init__(self, a, b):
+            super().__init__(a, b)
+
+    class OddPlayer:
+        def __call__(self, obs):
+            raise Odd(1, 2)
+
+    with pytest.raises(Odd) as err:
+        VectorHandEnv(2, agent_seats=(0,), opponents=OddPlayer()).reset(seed=[5, 1])
+    assert err.value.args == (1, 2) and err.value.env_index in (0, 1)
+    if sys.version_info >= (3, 11):
+        assert err.value.__notes__ == [f"in environment {err.value.env_index}"]
     venv = VectorHandEnv(2, agent_seats=(0, 1, 2), opponents=Illegal())
     obs, infos = venv.reset(seed=3)
     with pytest.raises(ValueError, match=r"environment \d: seat 3's player answered"):
@@ -211,7 +239,7 @@ def test_sec8_rows_of_games_are_their_game_envs_across_autoresets():
     games = [0] * n
     expected = [env.reset(seed=seeds[i][0]) for i, env in enumerate(singles)]
     choosers = [RandomPlayer(10 + i) for i in range(n)]
-    cuts = 0
+    cuts = hands_within = 0
     for _ in range(600):
         for i in range(n):
             assert _same(_row(obs, i), expected[i][0])
@@ -229,8 +257,15 @@ def test_sec8_rows_of_games_are_their_game_envs_across_autoresets():
                 games[i] += 1
                 expected[i] = env.reset(seed=seeds[i][games[i]])
             else:
+                # a hand that ended within the game: its record reaches the row's infos
+                # (a key is there when a row has it, as gymnasium's vector infos)
+                has = infos.get("_hand_result", np.zeros(n, dtype=bool))
+                assert has[i] == ("hand_result" in info)
+                if has[i]:
+                    assert infos["hand_result"][i] == info["hand_result"]
+                hands_within += "hand_result" in info
                 expected[i] = (o, info)
-    assert min(games) >= 1 and cuts >= 2
+    assert min(games) >= 1 and cuts >= 2 and hands_within >= 2
 
 
 def test_a_vector_env_takes_only_environments():
