@@ -19,7 +19,7 @@ def _known(text: str) -> dict:
         raise ValueError(f"--known: {exc}") from None
 
 
-def _print_sampled(pos, result, seed, known) -> None:
+def _print_sampled(pos, result, known) -> None:
     seat = pos.to_move
     team = "0+2" if seat % 2 == 0 else "1+3"
     turn = "on lead" if pos.on_lead else f"to beat seat {pos.owner}'s {pos.table}"
@@ -31,7 +31,9 @@ def _print_sampled(pos, result, seed, known) -> None:
         print(f"  seat {s}: {shown}")
     for s, cards in sorted(known.items()):
         print(f"  seat {s} is known to hold {' '.join(cards)}")
-    print(f"deals: {result.samples} (seed {seed}), the hidden cards shared out at random; "
+    stream = "no one seed" if result.seed is None else f"seed {result.seed}" + \
+        (f", from deal {result.first}" if result.first else "")
+    print(f"deals: {result.samples} ({stream}), the hidden cards shared out at random; "
           f"{result.solved} solved")
     if result.solved < result.samples:
         print(f"  ({result.samples - result.solved} not counted: a limit stopped them before "
@@ -51,6 +53,9 @@ def _print_sampled(pos, result, seed, known) -> None:
     print(f"nodes: {result.nodes}, time: {result.seconds:.3f} s")
 
 
+_SOLVING_OPTIONS = ("deals", "seed", "first", "known", "time_limit", "node_limit", "threads")
+
+
 def cmd_sample(args) -> int:
     from solver.sampling import read_position, solve_sampled
 
@@ -59,6 +64,11 @@ def cmd_sample(args) -> int:
     if args.example == (args.position is not None):
         raise ValueError("give a POSITION file (or - for stdin) or --example, not both"
                          if args.example else "give a POSITION file (or - for stdin), or --example")
+    if args.merge is not None:
+        given = [name for name in _SOLVING_OPTIONS if getattr(args, name) is not None]
+        if given:
+            raise ValueError(f"--merge adds up saved results and solves nothing: "
+                             f"--{given[0].replace('_', '-')} is not taken with it")
     rules = Rules.by_name(args.rules)     # (before reading: stdin may wait for a while)
     known = _known(args.known) if args.known is not None else {}
     if args.example:
@@ -77,14 +87,34 @@ def cmd_sample(args) -> int:
         raise ValueError(f"{label!r}: {exc}") from None
     if pos.is_over:
         raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
-    result = solve_sampled(pos, args.deals, seed=args.seed, known=known or None,
-                           threads=args.threads, time_limit=args.time_limit,
-                           node_limit=args.node_limit)
-    if args.json:
-        print(json.dumps({"seed": args.seed, **result.to_json()}))
+    if args.merge is not None:
+        result = _merged(pos, args.merge, rules)
     else:
-        _print_sampled(pos, result, args.seed, known)
+        result = solve_sampled(pos, 20 if args.deals is None else args.deals,
+                               seed=args.seed or 0, known=known or None,
+                               threads=args.threads, time_limit=args.time_limit,
+                               node_limit=args.node_limit, first=args.first or 0)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        _print_sampled(pos, result, known)
     return 0
+
+
+def _merged(pos, paths: list, rules):
+    """The saved results (``guandan sample --json``'s objects, a file each) of ``pos``,
+    added up (``solver.merge_sampled``)."""
+    from solver.sampling import merge_sampled, read_sampled
+
+    from .jsontext import parse_json, read_text
+
+    parts = []
+    for path in paths:
+        try:
+            parts.append(read_sampled(parse_json(read_text(path)), pos, rules))
+        except ValueError as exc:
+            raise ValueError(f"{path!r}: {exc}") from None
+    return merge_sampled(parts)
 
 
 def register(sub) -> None:
@@ -103,14 +133,22 @@ def register(sub) -> None:
                         "for stdin")
     p.add_argument("--example", action="store_true",
                    help="the built-in 4 x 6 endgame of guandan solve --example, from seat 0")
-    p.add_argument("--deals", metavar="N", default=20,
+    p.add_argument("--deals", metavar="N",
                    type=whole_number_type("a whole number of deals from 1 to 1000000", 1,
                                           1_000_000),
                    help="deals to solve (default 20)")
-    p.add_argument("--seed", metavar="S", default=0,
+    p.add_argument("--seed", metavar="S",
                    type=whole_number_type("a whole number from 0 to 2**63 - 1", 0, 2**63 - 1),
                    help="the deals' seed: the same seed gives the same deals and answer "
                         "(default 0)")
+    p.add_argument("--first", metavar="F",
+                   type=whole_number_type("a whole number of deals from 0 to 2**63 - 1", 0,
+                                          2**63 - 1),
+                   help="solve the seed's deals F to F + N - 1 (default 0): slices of one "
+                        "run, solved apart, that --merge adds up to the run's answer")
+    p.add_argument("--merge", metavar="RESULT", nargs="+",
+                   help="solve nothing: add up the --json results saved in these files, "
+                        "each of this POSITION (their seeds the same, their deals apart)")
     p.add_argument("--known", metavar="SEAT:CARDS",
                    help="cards a hidden seat is known to hold, dealt to it every time (a "
                         "tribute it received): \"3:SK D7\", several as \"3:SK; 1:HA\"")

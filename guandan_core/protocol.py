@@ -544,14 +544,15 @@ class EngineProtocol:
             from solver.sampling import parse_known, solve_sampled
         except ImportError as exc:
             raise ProtocolError(f"the solver is not available: {exc}") from None
-        options = {"deals": 20, "seed": 0, "known": None, "time": None, "nodes": None}
+        options = {"deals": 20, "seed": 0, "first": 0, "known": None, "time": None,
+                   "nodes": None}
         seen: set = set()
         for token in _split_args(args, "sample"):
             key, eq, value = token.partition("=")
             if not eq or key not in options:
                 raise ProtocolError(f"sample: unknown option {token!r} (usage: sample "
-                                    "[deals=N] [seed=S] [known=SEAT:CARDS;...] [time=S] "
-                                    "[nodes=N])")
+                                    "[deals=N] [seed=S] [first=F] [known=SEAT:CARDS;...] "
+                                    "[time=S] [nodes=N])")
             _once(seen, key, "sample")
             if key == "known":
                 try:
@@ -564,7 +565,8 @@ class EngineProtocol:
                     raise ProtocolError(f"sample: time must be a number of seconds, 0 or "
                                         f"more, not {value!r}")
             else:
-                # (seed and nodes as guandan sample's --seed and --node-limit take them)
+                # (seed, first and nodes as guandan sample's --seed, --first and
+                # --node-limit take them)
                 options[key] = read_count(value, digits=19)
                 low, high = (1, _MAX_DEALS) if key == "deals" else (0, 2**63 - 1)
                 if options[key] is None or not low <= options[key] <= high:
@@ -576,10 +578,11 @@ class EngineProtocol:
         try:
             result = solve_sampled(pos, options["deals"], seed=options["seed"],
                                    known=options["known"], time_limit=options["time"],
-                                   node_limit=options["nodes"], stop=self._stop)
+                                   node_limit=options["nodes"], stop=self._stop,
+                                   first=options["first"])
         except ValueError as exc:       # (known cards the position does not allow)
             raise ProtocolError(f"sample: {exc}") from None
-        return json.dumps({"seed": options["seed"], **result.to_json()})
+        return json.dumps(result.to_json())
 
     def cmd_analyze(self, args, info):
         hand_parts = []

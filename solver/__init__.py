@@ -10,10 +10,11 @@ from .search import (DEFAULT_MAX_TABLE_BITS, DEFAULT_TABLE_BITS, MoveScore, Sear
                      as_position, clear_tables, free_tables, probe, solve)
 from .batch import available_cores, solve_many
 from .sampling import (SampledMove, SampledResult, hidden_pool, merge_sampled, parse_known,
-                       position_from_view, read_position, sample_deals, solve_sampled)
+                       position_from_view, read_position, read_sampled, sample_deals,
+                       solve_sampled)
 
 __all__ = ["solve", "solve_many", "available_cores", "probe", "solve_sampled", "sample_deals",
-           "merge_sampled", "hidden_pool", "parse_known", "position_from_view", "read_position",
+           "merge_sampled", "read_sampled", "hidden_pool", "parse_known", "position_from_view", "read_position",
            "SampledResult", "SampledMove", "clear_tables", "free_tables", "Stop", "SolveResult",
            "MoveScore", "Searcher", "as_position", "DEFAULT_TABLE_BITS",
            "DEFAULT_MAX_TABLE_BITS"]

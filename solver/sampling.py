@@ -42,8 +42,8 @@ from guandan_core.usertext import quoted
 from .batch import solve_many
 from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, _solvable, as_position
 
-__all__ = ["sample_deals", "solve_sampled", "merge_sampled", "SampledResult", "SampledMove",
-           "hidden_pool", "parse_known", "position_from_view", "read_position"]
+__all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
+           "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
 
 _CHUNK = 1024       # deals made and solved at a time by solve_sampled
 
@@ -438,19 +438,24 @@ class SampledMove:
 @dataclass
 class SampledResult:
     """What :func:`solve_sampled` found: ``moves`` best first (highest mean value, then
-    the most deals where the move is best, then the order of ``legal_moves()``)."""
+    the most deals where the move is best, then the order of ``legal_moves()``); the
+    deals were ``first`` to ``first + samples - 1`` of ``seed``'s stream (None: not a
+    whole-number seed, so no stream anyone can name)."""
     moves: list                    # [SampledMove, ...]
     samples: int                   # deals searched: n, unless stop ended the call first
     solved: int                    # deals solved exactly, the ones counted
     nodes: int
     seconds: float = field(compare=False)
+    seed: int | None = None
+    first: int = 0
 
     @property
     def best(self) -> Move | None:
         return self.moves[0].move if self.moves and self.solved else None
 
     def to_json(self) -> dict:
-        return {"best": None if self.best is None else self.best.to_platform(),
+        return {"seed": self.seed, "first": self.first,
+                "best": None if self.best is None else self.best.to_platform(),
                 "samples": self.samples, "solved": self.solved,
                 "moves": [m.to_json() for m in self.moves], "nodes": self.nodes,
                 "seconds": self.seconds}
@@ -518,11 +523,96 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
                 m.best += v == result.value
             solved += 1
     moves.sort(key=_best_first)
-    return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start)
+    named = int(seed) if seed is not None and not isinstance(seed, random.Random) else None
+    return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start,
+                         named, first)
 
 
 def _best_first(m: SampledMove) -> tuple:
     return -m.mean, -m.best, m.legal_index
+
+
+def read_sampled(obj, position, rules=None) -> SampledResult:
+    """The :class:`SampledResult` that ``obj`` (its ``to_json()``, the object ``guandan
+    sample --json`` prints, as a dict or JSON text) records for ``position`` (as
+    :func:`solve_sampled` takes it): to merge results written by other processes. The
+    moves are read as legal moves of the seat to move; a ``ValueError`` names a missing
+    or bad key, a move that is not legal there, or counts that do not add up.
+
+    >>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
+    ...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],
+    ...             "to_move": 0, "table": None}
+    >>> result = solve_sampled(position, 5, seed=7, threads=1)
+    >>> read_sampled(result.to_json(), position) == result
+    True
+    """
+    if isinstance(obj, (str, bytes, bytearray)):
+        obj = parse_json(obj)
+    if not isinstance(obj, Mapping):
+        raise ValueError(f"a sampled result is a JSON object, not {quoted(obj)}")
+    pos = _solvable(read_position(position, rules))
+    legal = pos.legal_moves()
+    index = {m: i for i, m in enumerate(legal)}
+
+    def count(value, what: str, high=None) -> int:
+        if not is_whole(value, 0, high):
+            bound = "" if high is None else f" up to {high}"
+            raise ValueError(f"{what} must be a whole number >= 0{bound}, not {quoted(value)}")
+        return int(value)
+
+    def legal_move(triple, what: str) -> Move:
+        try:
+            return pos.parse_move(triple)
+        except ValueError as exc:
+            raise ValueError(f"{what}: {exc}") from None
+
+    for key in ("samples", "solved", "nodes", "moves"):
+        if key not in obj:
+            raise ValueError(f"a sampled result needs the key {key!r}")
+    samples = count(obj["samples"], "samples")
+    solved = count(obj["solved"], "solved", samples)
+    nodes = count(obj["nodes"], "nodes")
+    seed = obj.get("seed")
+    if seed is not None:
+        seed = count(seed, "seed")
+    first = count(obj.get("first", 0), "first")
+    seconds = obj.get("seconds", 0.0)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
+            not seconds >= 0:
+        raise ValueError(f"seconds must be a number >= 0, not {quoted(seconds)}")
+    if not isinstance(obj["moves"], list):
+        raise ValueError(f"moves must be a list, not {quoted(obj['moves'])}")
+    if obj["moves"] and not solved:
+        raise ValueError("moves are listed but no deal was solved")
+    outcomes = sorted(OUTCOMES, reverse=True)
+    moves, seen = [], set()
+    for i, entry in enumerate(obj["moves"]):
+        what = f"moves[{i}]"
+        if not isinstance(entry, Mapping) or not {"move", "values", "best"} <= set(entry):
+            raise ValueError(f"{what} must be an object with move, values and best, not "
+                             f"{quoted(entry)}")
+        move = legal_move(entry["move"], f"{what}.move")
+        same = [legal_move(t, f"{what}.equivalent") for t in entry.get("equivalent", [])]
+        values = entry["values"]
+        if not isinstance(values, Mapping) or \
+                sorted(values) != sorted(f"{v:+d}" for v in outcomes):
+            raise ValueError(f"{what}.values must give a count for each of "
+                             f"{', '.join(f'{v:+d}' for v in outcomes)}, not {quoted(values)}")
+        counts = {v: count(values[f"{v:+d}"], f"{what}.values[{v:+d}]") for v in outcomes}
+        if sum(counts.values()) != solved:
+            raise ValueError(f"{what}.values add up to {sum(counts.values())}, not the "
+                             f"{solved} deals solved")
+        best = count(entry["best"], f"{what}.best", solved)
+        for m in (move, *same):
+            if m in seen:
+                raise ValueError(f"{what}: {m} is listed twice")
+            seen.add(m)
+        moves.append(SampledMove(move, counts, best, same, index[move]))
+    if solved and len(seen) != len(legal):
+        missing = next(m for m in legal if m not in seen)
+        raise ValueError(f"moves: {missing}, a legal move, is missing")
+    moves.sort(key=_best_first)
+    return SampledResult(moves, samples, solved, nodes, float(seconds), seed, first)
 
 
 def merge_sampled(results) -> SampledResult:
@@ -532,8 +622,11 @@ def merge_sampled(results) -> SampledResult:
     ``seconds`` is the sum of theirs (the work done, not the time it took). Results
     that counted no deal add only their ``samples`` and ``nodes``; the others must have
     the same moves, grouped alike (else a ``ValueError`` names the move that differs).
-    Which deals a result counted is not recorded: slices that overlap, or results of
-    other seeds, are added all the same.
+    Results with whole-number seeds must share it, and their deals (``first`` to
+    ``first + samples - 1``) must not overlap (else a ``ValueError`` says which); the
+    merged result's ``first`` is the lowest. Results without one (a fresh or
+    ``random.Random`` seed) cannot be checked so: merged with others, the merged seed is
+    None.
 
     >>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
     ...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],
@@ -556,6 +649,17 @@ def merge_sampled(results) -> SampledResult:
     for r in results:
         if not isinstance(r, SampledResult):
             raise TypeError(f"merge_sampled takes SampledResults, not {quoted(r)}")
+    seeds = {r.seed for r in results}
+    if len(seeds) > 1 and None not in seeds:
+        raise ValueError(f"the results are of different seeds: "
+                         f"{', '.join(str(x) for x in sorted(seeds))}")
+    seed = next(iter(seeds)) if len(seeds) == 1 else None
+    if seed is not None:
+        spans = sorted((r.first, r.first + r.samples) for r in results if r.samples)
+        for (a, b), (c, d) in zip(spans, spans[1:]):
+            if c < b:
+                raise ValueError(f"the results' deals overlap: deals {a} to {b - 1} and "
+                                 f"{c} to {d - 1} of seed {seed}")
     moves: list = []
     by_move: dict = {}
     for r in results:
@@ -584,4 +688,5 @@ def merge_sampled(results) -> SampledResult:
     moves.sort(key=_best_first)
     return SampledResult(moves, sum(r.samples for r in results),
                          sum(r.solved for r in results), sum(r.nodes for r in results),
-                         sum(r.seconds for r in results))
+                         sum(r.seconds for r in results), seed,
+                         min(r.first for r in results))

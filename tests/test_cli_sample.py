@@ -123,3 +123,60 @@ def test_a_seat_s_view_is_read_too(tmp_path, capsys):
     assert_one_line_error(bad, "'-': the other seats hold 9 cards")
     assert_one_line_error(run_cli(["sample", "-"], stdin='"text"'),
                           "'-': a position is a JSON object, not str")
+
+
+def test_slices_merged_on_the_command_line_are_the_whole_run(tmp_path, capsys):
+    """`--first` cuts a run into slices; `--merge` adds their saved --json results up to
+    exactly the run's answer (text too), whatever order the files come in."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(SMALL))
+    assert main(["sample", str(path), "--json", "--deals", "9", "--seed", "4"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    parts = []
+    for first, n in ((0, 2), (2, 4), (6, 3)):
+        assert main(["sample", str(path), "--json", "--deals", str(n), "--seed", "4",
+                     "--first", str(first)]) == 0
+        parts.append(tmp_path / f"part{first}.json")
+        parts[-1].write_text(capsys.readouterr().out)
+        assert json.loads(parts[-1].read_text())["first"] == first
+    assert main(["sample", str(path), "--json", "--merge", *map(str, parts[::-1])]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert {**merged, "seconds": 0} == {**whole, "seconds": 0}
+    assert main(["sample", str(path), "--merge", *map(str, parts)]) == 0
+    text = capsys.readouterr().out
+    assert main(["sample", str(path), "--seed", "4", "--deals", "9"]) == 0
+    assert text.splitlines()[:-1] == capsys.readouterr().out.splitlines()[:-1]
+    # a slice of its own: its place in the run is shown
+    assert main(["sample", str(path), "--deals", "2", "--seed", "4", "--first", "6"]) == 0
+    assert "deals: 2 (seed 4, from deal 6)" in capsys.readouterr().out
+
+
+def test_bad_merges_are_one_line(tmp_path):
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(SMALL))
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(solve_sampled(SMALL, 3, seed=1).to_json()))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(solve_sampled(SMALL, 3, seed=2, first=3).to_json()))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    wrong = tmp_path / "wrong.json"
+    got = solve_sampled(SMALL, 3, seed=1, first=3).to_json()
+    got["moves"][0]["move"] = ["Bomb", "5", ["S5", "H5", "C5", "D5"]]
+    wrong.write_text(json.dumps(got))
+    for args, message in [
+        ([str(part), str(part)], "the results' deals overlap: deals 0 to 2 and 0 to 2"),
+        ([str(part), str(other)], "the results are of different seeds: 1, 2"),
+        ([str(broken)], f"{str(broken)!r}: not valid JSON"),
+        ([str(wrong)], f"{str(wrong)!r}: moves[0].move: "),
+        ([str(tmp_path / "missing.json")], "missing.json"),
+    ]:
+        assert_one_line_error(run_cli(["sample", str(path), "--merge", *args]), message)
+    for option in (["--deals", "3"], ["--seed", "0"], ["--first", "1"], ["--threads", "1"],
+                   ["--known", "3:SK"]):
+        name = option[0]
+        assert_one_line_error(run_cli(["sample", str(path), "--merge", str(part), *option]),
+                              f"--merge adds up saved results and solves nothing: {name} "
+                              f"is not taken with it")
+    assert_one_line_error(run_cli(["sample", "--example", "--first", "-2"]),
+                          "--first: a whole number of deals from 0 to 2**63 - 1")

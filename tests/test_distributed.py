@@ -3,9 +3,11 @@ cluster (Ray, say) does with many positions or many deals. Each slice must give 
 its share of the one-call answer, whatever process, machine or order it ran in."""
 
 import concurrent.futures
+import json
 import multiprocessing
 import pickle
 import random
+import re
 
 import pytest
 
@@ -15,6 +17,7 @@ from guandan_core.position import Position
 from reference_minimax import random_position
 from solver import (SampledResult, merge_sampled, sample_deals, solve, solve_many,
                     solve_sampled)
+from solver.sampling import read_sampled
 
 FOUR_SEATS = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
                                       ["C6", "CQ"], ["S4", "SK", "D6"]],
@@ -117,9 +120,16 @@ def test_bad_merges_and_slices_are_named():
     one = solve_sampled(FOUR_SEATS, 3, seed=1, threads=1)
     other = solve_sampled(dict(FOUR_SEATS, hands=[["S5", "H5", "SQ"], ["S3", "HA", "D7"],
                                                   ["C6", "CQ"], ["S4", "SK", "D6"]]),
-                          3, seed=1, threads=1)
+                          3, seed=1, threads=1, first=3)
     with pytest.raises(ValueError, match="not of the same position: move 'Single Q: SQ'"):
         merge_sampled([one, other])
+    with pytest.raises(ValueError, match="the results are of different seeds: 1, 2"):
+        merge_sampled([one, solve_sampled(FOUR_SEATS, 3, seed=2, threads=1, first=3)])
+    with pytest.raises(ValueError, match="the results' deals overlap: deals 0 to 2 and 2 "
+                                         "to 4 of seed 1"):
+        merge_sampled([solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=2), one])
+    with pytest.raises(ValueError, match="overlap"):
+        merge_sampled([one, one])
     with pytest.raises(ValueError, match="at least one SampledResult"):
         merge_sampled([])
     with pytest.raises(TypeError, match="a list of SampledResults, not one"):
@@ -135,3 +145,75 @@ def test_bad_merges_and_slices_are_named():
         with pytest.raises(ValueError, match="first must be"):
             sample_deals(FOUR_SEATS, 1, first=bad)
     assert isinstance(merge_sampled([one]), SampledResult) and merge_sampled([one]) == one
+
+
+def test_slices_with_gaps_or_without_a_named_seed_merge_too():
+    """Slices need not cover a range: deals 0-2 and 6-8 merge (first 0, seed kept). A
+    result of a fresh seed has no stream to check against: merged with others, the seed
+    is None."""
+    a = solve_sampled(FOUR_SEATS, 3, seed=4, threads=1)
+    b = solve_sampled(FOUR_SEATS, 3, seed=4, threads=1, first=6)
+    merged = merge_sampled([b, a])
+    assert (merged.seed, merged.first, merged.samples) == (4, 0, 6)
+    assert merged.to_json()["seed"] == 4 and merged.to_json()["first"] == 0
+    fresh = solve_sampled(FOUR_SEATS, 3, threads=1)
+    assert fresh.seed is None and fresh.to_json()["seed"] is None
+    mixed = merge_sampled([a, fresh])
+    assert mixed.seed is None and mixed.solved == 6
+    rng = random.Random(3)
+    assert solve_sampled(FOUR_SEATS, 2, seed=rng, threads=1).seed is None
+
+
+def test_a_result_read_back_from_its_json_is_the_result():
+    """read_sampled(to_json()) gives the result back, equivalent moves included, and its
+    tie order from the position: merging results saved as JSON is merging results."""
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    result = solve_sampled(EXAMPLE_POSITION, 4, seed=3, threads=1)
+    assert any(m.equivalent for m in result.moves)
+    for obj in (result.to_json(), json.dumps(result.to_json())):
+        back = read_sampled(obj, EXAMPLE_POSITION)
+        assert back == result and back.seconds == pytest.approx(result.seconds)
+        assert [m.legal_index for m in back.moves] == [m.legal_index for m in result.moves]
+    later = solve_sampled(EXAMPLE_POSITION, 3, seed=3, threads=1, first=4)
+    assert merge_sampled([read_sampled(json.dumps(later.to_json()), EXAMPLE_POSITION),
+                          back]) == solve_sampled(EXAMPLE_POSITION, 7, seed=3, threads=1)
+    none = solve_sampled(FOUR_SEATS, 2, seed=1, node_limit=3, threads=1)
+    assert none.solved == 0 and read_sampled(none.to_json(), FOUR_SEATS) == none
+
+
+def _broken(change):
+    obj = json.loads(json.dumps(solve_sampled(FOUR_SEATS, 3, seed=1, threads=1).to_json()))
+    change(obj)
+    return obj
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda o: o.pop("moves"), "needs the key 'moves'"),
+    (lambda o: o.update(solved=4), "solved must be a whole number >= 0 up to 3, not 4"),
+    (lambda o: o.update(nodes=-1), "nodes must be a whole number >= 0, not -1"),
+    (lambda o: o.update(seed="7"), "seed must be a whole number >= 0, not '7'"),
+    (lambda o: o.update(seconds="x"), "seconds must be a number >= 0, not 'x'"),
+    (lambda o: o.update(moves={}), "moves must be a list"),
+    (lambda o: o["moves"][1].update(move=["Single", "K", ["SK"]]),
+     "moves[1].move: seat 0 cannot play"),
+    (lambda o: o["moves"].append(dict(o["moves"][0])), "moves[3]: Pair 5: S5 H5 is listed twice"),
+    (lambda o: o["moves"].pop(), "a legal move, is missing"),
+    (lambda o: o["moves"][0]["values"].pop("+3"), "moves[0].values must give a count for each"),
+    (lambda o: o["moves"][0]["values"].update({"+3": 9}), "moves[0].values add up to"),
+    (lambda o: o["moves"][0].update(best=5), "moves[0].best must be a whole number >= 0 up to 3"),
+    (lambda o: o["moves"][0].pop("best"), "moves[0] must be an object with move, values and best"),
+    (lambda o: o.update(solved=0), "moves are listed but no deal was solved"),
+])
+def test_a_bad_saved_result_is_named(change, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        read_sampled(_broken(change), FOUR_SEATS)
+
+
+def test_read_sampled_refuses_what_is_not_a_result():
+    for bad, message in (([1], "a sampled result is a JSON object, not [1]"),
+                         ("{", "not valid JSON")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            read_sampled(bad, FOUR_SEATS)
+    over = dict(FOUR_SEATS, hands=[[], ["S3"], [], ["S4"]], finished=[0, 2], to_move=None)
+    with pytest.raises(ValueError, match="already over"):
+        read_sampled(_broken(lambda o: None), over)

@@ -956,7 +956,11 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     engine.handle(pos_line(BIG))
     got = json.loads(ok(engine.handle('sample deals=4 seed=9 known="3:SK; 1:D4" nodes=10000000')))
     expected = solve_sampled(BIG, 4, seed=9, known={3: "SK", 1: "D4"}).to_json()
-    assert got["seed"] == 9 and without_volatile(got) == {"seed": 9, **without_volatile(expected)}
+    assert got["seed"] == 9 and without_volatile(got) == without_volatile(expected)
+    # a slice of a longer run: its deals are the run's, from deal `first` on
+    got = json.loads(ok(engine.handle("sample deals=2 seed=9 first=2 nodes=10000000")))
+    expected = solve_sampled(BIG, 2, seed=9, first=2, node_limit=10_000_000).to_json()
+    assert got["first"] == 2 and without_volatile(got) == without_volatile(expected)
     got = json.loads(ok(engine.handle("7 sample deals=2"), "7"))
     assert got["seed"] == 0 and got["samples"] == got["solved"] == 2
     # the largest seed and node limit guandan sample takes
@@ -971,6 +975,8 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     ("sample deals=0", "sample: deals must be a whole number from 1 to 1,000,000, not '0'"),
     ("sample deals=1000001", "not '1000001'"),
     ("sample seed=-1", "sample: seed must be a whole number from 0"),
+    ("sample first=-1", "sample: first must be a whole number from 0"),
+    ("sample first=2 first=3", "first"),
     (f"sample seed={2**63}", f"sample: seed must be a whole number from 0 to {2**63 - 1:,}"),
     (f"sample nodes={2**63}", "sample: nodes must be a whole number from 0"),
     ("sample known=1:S3,HA,D7,C4,S8,HQ,S4", "sample: known: seat 1 holds 6 cards, not the 7"),
