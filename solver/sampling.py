@@ -486,7 +486,10 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     first = _checked_count(first, "first")
     _checked_stop(stop)         # (read before each chunk)
     deal = _dealer(view, seed, known)
-    deal(first, skip=True)
+    for skipped in range(0, first, _CHUNK):     # (a stop is read between chunks)
+        if stop is not None and stop.is_set():
+            break
+        deal(min(_CHUNK, first - skipped), skip=True)
     moves = []          # a SampledMove a group, in legal_moves() order (the same every deal)
     searched = solved = nodes = 0
     # a chunk at a time: a million deals need not be held at once (with none, one empty

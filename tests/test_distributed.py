@@ -217,3 +217,15 @@ def test_read_sampled_refuses_what_is_not_a_result():
     over = dict(FOUR_SEATS, hands=[[], ["S3"], [], ["S4"]], finished=[0, 2], to_move=None)
     with pytest.raises(ValueError, match="already over"):
         read_sampled(_broken(lambda o: None), over)
+
+
+def test_a_stop_ends_the_skipping_of_earlier_deals():
+    """A stop set while the deals before `first` are drawn (twenty million of them, about
+    25 s here) ends the call within moments, nothing solved."""
+    import threading
+    from solver import Stop
+    stop = Stop()
+    threading.Timer(0.2, stop.set).start()
+    result = solve_sampled(FOUR_SEATS, 5, seed=1, first=20_000_000, stop=stop, threads=1)
+    assert (result.samples, result.solved, result.best) == (0, 0, None)
+    assert result.seconds < 5
