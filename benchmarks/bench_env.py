@@ -21,20 +21,10 @@ from guandan_core.players import RandomPlayer
 HANDS = int(os.environ.get("GUANDAN_BENCH_HANDS", "200"))
 
 
-def test_env_steps(benchmark):
+def _against_a_match(benchmark, label: str, through_env) -> None:
+    """Time ``through_env()`` (-> seconds, steps), the best of two, against a ``Match`` of
+    four random players over HANDS hands, the best of two, in the same process."""
     stats = {}
-
-    def through_env():
-        env, rng, steps = HandEnv(), np.random.default_rng(0), 0
-        t0 = time.perf_counter()
-        for seed in range(HANDS):
-            obs, _ = env.reset(seed=seed)
-            done = False
-            while not done:
-                n = len(obs["legal"]) + int(obs["can_pass"])
-                obs, _, done, _, _ = env.step(int(rng.integers(n)))
-                steps += 1
-        return time.perf_counter() - t0, steps
 
     def match():
         t0 = time.perf_counter()
@@ -50,7 +40,23 @@ def test_env_steps(benchmark):
 
     benchmark.pedantic(run, rounds=1, iterations=1)
     benchmark.extra_info.update(stats)
-    print(f"\nenv: {stats}")
+    print(f"\n{label}: {stats}")
+
+
+def test_env_steps(benchmark):
+    def through_env():
+        env, rng, steps = HandEnv(), np.random.default_rng(0), 0
+        t0 = time.perf_counter()
+        for seed in range(HANDS):
+            obs, _ = env.reset(seed=seed)
+            done = False
+            while not done:
+                n = len(obs["legal"]) + int(obs["can_pass"])
+                obs, _, done, _, _ = env.step(int(rng.integers(n)))
+                steps += 1
+        return time.perf_counter() - t0, steps
+
+    _against_a_match(benchmark, "env", through_env)
 
 
 def test_vector_env_steps(benchmark):
@@ -100,7 +106,6 @@ def test_game_env_steps(benchmark):
     process: what settling, tribute and the per-hand snapshot (kept to undo a failing
     opponent) add to ``HandEnv``'s cost."""
     from guandan_core.env import GameEnv
-    stats = {}
 
     def through_env():
         env, rng, steps, hands = GameEnv(), np.random.default_rng(0), 0, 0
@@ -115,18 +120,4 @@ def test_game_env_steps(benchmark):
                 obs, _ = env.reset(seed=hands)
         return time.perf_counter() - t0, steps
 
-    def match():
-        t0 = time.perf_counter()
-        Match([RandomPlayer(s) for s in range(4)], seed=0).play(HANDS)
-        return time.perf_counter() - t0
-
-    def run():
-        env_s, steps = min(through_env() for _ in range(2))
-        match_s = min(match() for _ in range(2))
-        stats.update(hands=HANDS, steps=steps, env_s=round(env_s, 3),
-                     match_s=round(match_s, 3), ratio=round(env_s / match_s, 2),
-                     steps_per_s=round(steps / env_s))
-
-    benchmark.pedantic(run, rounds=1, iterations=1)
-    benchmark.extra_info.update(stats)
-    print(f"\ngame env: {stats}")
+    _against_a_match(benchmark, "game env", through_env)
