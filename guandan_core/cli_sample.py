@@ -31,8 +31,13 @@ def _print_sampled(pos, result, known) -> None:
         print(f"  seat {s}: {shown}")
     for s, cards in sorted(known.items()):
         print(f"  seat {s} is known to hold {' '.join(cards)}")
-    stream = "no one seed" if result.seed is None else f"seed {result.seed}" + \
-        (f", from deal {result.first}" if result.first else "")
+    if result.seed is None:
+        stream = "no one seed"
+    elif result.deals in ((), ((0, result.samples),)):
+        stream = f"seed {result.seed}"
+    else:
+        stream = f"seed {result.seed}, deals " + ", ".join(
+            f"{a} to {b - 1}" if b - a > 1 else f"{a}" for a, b in result.deals)
     print(f"deals: {result.samples} ({stream}), the hidden cards shared out at random; "
           f"{result.solved} solved")
     if result.solved < result.samples:
@@ -53,7 +58,7 @@ def _print_sampled(pos, result, known) -> None:
     print(f"nodes: {result.nodes}, time: {result.seconds:.3f} s")
 
 
-_SOLVING_OPTIONS = ("deals", "seed", "first", "known", "time_limit", "node_limit", "threads")
+_SOLVING_OPTIONS = ("deals", "seed", "first", "time_limit", "node_limit", "threads")
 
 
 def cmd_sample(args) -> int:
@@ -69,6 +74,8 @@ def cmd_sample(args) -> int:
         if given:
             raise ValueError(f"--merge adds up saved results and solves nothing: "
                              f"--{given[0].replace('_', '-')} is not taken with it")
+        if [args.position, *args.merge].count("-") > 1:
+            raise ValueError("stdin (-) can be read once: as the position or as one result")
     rules = Rules.by_name(args.rules)     # (before reading: stdin may wait for a while)
     known = _known(args.known) if args.known is not None else {}
     if args.example:
@@ -88,7 +95,7 @@ def cmd_sample(args) -> int:
     if pos.is_over:
         raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
     if args.merge is not None:
-        result = _merged(pos, args.merge, rules)
+        result = _merged(pos, args.merge, known or None)
     else:
         result = solve_sampled(pos, 20 if args.deals is None else args.deals,
                                seed=args.seed or 0, known=known or None,
@@ -101,9 +108,9 @@ def cmd_sample(args) -> int:
     return 0
 
 
-def _merged(pos, paths: list, rules):
-    """The saved results (``guandan sample --json``'s objects, a file each) of ``pos``,
-    added up (``solver.merge_sampled``)."""
+def _merged(pos, paths: list, known):
+    """The saved results (``guandan sample --json``'s objects, a file each) of ``pos``
+    with ``known`` cards, added up (``solver.merge_sampled``)."""
     from solver.sampling import merge_sampled, read_sampled
 
     from .jsontext import parse_json, read_text
@@ -111,7 +118,7 @@ def _merged(pos, paths: list, rules):
     parts = []
     for path in paths:
         try:
-            parts.append(read_sampled(parse_json(read_text(path)), pos, rules))
+            parts.append(read_sampled(parse_json(read_text(path)), pos, known))
         except ValueError as exc:
             raise ValueError(f"{path!r}: {exc}") from None
     return merge_sampled(parts)
@@ -148,7 +155,9 @@ def register(sub) -> None:
                         "run, solved apart, that --merge adds up to the run's answer")
     p.add_argument("--merge", metavar="RESULT", nargs="+",
                    help="solve nothing: add up the --json results saved in these files, "
-                        "each of this POSITION (their seeds the same, their deals apart)")
+                        "each of this POSITION and --known cards (their seeds the same, "
+                        "their deals apart); after POSITION, since it takes every file "
+                        "that follows")
     p.add_argument("--known", metavar="SEAT:CARDS",
                    help="cards a hidden seat is known to hold, dealt to it every time (a "
                         "tribute it received): \"3:SK D7\", several as \"3:SK; 1:HA\"")

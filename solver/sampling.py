@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from collections.abc import Mapping
@@ -438,27 +439,60 @@ class SampledMove:
 @dataclass
 class SampledResult:
     """What :func:`solve_sampled` found: ``moves`` best first (highest mean value, then
-    the most deals where the move is best, then the order of ``legal_moves()``); the
-    deals were ``first`` to ``first + samples - 1`` of ``seed``'s stream (None: not a
-    whole-number seed, so no stream anyone can name)."""
+    the most deals where the move is best, then the order of ``legal_moves()``).
+    ``seed``: the whole-number seed of the deals (None: a fresh or ``random.Random``
+    seed, a stream no one can name again); ``deals``: the deals searched, as ``(start,
+    end)`` ranges of that stream's deal numbers (``end`` not included; empty without a
+    seed); ``view``: a digest of what the seat to move saw and the ``known`` cards (the
+    deals' source), so that results of other positions are not merged."""
     moves: list                    # [SampledMove, ...]
     samples: int                   # deals searched: n, unless stop ended the call first
     solved: int                    # deals solved exactly, the ones counted
     nodes: int
     seconds: float = field(compare=False)
     seed: int | None = None
-    first: int = 0
+    deals: tuple = ()              # ((start, end), ...), sorted, apart
+    view: str | None = None
 
     @property
     def best(self) -> Move | None:
         return self.moves[0].move if self.moves and self.solved else None
 
+    @property
+    def first(self) -> int:
+        """The first deal searched (0 with none)."""
+        return self.deals[0][0] if self.deals else 0
+
     def to_json(self) -> dict:
-        return {"seed": self.seed, "first": self.first,
+        return {"seed": self.seed, "deals": [list(span) for span in self.deals],
+                "view": self.view,
                 "best": None if self.best is None else self.best.to_platform(),
                 "samples": self.samples, "solved": self.solved,
                 "moves": [m.to_json() for m in self.moves], "nodes": self.nodes,
                 "seconds": self.seconds}
+
+
+def _joined(spans) -> tuple:
+    """Sorted ``(start, end)`` deal ranges with neighbours joined (``end`` excluded)."""
+    out: list = []
+    for a, b in sorted(spans):
+        if out and out[-1][1] == a:
+            out[-1][1] = b
+        else:
+            out.append([a, b])
+    return tuple((a, b) for a, b in out)
+
+
+def _view_key(view: _View, known) -> str:
+    """A digest of everything the deals of ``view`` and ``known`` come from: the same
+    digest, the same deals for a seed."""
+    pinned = _pinned(view, known)
+    table = None if view.table is None else sorted(int(k) for k in view.table.kinds)
+    parts = (view.level, view.rules.flags(), view.seat, view.own.astype(int).tolist(),
+             [tuple(map(int, h)) for h in view.hidden], view.pool.astype(int).tolist(),
+             [int(x) for x in view.finished], view.to_move, table, view.owner,
+             sorted((int(s), c.astype(int).tolist()) for s, c in pinned.items()))
+    return hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
 
 
 def solve_sampled(position, n: int, seed=None, known=None, threads: int | None = None,
@@ -492,22 +526,24 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
         deal(min(_CHUNK, first - skipped), skip=True)
     moves = []          # a SampledMove a group, in legal_moves() order (the same every deal)
     searched = solved = nodes = 0
+    numbers = []        # the numbers of the deals searched
     # a chunk at a time: a million deals need not be held at once (with none, one empty
     # chunk: solve_many still checks the options)
-    for size in [min(_CHUNK, n - first) for first in range(0, n, _CHUNK)] or [0]:
+    for offset in range(0, max(n, 1), _CHUNK):
         if stop is not None and stop.is_set():
             break
-        deals = deal(size)
+        deals = deal(min(_CHUNK, n - offset))
         # each deal from empty tables: what a node limit leaves, and the node counts, then
         # depend only on the deal, not on the deals or solves a thread saw before
         results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,
                              node_limit=node_limit, table_bits=table_bits,
                              max_table_bits=max_table_bits, pv=False, stop=stop,
                              fresh_tables=True)
-        for d, result in zip(deals, results):
+        for j, (d, result) in enumerate(zip(deals, results)):
             if result is None:
                 continue            # (stop was set before this deal started)
             searched += 1
+            numbers.append(first + offset + j)
             nodes += result.nodes
             if not result.exact or any(s.value is None for s in result.moves):
                 continue
@@ -528,19 +564,22 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     moves.sort(key=_best_first)
     named = int(seed) if seed is not None and not isinstance(seed, random.Random) else None
     return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start,
-                         named, first)
+                         named, _joined((k, k + 1) for k in numbers)
+                         if named is not None else (),
+                         _view_key(view, known))
 
 
 def _best_first(m: SampledMove) -> tuple:
     return -m.mean, -m.best, m.legal_index
 
 
-def read_sampled(obj, position, rules=None) -> SampledResult:
+def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     """The :class:`SampledResult` that ``obj`` (its ``to_json()``, the object ``guandan
-    sample --json`` prints, as a dict or JSON text) records for ``position`` (as
-    :func:`solve_sampled` takes it): to merge results written by other processes. The
-    moves are read as legal moves of the seat to move; a ``ValueError`` names a missing
-    or bad key, a move that is not legal there, or counts that do not add up.
+    sample --json`` prints, as a dict or JSON text) records for ``position`` and
+    ``known`` (as :func:`solve_sampled` takes them): to merge results written by other
+    processes. A ``ValueError`` names a missing or bad key, a result of another position
+    or other known cards (its ``view``), a move that is not legal there or is listed
+    twice, a legal move missing, or counts that do not add up.
 
     >>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
     ...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],
@@ -553,14 +592,17 @@ def read_sampled(obj, position, rules=None) -> SampledResult:
         obj = parse_json(obj)
     if not isinstance(obj, Mapping):
         raise ValueError(f"a sampled result is a JSON object, not {quoted(obj)}")
-    pos = _solvable(read_position(position, rules))
+    view = _view(position, None, rules)
+    # (the seat to move's legal moves depend on its hand and the table alone: any deal
+    # of the view has them)
+    pos = _dealer(view, 0, known)(1)[0]
     legal = pos.legal_moves()
     index = {m: i for i, m in enumerate(legal)}
 
-    def count(value, what: str, high=None) -> int:
+    def count(value, what: str, high=2**63 - 1) -> int:
         if not is_whole(value, 0, high):
-            bound = "" if high is None else f" up to {high}"
-            raise ValueError(f"{what} must be a whole number >= 0{bound}, not {quoted(value)}")
+            raise ValueError(f"{what} must be a whole number from 0 to {high}, not "
+                             f"{quoted(value)}")
         return int(value)
 
     def legal_move(triple, what: str) -> Move:
@@ -569,20 +611,36 @@ def read_sampled(obj, position, rules=None) -> SampledResult:
         except ValueError as exc:
             raise ValueError(f"{what}: {exc}") from None
 
-    for key in ("samples", "solved", "nodes", "moves"):
+    for key in ("view", "samples", "solved", "nodes", "moves"):
         if key not in obj:
             raise ValueError(f"a sampled result needs the key {key!r}")
+    expected = _view_key(view, known)
+    if obj["view"] != expected:
+        raise ValueError(f"the result is of another position or other known cards: its "
+                         f"view is {quoted(obj['view'])}, this one's {quoted(expected)}")
     samples = count(obj["samples"], "samples")
     solved = count(obj["solved"], "solved", samples)
     nodes = count(obj["nodes"], "nodes")
     seed = obj.get("seed")
     if seed is not None:
         seed = count(seed, "seed")
-    first = count(obj.get("first", 0), "first")
+    deals = obj.get("deals", [])
+    if not isinstance(deals, list) or not all(
+            isinstance(d, list) and len(d) == 2 and is_whole(d[0], 0, 2**64) and
+            is_whole(d[1], 0, 2**64) and d[0] < d[1] for d in deals):
+        raise ValueError(f"deals must be a list of [start, end] deal ranges, not "
+                         f"{quoted(deals)}")
+    spans = tuple((int(a), int(b)) for a, b in deals)
+    apart = list(spans) == sorted(spans) and all(b < c for (_, b), (c, _) in
+                                                  zip(spans, spans[1:]))
+    if (seed is None and spans) or (seed is not None and (
+            not apart or sum(b - a for a, b in spans) != samples)):
+        raise ValueError(f"deals {quoted(deals)} are not the {samples} deals searched, in "
+                         f"sorted ranges apart (none without a seed)")
     seconds = obj.get("seconds", 0.0)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
-            not seconds >= 0:
-        raise ValueError(f"seconds must be a number >= 0, not {quoted(seconds)}")
+            not 0 <= seconds < 1e15:
+        raise ValueError(f"seconds must be a number from 0 to 1e15, not {quoted(seconds)}")
     if not isinstance(obj["moves"], list):
         raise ValueError(f"moves must be a list, not {quoted(obj['moves'])}")
     if obj["moves"] and not solved:
@@ -595,7 +653,11 @@ def read_sampled(obj, position, rules=None) -> SampledResult:
             raise ValueError(f"{what} must be an object with move, values and best, not "
                              f"{quoted(entry)}")
         move = legal_move(entry["move"], f"{what}.move")
-        same = [legal_move(t, f"{what}.equivalent") for t in entry.get("equivalent", [])]
+        equivalent = entry.get("equivalent", [])
+        if not isinstance(equivalent, list):
+            raise ValueError(f"{what}.equivalent must be a list of moves, not "
+                             f"{quoted(equivalent)}")
+        same = [legal_move(t, f"{what}.equivalent") for t in equivalent]
         values = entry["values"]
         if not isinstance(values, Mapping) or \
                 sorted(values) != sorted(f"{v:+d}" for v in outcomes):
@@ -615,7 +677,8 @@ def read_sampled(obj, position, rules=None) -> SampledResult:
         missing = next(m for m in legal if m not in seen)
         raise ValueError(f"moves: {missing}, a legal move, is missing")
     moves.sort(key=_best_first)
-    return SampledResult(moves, samples, solved, nodes, float(seconds), seed, first)
+    return SampledResult(moves, samples, solved, nodes, float(seconds), seed, spans,
+                         expected)
 
 
 def merge_sampled(results) -> SampledResult:
@@ -625,11 +688,11 @@ def merge_sampled(results) -> SampledResult:
     ``seconds`` is the sum of theirs (the work done, not the time it took). Results
     that counted no deal add only their ``samples`` and ``nodes``; the others must have
     the same moves, grouped alike (else a ``ValueError`` names the move that differs).
-    Results with whole-number seeds must share it, and their deals (``first`` to
-    ``first + samples - 1``) must not overlap (else a ``ValueError`` says which); the
-    merged result's ``first`` is the lowest. Results without one (a fresh or
-    ``random.Random`` seed) cannot be checked so: merged with others, the merged seed is
-    None.
+    They must be of one ``view`` (the same position and known cards), and the results
+    of whole-number seeds must share one and search no deal twice (else a
+    ``ValueError`` says which); the merged ``deals`` are theirs together. A result of a
+    fresh or ``random.Random`` seed has no stream to check: with one among them, the
+    merged seed is None (and ``deals`` empty), the others still checked.
 
     >>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
     ...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],
@@ -652,17 +715,22 @@ def merge_sampled(results) -> SampledResult:
     for r in results:
         if not isinstance(r, SampledResult):
             raise TypeError(f"merge_sampled takes SampledResults, not {quoted(r)}")
-    seeds = {r.seed for r in results}
-    if len(seeds) > 1 and None not in seeds:
+    views = {r.view for r in results}
+    if len(views) > 1:
+        raise ValueError(f"the results are of different positions or known cards (views "
+                         f"{', '.join(sorted(str(v) for v in views))})")
+    named = [r for r in results if r.seed is not None]
+    seeds = {r.seed for r in named}
+    if len(seeds) > 1:
         raise ValueError(f"the results are of different seeds: "
                          f"{', '.join(str(x) for x in sorted(seeds))}")
-    seed = next(iter(seeds)) if len(seeds) == 1 else None
-    if seed is not None:
-        spans = sorted((r.first, r.first + r.samples) for r in results if r.samples)
-        for (a, b), (c, d) in zip(spans, spans[1:]):
-            if c < b:
-                raise ValueError(f"the results' deals overlap: deals {a} to {b - 1} and "
-                                 f"{c} to {d - 1} of seed {seed}")
+    spans = sorted(span for r in named for span in r.deals)
+    for (a, b), (c, d) in zip(spans, spans[1:]):
+        if c < b:
+            raise ValueError(f"the results search some deals twice: deals {a} to {b - 1} "
+                             f"and {c} to {d - 1} of seed {named[0].seed}")
+    seed = named[0].seed if named and len(named) == len(results) else None
+    deals = _joined(spans) if seed is not None else ()
     moves: list = []
     by_move: dict = {}
     for r in results:
@@ -679,17 +747,16 @@ def merge_sampled(results) -> SampledResult:
             ours = by_move.get(m.move)
             if ours is None or ours.legal_index != m.legal_index or \
                     set(ours.equivalent) != set(m.equivalent):
-                raise ValueError(f"the results are not of the same position: move "
-                                 f"{quoted(str(m.move))} differs")
+                raise ValueError(f"the results list or group their moves differently: "
+                                 f"move {quoted(str(m.move))} differs")
         for m in moves:
             if m.move not in theirs:
-                raise ValueError(f"the results are not of the same position: move "
-                                 f"{quoted(str(m.move))} differs")
+                raise ValueError(f"the results list or group their moves differently: "
+                                 f"move {quoted(str(m.move))} differs")
             for v, k in theirs[m.move].values.items():
                 m.values[v] = m.values.get(v, 0) + k
             m.best += theirs[m.move].best
     moves.sort(key=_best_first)
     return SampledResult(moves, sum(r.samples for r in results),
                          sum(r.solved for r in results), sum(r.nodes for r in results),
-                         sum(r.seconds for r in results), seed,
-                         min(r.first for r in results))
+                         sum(r.seconds for r in results), seed, deals, views.pop())

@@ -138,7 +138,7 @@ def test_slices_merged_on_the_command_line_are_the_whole_run(tmp_path, capsys):
                      "--first", str(first)]) == 0
         parts.append(tmp_path / f"part{first}.json")
         parts[-1].write_text(capsys.readouterr().out)
-        assert json.loads(parts[-1].read_text())["first"] == first
+        assert json.loads(parts[-1].read_text())["deals"] == [[first, first + n]]
     assert main(["sample", str(path), "--json", "--merge", *map(str, parts[::-1])]) == 0
     merged = json.loads(capsys.readouterr().out)
     assert {**merged, "seconds": 0} == {**whole, "seconds": 0}
@@ -148,7 +148,10 @@ def test_slices_merged_on_the_command_line_are_the_whole_run(tmp_path, capsys):
     assert text.splitlines()[:-1] == capsys.readouterr().out.splitlines()[:-1]
     # a slice of its own: its place in the run is shown
     assert main(["sample", str(path), "--deals", "2", "--seed", "4", "--first", "6"]) == 0
-    assert "deals: 2 (seed 4, from deal 6)" in capsys.readouterr().out
+    assert "deals: 2 (seed 4, deals 6 to 7)" in capsys.readouterr().out
+    # slices with a gap: the deals merged are named
+    assert main(["sample", str(path), "--merge", str(parts[0]), str(parts[2])]) == 0
+    assert "deals: 5 (seed 4, deals 0 to 1, 6 to 8)" in capsys.readouterr().out
 
 
 def test_bad_merges_are_one_line(tmp_path):
@@ -165,7 +168,8 @@ def test_bad_merges_are_one_line(tmp_path):
     got["moves"][0]["move"] = ["Bomb", "5", ["S5", "H5", "C5", "D5"]]
     wrong.write_text(json.dumps(got))
     for args, message in [
-        ([str(part), str(part)], "the results' deals overlap: deals 0 to 2 and 0 to 2"),
+        ([str(part), str(part)], "the results search some deals twice: deals 0 to 2 and 0 "
+                                 "to 2"),
         ([str(part), str(other)], "the results are of different seeds: 1, 2"),
         ([str(broken)], f"{str(broken)!r}: not valid JSON"),
         ([str(wrong)], f"{str(wrong)!r}: moves[0].move: "),
@@ -173,10 +177,19 @@ def test_bad_merges_are_one_line(tmp_path):
     ]:
         assert_one_line_error(run_cli(["sample", str(path), "--merge", *args]), message)
     for option in (["--deals", "3"], ["--seed", "0"], ["--first", "1"], ["--threads", "1"],
-                   ["--known", "3:SK"]):
+                   ["--node-limit", "5"], ["--time-limit", "1"]):
         name = option[0]
         assert_one_line_error(run_cli(["sample", str(path), "--merge", str(part), *option]),
                               f"--merge adds up saved results and solves nothing: {name} "
                               f"is not taken with it")
+    assert_one_line_error(run_cli(["sample", "-", "--merge", "-"], stdin="{}"),
+                          "stdin (-) can be read once: as the position or as one result")
+    # a result of the position with known cards merges only with those cards given
+    known = tmp_path / "known.json"
+    known.write_text(json.dumps(solve_sampled(SMALL, 2, seed=1, known={3: "SK"}).to_json()))
+    assert_one_line_error(run_cli(["sample", str(path), "--merge", str(known)]),
+                          "the result is of another position or other known cards")
+    ok = run_cli(["sample", str(path), "--merge", str(known), "--known", "3:SK", "--json"])
+    assert ok.returncode == 0 and json.loads(ok.stdout)["solved"] == 2
     assert_one_line_error(run_cli(["sample", "--example", "--first", "-2"]),
                           "--first: a whole number of deals from 0 to 2**63 - 1")

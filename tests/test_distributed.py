@@ -3,6 +3,7 @@ cluster (Ray, say) does with many positions or many deals. Each slice must give 
 its share of the one-call answer, whatever process, machine or order it ran in."""
 
 import concurrent.futures
+import copy
 import json
 import multiprocessing
 import pickle
@@ -121,15 +122,26 @@ def test_bad_merges_and_slices_are_named():
     other = solve_sampled(dict(FOUR_SEATS, hands=[["S5", "H5", "SQ"], ["S3", "HA", "D7"],
                                                   ["C6", "CQ"], ["S4", "SK", "D6"]]),
                           3, seed=1, threads=1, first=3)
-    with pytest.raises(ValueError, match="not of the same position: move 'Single Q: SQ'"):
+    with pytest.raises(ValueError, match="the results are of different positions or known "
+                                         "cards \\(views [0-9a-f]{16}, [0-9a-f]{16}\\)"):
         merge_sampled([one, other])
+    with pytest.raises(ValueError, match="different positions or known cards"):
+        merge_sampled([one, solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=3,
+                                          known={3: "SK"})])
+    fewer = copy.deepcopy(solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=3))
+    fewer.moves.pop()
+    with pytest.raises(ValueError, match="list or group their moves differently: move "):
+        merge_sampled([one, fewer])
     with pytest.raises(ValueError, match="the results are of different seeds: 1, 2"):
         merge_sampled([one, solve_sampled(FOUR_SEATS, 3, seed=2, threads=1, first=3)])
-    with pytest.raises(ValueError, match="the results' deals overlap: deals 0 to 2 and 2 "
-                                         "to 4 of seed 1"):
+    with pytest.raises(ValueError, match="the results search some deals twice: deals 0 to 2 "
+                                         "and 2 to 4 of seed 1"):
         merge_sampled([solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=2), one])
-    with pytest.raises(ValueError, match="overlap"):
+    with pytest.raises(ValueError, match="search some deals twice"):
         merge_sampled([one, one])
+    fresh = solve_sampled(FOUR_SEATS, 3, threads=1)
+    with pytest.raises(ValueError, match="search some deals twice"):
+        merge_sampled([one, fresh, one])      # (a result without a seed checks no less)
     with pytest.raises(ValueError, match="at least one SampledResult"):
         merge_sampled([])
     with pytest.raises(TypeError, match="a list of SampledResults, not one"):
@@ -148,18 +160,23 @@ def test_bad_merges_and_slices_are_named():
 
 
 def test_slices_with_gaps_or_without_a_named_seed_merge_too():
-    """Slices need not cover a range: deals 0-2 and 6-8 merge (first 0, seed kept). A
-    result of a fresh seed has no stream to check against: merged with others, the seed
-    is None."""
+    """Slices need not cover a range: deals 0-2 and 6-8 merge into those two ranges, the
+    seed kept, and merge again with 3-5 into one. A result of a fresh seed has no stream
+    to name: merged with others, the seed is None and the deals unnamed."""
     a = solve_sampled(FOUR_SEATS, 3, seed=4, threads=1)
     b = solve_sampled(FOUR_SEATS, 3, seed=4, threads=1, first=6)
     merged = merge_sampled([b, a])
-    assert (merged.seed, merged.first, merged.samples) == (4, 0, 6)
-    assert merged.to_json()["seed"] == 4 and merged.to_json()["first"] == 0
+    assert (merged.seed, merged.deals, merged.first, merged.samples) == \
+        (4, ((0, 3), (6, 9)), 0, 6)
+    assert merged.to_json()["seed"] == 4 and merged.to_json()["deals"] == [[0, 3], [6, 9]]
+    middle = solve_sampled(FOUR_SEATS, 3, seed=4, threads=1, first=3)
+    assert merge_sampled([merged, middle]) == solve_sampled(FOUR_SEATS, 9, seed=4, threads=1)
+    with pytest.raises(ValueError, match="deals 6 to 8 and 6 to 8"):
+        merge_sampled([merged, b])
     fresh = solve_sampled(FOUR_SEATS, 3, threads=1)
-    assert fresh.seed is None and fresh.to_json()["seed"] is None
+    assert fresh.seed is None and fresh.to_json()["seed"] is None and fresh.deals == ()
     mixed = merge_sampled([a, fresh])
-    assert mixed.seed is None and mixed.solved == 6
+    assert (mixed.seed, mixed.deals, mixed.solved) == (None, (), 6)
     rng = random.Random(3)
     assert solve_sampled(FOUR_SEATS, 2, seed=rng, threads=1).seed is None
 
@@ -189,10 +206,23 @@ def _broken(change):
 
 @pytest.mark.parametrize("change, message", [
     (lambda o: o.pop("moves"), "needs the key 'moves'"),
-    (lambda o: o.update(solved=4), "solved must be a whole number >= 0 up to 3, not 4"),
-    (lambda o: o.update(nodes=-1), "nodes must be a whole number >= 0, not -1"),
-    (lambda o: o.update(seed="7"), "seed must be a whole number >= 0, not '7'"),
-    (lambda o: o.update(seconds="x"), "seconds must be a number >= 0, not 'x'"),
+    (lambda o: o.update(solved=4), "solved must be a whole number from 0 to 3, not 4"),
+    (lambda o: o.update(nodes=-1), "nodes must be a whole number from 0 to 9223372036854775807, "
+                                   "not -1"),
+    (lambda o: o.update(seed="7"), "seed must be a whole number from 0 to"),
+    (lambda o: o.update(seed=2**63), "seed must be a whole number from 0 to"),
+    (lambda o: o.update(seconds="x"), "seconds must be a number from 0 to 1e15, not 'x'"),
+    (lambda o: o.update(seconds=10**400), "seconds must be a number from 0 to 1e15"),
+    (lambda o: o.update(view="0" * 16), "the result is of another position or other known "
+                                        "cards: its view is '0000000000000000'"),
+    (lambda o: o.pop("view"), "needs the key 'view'"),
+    (lambda o: o.update(deals=[[0, 2]]), "deals [[0, 2]] are not the 3 deals searched"),
+    (lambda o: o.update(deals=[[0, 1], [1, 3]]), "are not the 3 deals searched, in sorted "
+                                                 "ranges apart"),
+    (lambda o: o.update(deals=[[2, 0]]), "deals must be a list of [start, end] deal ranges"),
+    (lambda o: o.update(seed=None), "(none without a seed)"),
+    (lambda o: o["moves"][0].update(equivalent=5), "moves[0].equivalent must be a list of "
+                                                   "moves, not 5"),
     (lambda o: o.update(moves={}), "moves must be a list"),
     (lambda o: o["moves"][1].update(move=["Single", "K", ["SK"]]),
      "moves[1].move: seat 0 cannot play"),
@@ -200,7 +230,7 @@ def _broken(change):
     (lambda o: o["moves"].pop(), "a legal move, is missing"),
     (lambda o: o["moves"][0]["values"].pop("+3"), "moves[0].values must give a count for each"),
     (lambda o: o["moves"][0]["values"].update({"+3": 9}), "moves[0].values add up to"),
-    (lambda o: o["moves"][0].update(best=5), "moves[0].best must be a whole number >= 0 up to 3"),
+    (lambda o: o["moves"][0].update(best=5), "moves[0].best must be a whole number from 0 to 3"),
     (lambda o: o["moves"][0].pop("best"), "moves[0] must be an object with move, values and best"),
     (lambda o: o.update(solved=0), "moves are listed but no deal was solved"),
 ])
@@ -229,3 +259,19 @@ def test_a_stop_ends_the_skipping_of_earlier_deals():
     result = solve_sampled(FOUR_SEATS, 5, seed=1, first=20_000_000, stop=stop, threads=1)
     assert (result.samples, result.solved, result.best) == (0, 0, None)
     assert result.seconds < 5
+
+
+def test_a_match_observation_s_result_reads_back_against_it():
+    """read_sampled takes what solve_sampled takes: a match's Observation too."""
+    from guandan_core.match import Match
+    from guandan_core.players import GreedyPlayer
+    seen = []
+
+    def keep(obs):
+        seen.append(obs)
+        return GreedyPlayer()(obs)
+
+    Match([keep, GreedyPlayer(), GreedyPlayer(), GreedyPlayer()], seed=4).play_hand()
+    obs = next(o for o in seen if sum(o.cards_left) < 40 and len(o.legal_moves) > 2)
+    result = solve_sampled(obs, 2, seed=1, threads=1, node_limit=2_000_000)
+    assert read_sampled(json.dumps(result.to_json()), obs) == result
