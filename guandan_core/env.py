@@ -303,7 +303,9 @@ class GameEnv(HandEnv):
     A: ``terminated``; ``max_hands`` played: ``truncated``) returns the last observation
     itself; ``step`` then needs a ``reset``. The observation is :class:`HandEnv`'s with
     ``team_levels`` (int8[2]: the levels of seats 0 and 2's team and of seats 1 and 3's,
-    as rank indices, 0 for 2); ``level`` is the hand's. ``info["observation"]``'s
+    as rank indices, 0 for 2; ``level`` is the hand's), and the hand's tribute and
+    returns, public: ``given`` and ``received`` (uint8[4, 54]: the cards each seat gave
+    and received). ``info["observation"]``'s
     ``exchanges`` are the hand's tribute and returns. ``self.match`` is the match
     (levels, failures, hands played).
 
@@ -386,11 +388,19 @@ class GameEnv(HandEnv):
 
     def _next_hand(self) -> None:
         hand = self._hand = self.match._begin_hand()
+        # the tribute and returns, public: who gave and who received which cards
+        self._given = np.zeros((4, 54), dtype=np.uint8)
+        self._received = np.zeros((4, 54), dtype=np.uint8)
+        for giver, receiver, kind in hand.exchanges:
+            self._given[giver, kind] += 1
+            self._received[receiver, kind] += 1
         self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
 
     def _arrays(self, seat: int, counts, can_pass: bool, legal: np.ndarray) -> dict:
         out = super()._arrays(seat, counts, can_pass, legal)
         out["team_levels"] = np.array(self._team_levels, dtype=np.int8)
+        out["given"] = self._given.copy()
+        out["received"] = self._received.copy()
         return out
 
 

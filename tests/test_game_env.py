@@ -8,6 +8,7 @@ environment settles and deals as the engine does.
 import copy
 import pickle
 
+import numpy as np
 import pytest
 
 from guandan_core.cards import parse_level
@@ -104,6 +105,11 @@ def test_sec8_observation_holds_the_exchanges_and_team_levels():
     for _ in range(20_000):
         view = info["observation"]
         assert view.team_levels == tuple(obs["team_levels"])
+        given, received = np.zeros((4, 54), int), np.zeros((4, 54), int)
+        for giver, receiver, kind in view.exchanges:
+            given[giver, kind] += 1
+            received[receiver, kind] += 1
+        assert (obs["given"] == given).all() and (obs["received"] == received).all()
         assert int(obs["level"]) == view.level
         hand.append((view.exchanges, view.team_levels, view.level))
         obs, _, done, cut, info = env.step(env.action_of(greedy(view)))
