@@ -56,7 +56,7 @@ from typing import Optional
 import numpy as np
 
 from .cards import is_whole, parse_level
-from .match import Match, MatchRules, Observation, deal
+from .match import Match, MatchRules, Observation, _checked_seed, deal
 from .moves import MOVE_DTYPE, Move
 from .players import GreedyPlayer
 from .position import Position
@@ -110,11 +110,7 @@ class HandEnv:
         """Deal a new hand: the cards and the first leader from ``random.Random(seed)``,
         as the first hand of ``Match(..., seed=seed)`` with a random first leader;
         (observation, info). ``options`` is accepted and ignored (gymnasium passes it)."""
-        if not (seed is None or isinstance(seed, str) or is_whole(seed, 0)):
-            raise ValueError(f"seed must be an int 0 or more, text or None, not {seed!r}")
-        if isinstance(seed, np.integer):
-            seed = int(seed)            # (random.Random refuses numpy ints)
-        rng = random.Random(seed)
+        rng = random.Random(_checked_seed(seed))
         hands = deal(rng)
         leader = rng.randrange(4)
         self._start(Position(self.level, hands, (), leader, rules=self.rules, validate=False),
@@ -305,9 +301,8 @@ class GameEnv(HandEnv):
     ``team_levels`` (int8[2]: the levels of seats 0 and 2's team and of seats 1 and 3's,
     as rank indices, 0 for 2; ``level`` is the hand's), and the hand's tribute and
     returns, public: ``given`` and ``received`` (uint8[4, 54]: the cards each seat gave
-    and received). ``info["observation"]``'s
-    ``exchanges`` are the hand's tribute and returns. ``self.match`` is the match
-    (levels, failures, hands played).
+    and received; ``info["observation"]``'s ``exchanges`` list them). ``self.match`` is
+    the match (levels, failures, hands played).
 
     An opponent that fails, in a hand or while the next hand is dealt and paid, leaves
     the environment as it was before the step (its error is raised), as in
@@ -475,11 +470,7 @@ class VectorEnv:
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed: a list of {self.num_envs} seeds (one an "
                                  f"environment), not {len(seeds)}")
-            for i, s in enumerate(seeds):
-                if not (s is None or isinstance(s, str) or is_whole(s, 0)):
-                    raise ValueError(f"seed[{i}] must be an int 0 or more, text or None, "
-                                     f"not {s!r}")
-            seeds = [int(s) if isinstance(s, np.integer) else s for s in seeds]
+            seeds = [_checked_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
         self._ready = False
         rows = []
         for i, (env, s) in enumerate(zip(self.envs, seeds)):
@@ -612,6 +603,4 @@ class VectorHandEnv(VectorEnv):
 
     def __init__(self, num_envs: int, agent_seats=(0, 1, 2, 3), opponents=None, level="2",
                  rules=None):
-        if not is_whole(num_envs, 1):
-            raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
         super().__init__(HandEnv(agent_seats, opponents, level, rules), num_envs)

@@ -565,6 +565,18 @@ def _failure_count(n) -> int:
     return int(n)
 
 
+def _checked_seed(seed, what: str = "seed"):
+    """A seed for ``random.Random``, as a match takes it: an int 0 or more (numpy ints
+    too, which ``random.Random`` refuses), text or None; else a ValueError naming it."""
+    if isinstance(seed, np.integer):
+        seed = int(seed)
+    if not (seed is None or isinstance(seed, str) or is_whole(seed, 0)):
+        # random.Random takes an int's absolute value: -1 would deal what 1 deals;
+        # it would also take 1.5 or bytes
+        raise ValueError(f"{what} must be an int 0 or more, text or None, not {seed!r}")
+    return seed
+
+
 def deal(rng: random.Random) -> list:
     """Shuffle the 108 cards with ``rng`` and deal 27 to each seat: four uint8[54] count
     arrays. The same generator state always gives the same deal."""
@@ -674,12 +686,7 @@ class Match:
                 raise TypeError(f"player {i} is not callable: {p!r}")
         self.players = players
         self.rules = MatchRules.of(rules)
-        if isinstance(seed, np.integer):
-            seed = int(seed)            # (random.Random refuses numpy ints)
-        if not (seed is None or isinstance(seed, str) or is_whole(seed, 0)):
-            # random.Random takes an int's absolute value: -1 would deal what 1 deals;
-            # it would also take 1.5 or bytes
-            raise ValueError(f"seed must be an int 0 or more, text or None, not {seed!r}")
+        seed = _checked_seed(seed)
         if on_event is not None and not callable(on_event):
             raise TypeError(f"on_event must be a function or None, not {on_event!r}")
         self.rng = random.Random(seed)
