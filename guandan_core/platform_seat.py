@@ -87,6 +87,8 @@ from .usertext import quoted
 
 __all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act", "read_message"]
 
+_UNSEEN = object()     # the last hand's finishing order before this seat has seen one
+
 STAGES = {"notify": ("beginning", "play", "tribute", "anti-tribute", "back", "episodeOver",
                      "gameOver", "gameResult"),
           "act": ("play", "tribute", "back")}
@@ -146,6 +148,10 @@ def read_message(text) -> object:
 
 def _fail(where: str, text: str):
     raise PlatformError(f"{where}: {text}")
+
+
+def _a(word: str) -> str:
+    return ("an " if word[0] in "aeiou" else "a ") + word
 
 
 def _key(msg: dict, key: str, where: str):
@@ -311,6 +317,12 @@ class PlatformSeat:
         self._owner = -1
         self._over = False
         self._answered: Optional[Move] = None   # this seat's move, until the platform plays it
+        # the game's previous hand's finishing order, which says who pays tribute to whom
+        # (RULES sec. 8): None in a game's first hand (after a gameOver), _UNSEEN before
+        # this seat has seen a hand end
+        self._last_order = _UNSEEN
+        self._exchange_stage: Optional[str] = None    # the last tribute stage of this hand
+        self._offered: Optional[int] = None     # the card this seat paid or returned
 
     # ------------------------------------------------------------------ reading
 
@@ -342,11 +354,18 @@ class PlatformSeat:
             seats = _key(message, "antiPos", where)
             if not isinstance(seats, list) or not seats or len(seats) > 2:
                 _fail(where, f"antiPos is a list of one or two seats, not {quoted(seats)}")
-            for s in seats:
-                _seat(s, where, "antiPos")
+            seats = [_seat(s, where, "antiPos") for s in seats]
+            if len(set(seats)) != len(seats):
+                _fail(where, f"antiPos {seats} names a seat twice")
+            self._check_exchange_stage(stage, where)
+            payers = self._payers()
+            if payers is not None and not set(seats) <= set(payers):
+                _fail(where, f"antiPos {seats}: after the last hand only seats "
+                             f"{sorted(payers) or 'none'} pay tribute (RULES sec. 8)")
         elif stage == "episodeOver":
             self._episode_over(message, where)
         else:
+            self._last_order = None     # the next hand starts a game: no tribute
             self.game_results.append({k: v for k, v in message.items()
                                       if k not in ("type", "stage")} | {"stage": stage})
         return None
@@ -373,6 +392,7 @@ class PlatformSeat:
         self._cards_left = [27] * 4
         self._to_move, self._owner, self._over = None, -1, False
         self._answered = None
+        self._exchange_stage, self._offered = None, None
 
     def _play(self, msg: dict, where: str) -> None:
         seat = _seat(_key(msg, "curPos", where), where, "curPos")
@@ -450,11 +470,68 @@ class PlatformSeat:
             _fail(where, f"{what}: this seat does not hold {' '.join(missing)}")
         self._counts = left
 
+    def _payers(self) -> Optional[tuple]:
+        """The seats that pay tribute in this hand by the last hand's finishing order
+        (RULES sec. 8; both losers after a 1st-and-2nd finish, else the last player), ()
+        in a game's first hand, None when this seat has not seen the last hand end."""
+        order = self._last_order
+        if order is _UNSEEN:
+            return None
+        if order is None:
+            return ()
+        return (order[2], order[3]) if order[1] == order[0] ^ 2 else (order[3],)
+
+    def _check_exchange_stage(self, stage: str, where: str) -> None:
+        """Refuse a tribute stage (``tribute``, ``back``, ``anti-tribute``, or an act's
+        ``act tribute`` / ``act back``) out of the order a hand's tribute takes: payers
+        asked, tribute paid, receivers asked, returns made, all before the first play; or
+        resistance instead."""
+        before = {"act tribute": (None, "act tribute"), "tribute": (None, "act tribute"),
+                  "act back": ("tribute", "act back"), "back": ("tribute", "act back"),
+                  "anti-tribute": (None,)}[stage]
+        if self._plays:
+            _fail(where, f"{_a(stage)} stage after the hand's first play")
+        if self._exchange_stage not in before:
+            done = self._exchange_stage
+            _fail(where, f"{_a(stage)} stage " + (
+                "before any tribute is paid" if done is None else f"after {done}"))
+        if stage != "act back" and self._payers() == ():
+            _fail(where, f"{_a(stage)} stage in a game's first hand, where no tribute is "
+                         "due (RULES sec. 8)")
+        self._exchange_stage = stage
+
     def _exchange(self, msg: dict, where: str) -> None:
+        stage = where.split()[1]
         result = _key(msg, "result", where)
         if not isinstance(result, list) or not result or len(result) > 2:
             _fail(where, f"result is a list of one or two [giver, receiver, card], not "
                          f"{quoted(result)}")
+        self._check_exchange_stage(stage, where)
+        pairs = []
+        for entry in result:
+            if not isinstance(entry, list) or len(entry) != 3:
+                _fail(where, f"a result entry is [giver, receiver, card], not {quoted(entry)}")
+            pairs.append((_seat(entry[0], where, "a giver"),
+                          _seat(entry[1], where, "a receiver")))
+        givers, receivers = [g for g, _ in pairs], [r for _, r in pairs]
+        if len(set(givers)) != len(givers) or len(set(receivers)) != len(receivers):
+            _fail(where, f"result {quoted(result)} names a seat twice as giver or receiver")
+        if stage == "tribute":
+            payers = self._payers()
+            if payers is not None and sorted(givers) != sorted(payers):
+                _fail(where, f"result {quoted(result)}: after the last hand seats "
+                             f"{sorted(payers)} pay tribute (RULES sec. 8)")
+            if payers:
+                order = self._last_order
+                winners = sorted(order[:len(payers)])
+                if sorted(receivers) != winners:
+                    _fail(where, f"result {quoted(result)}: after the last hand seats "
+                                 f"{winners} receive the tribute (RULES sec. 8)")
+        else:
+            paid = sorted((r, g) for g, r, _ in self._exchanges)
+            if sorted(pairs) != paid:
+                _fail(where, f"result {quoted(result)}: each receiver returns one card to "
+                             f"the seat that paid it ({', '.join(f'{g} to {r}' for g, r in paid)})")
         for entry in result:
             if not isinstance(entry, list) or len(entry) != 3:
                 _fail(where, f"a result entry is [giver, receiver, card], not {quoted(entry)}")
@@ -472,12 +549,18 @@ class PlatformSeat:
             card = np.zeros(54, dtype=np.int16)
             card[kind] = 1
             if giver == self.seat:
+                if self._offered is not None and kind != self._offered:
+                    _fail(where, f"{quoted(entry)}: this seat offered "
+                                 f"{format_card(self._offered)}")
                 self._take(card, where, f"{quoted(entry)}")
+            elif self._counts[kind] >= 2:
+                _fail(where, f"{quoted(entry)}: this seat holds both copies of {entry[2]}")
             elif receiver == self.seat:
                 self._counts = self._counts + card
             self._cards_left[giver] -= 1
             self._cards_left[receiver] += 1
             self._exchanges.append((giver, receiver, kind))
+        self._offered = None
 
     def _episode_over(self, msg: dict, where: str) -> None:
         if not self._over:
@@ -523,6 +606,7 @@ class PlatformSeat:
             _fail(where, f"restCards and the cards played hold more than the two copies of "
                          f"{' '.join(copies)}")
         self.hands.append(HandEnd(order, level, rest))
+        self._last_order = order
         self._counts = None
 
     # ------------------------------------------------------------------ answering
@@ -561,6 +645,15 @@ class PlatformSeat:
             request = self._checked_turn(request, where)
             index = self._answer_play(request, team_levels, where)
         elif request.stage == "tribute":
+            self._check_exchange_stage("act tribute", where)
+            payers = self._payers()
+            if payers is None and request.team_levels == (0, 0):
+                # both teams at 2: no hand of this game was won yet, so none was played
+                _fail(where, "an act tribute stage with both teams at level 2, in a game's "
+                             "first hand, where no tribute is due (RULES sec. 8)")
+            if payers is not None and self.seat not in payers:
+                _fail(where, f"an act tribute for seat {self.seat}, but after the last hand "
+                             f"seats {sorted(payers)} pay tribute (RULES sec. 8)")
             highest = {format_card(k)
                        for k in allowed_tributes(request.hand.counts, request.level)}
             for card in request.actions:
@@ -569,8 +662,14 @@ class PlatformSeat:
                                  "seat's highest cards that are not wild")
             card = self._tribute_choice(request, team_levels, where)
             index = self._index_of_card(card, request, where)
+            self._offered = parse_card(card)
         else:
+            self._check_exchange_stage("act back", where)
+            if not any(r == self.seat for _, r, _ in self._exchanges):
+                _fail(where, f"an act back for seat {self.seat}, which received no tribute "
+                             "in this hand")
             index = self._answer_back(request, team_levels, where)
+            self._offered = parse_card(request.actions[index])
         return {"actIndex": index}
 
     def _checked_turn(self, request: ActRequest, where: str) -> ActRequest:

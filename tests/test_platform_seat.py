@@ -130,10 +130,11 @@ def test_sec7_an_act_is_answered_with_the_index_of_the_players_move():
     assert chosen.to_platform() == ["Pair", "4", ["H4", "C4"]]     # (its lowest play)
 
 
-def _act(hand, actions, stage="play", rest=(27, 27, 27, 27), greater=None, level="2"):
+def _act(hand, actions, stage="play", rest=(27, 27, 27, 27), greater=None, level="2",
+         ranks=("2", "2")):
     return {"type": "act", "stage": stage, "handCards": list(hand),
             "publicInfo": [{"rest": n, "playArea": None} for n in rest],
-            "selfRank": "2", "oppoRank": "2", "curRank": level,
+            "selfRank": ranks[0], "oppoRank": ranks[1], "curRank": level,
             "curPos": -1 if greater is None else greater[0],
             "curAction": [None] * 3 if greater is None else greater[1],
             "greaterPos": -1 if greater is None else greater[0],
@@ -142,6 +143,9 @@ def _act(hand, actions, stage="play", rest=(27, 27, 27, 27), greater=None, level
 
 
 HAND = "S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK SA HA CA CA".split()
+
+
+AFTER_A_HAND = ("2", "3")     # team levels that a won hand leaves: tribute may be due
 
 
 def _begun(seat=1, player=None):
@@ -295,12 +299,12 @@ def test_sec8_tribute_and_return_acts():
     offers outside those rules are refused; the cards move with the notify messages."""
     payer = _begun(seat=3)
     offered = [["tribute", "tribute", ["C2"]], ["tribute", "tribute", ["S2"]]]  # H2 is wild
-    answer = payer.receive(_act(HAND, offered, stage="tribute"))
+    answer = payer.receive(_act(HAND, offered, stage="tribute", ranks=AFTER_A_HAND))
     assert offered[answer["actIndex"]][2] == ["S2"]
     with pytest.raises(PlatformError, match="CK is offered as tribute, but it is not one of "
                                             "the seat's highest"):
         _begun(seat=3).receive(_act(HAND, offered + [["tribute", "tribute", ["CK"]]],
-                                    stage="tribute"))
+                                    stage="tribute", ranks=AFTER_A_HAND))
     payer.receive({"type": "notify", "stage": "tribute", "result": [[3, 0, "S2"]]})
     assert "S2" not in payer.hand.cards()
     # the receiver
@@ -310,21 +314,23 @@ def test_sec8_tribute_and_return_acts():
     assert len(held) == 28
     backs = [["back", "back", [c]] for c in ("H4", "C4", "D5", "S6", "H6", "C6", "D6", "H7",
                                               "D8", "D9", "ST", "HT", "CT", "DT")]
-    answer = receiver.receive(_act(held, backs, stage="back", rest=(28, 27, 27, 26)))
+    answer = receiver.receive(_act(held, backs, stage="back", rest=(28, 27, 27, 26),
+                                 ranks=AFTER_A_HAND))
     assert backs[answer["actIndex"]][2] == ["H4"]
     assert receiver.observation.cards_left == (28, 27, 27, 26)
     with pytest.raises(PlatformError, match=r"the cards offered to return \(H4 SA\) are not"):
         receiver.receive(_act(held, [["back", "back", ["H4"]], ["back", "back", ["SA"]]],
-                              stage="back"))
+                              stage="back", ranks=AFTER_A_HAND))
     chooser = _begun(seat=0, player=RandomPlayer(1))
     chooser.player.choose_return = lambda obs, allowed: "S2"
     chooser.receive({"type": "notify", "stage": "tribute", "result": [[3, 0, "S2"]]})
     with pytest.raises(PlatformError, match="the player returns 'S2', not one of"):
-        chooser.receive(_act(held, backs, stage="back"))
+        chooser.receive(_act(held, backs, stage="back", ranks=AFTER_A_HAND))
     with pytest.raises(PlatformError, match="seat 2 cannot give a card to itself"):
-        _begun().receive({"type": "notify", "stage": "back", "result": [[2, 2, "S3"]]})
+        _begun().receive({"type": "notify", "stage": "tribute", "result": [[2, 2, "S3"]]})
     with pytest.raises(PlatformError, match=r"action 0 is \['tribute', 'tribute', \[card\]\]"):
-        _begun(seat=3).receive(_act(HAND, [["tribute", "tribute", "SA"]], stage="tribute"))
+        _begun(seat=3).receive(_act(HAND, [["tribute", "tribute", "SA"]], stage="tribute",
+                                    ranks=AFTER_A_HAND))
 
 
 def test_sec6_plays_must_follow_the_turn_order():
@@ -517,3 +523,106 @@ def test_sec8_a_payer_chooses_among_its_highest_cards_through_the_messages():
               if m["type"] == "act" and m["stage"] == "tribute"]
     assert offers and max(offers) > 1
     _assert_same_views(server)
+
+
+def _notify(stage, **keys):
+    return {"type": "notify", "stage": stage, **keys}
+
+
+BACKS = [["back", "back", [c]] for c in ("H4", "C4", "D5", "S6", "H6", "C6", "D6", "H7",
+                                          "D8", "D9", "ST", "HT", "CT", "DT")]
+
+
+def test_sec8_tribute_messages_out_of_order_are_refused():
+    """RULES 8: a hand's tribute comes once, before its first play: payers asked, the
+    tribute, receivers asked, the returns (each to its payer), or resistance instead; a
+    message out of that order, or one that moves a third copy of a card, is refused
+    before it changes the seat's cards."""
+    def refused(seat, messages, pattern):
+        with pytest.raises(PlatformError, match=pattern):
+            for m in messages:
+                seat.receive(m)
+        return seat
+
+    # a card this seat holds twice cannot come from another seat
+    seat = refused(_begun(seat=0), [_notify("tribute", result=[[1, 0, "D9"]])],
+                   "this seat holds both copies of D9")
+    assert seat.hand.cards() == _begun(seat=0).hand.cards()
+    refused(_begun(seat=0), [_notify("tribute", result=[[1, 3, "D9"]])],
+            "this seat holds both copies of D9")
+    tribute = _notify("tribute", result=[[1, 3, "S5"]])
+    refused(_begun(seat=0), [tribute, tribute], "a tribute stage after tribute")
+    refused(_begun(seat=0), [_play(0, _single("S2")), tribute],
+            "a tribute stage after the hand's first play")
+    refused(_begun(seat=0), [_notify("back", result=[[3, 1, "S5"]])],
+            "a back stage before any tribute is paid")
+    # returns go back to the seats that paid, one each
+    refused(_begun(seat=0), [tribute, _notify("back", result=[[3, 2, "S5"]])],
+            r"each receiver returns one card to the seat that paid it \(3 to 1\)")
+    refused(_begun(seat=0), [_notify("tribute", result=[[1, 3, "S5"], [1, 0, "S4"]])],
+            "names a seat twice as giver or receiver")
+    refused(_begun(seat=0), [tribute, _notify("back", result=[[3, 1, "S5"]]), tribute],
+            "a tribute stage after back")
+    refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[1, 1])], "names a seat twice")
+    refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[1]), tribute],
+            "a tribute stage after anti-tribute")
+    # acts: a return from a seat that received nothing, a tribute in a game's first hand
+    refused(_begun(seat=0), [_act(HAND, BACKS, stage="back", ranks=AFTER_A_HAND)],
+            "an act back stage before any tribute is paid")
+    refused(_begun(seat=0), [tribute, _act(HAND, BACKS, stage="back", ranks=AFTER_A_HAND)],
+            "an act back for seat 0, which received no tribute")
+    offered = [["tribute", "tribute", ["C2"]], ["tribute", "tribute", ["S2"]]]
+    refused(_begun(seat=3), [_act(HAND, offered, stage="tribute")],
+            "both teams at level 2, in a game's first hand")
+    after_game = _begun(seat=3)
+    after_game.receive(_notify("gameOver", curTimes=1))
+    after_game.receive({"type": "notify", "stage": "beginning", "myPos": 3, "handCards": HAND})
+    refused(after_game, [_act(HAND, offered, stage="tribute", ranks=AFTER_A_HAND)],
+            "an act tribute stage in a game's first hand")
+    # the platform must pay the card this seat chose
+    payer = _begun(seat=3)
+    answer = payer.receive(_act(HAND, offered, stage="tribute", ranks=AFTER_A_HAND))
+    assert offered[answer["actIndex"]][2] == ["S2"]
+    refused(payer, [_notify("tribute", result=[[3, 0, "C2"]])], "this seat offered S2")
+
+
+def _greedy_stream(seed=2, hands=40):
+    """What each seat of a recorded greedy game was sent, and the game's hands."""
+    server, _, got = _through_messages([GreedyPlayer() for _ in range(4)], seed, hands)
+    return server.sent, got
+
+
+def test_sec8_tribute_by_other_seats_than_the_last_hand_makes_is_refused():
+    """RULES 8: after a hand the seat saw end, only its last player (both losers after a
+    1st-and-2nd finish) pays, to its first player (the first two); antiPos names payers.
+    Each seat of a recorded game, given a tribute message with another payer or receiver,
+    refuses it; the true messages pass (the game replays to its end)."""
+    sent, got = _greedy_stream()
+    kinds = set()
+    for seat in range(4):
+        replayed = PlatformSeat(GreedyPlayer())
+        for m in sent[seat]:
+            if m["type"] != "notify" or m["stage"] not in ("tribute", "anti-tribute"):
+                replayed.receive(copy.deepcopy(m))
+                continue
+            if m["stage"] == "anti-tribute":
+                kinds.add("anti")
+                wrong = [s for s in range(4) if s not in m["antiPos"]]
+                bads = [(dict(m, antiPos=[wrong[0]]), "pay tribute")]
+            elif len(m["result"]) == 1:
+                kinds.add("single")
+                [[g, r, c]] = m["result"]
+                other = next(s for s in range(4) if s not in (g, r))
+                bads = [(dict(m, result=[[other, r, c]]), "pay tribute"),
+                        (dict(m, result=[[g, other, c]]), "receive the tribute")]
+            else:
+                kinds.add("double")
+                (g, r, c), (g2, r2, c2) = m["result"]
+                bads = [(dict(m, result=[[r, g, c], [g2, r2, c2]]), "pay tribute"),
+                        (dict(m, result=[[g, g2, c], [g2, r2, c2]]), "receive the tribute")]
+            for bad, pattern in bads:
+                with pytest.raises(PlatformError, match=pattern):
+                    copy.deepcopy(replayed).receive(bad)
+            replayed.receive(copy.deepcopy(m))
+        assert [h.order for h in replayed.hands] == [r.order for r in got]
+    assert kinds >= {"single", "double"}, "no single and double tribute: choose another seed"
