@@ -47,6 +47,10 @@ __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "Sa
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
 
 _CHUNK = 1024       # deals made and solved at a time by solve_sampled
+MAX_DEALS = 2**63   # deal numbers are below it
+# the way deals are made from a seed; in every result's view, so that results of another
+# way (another stream for the same seed) are not merged: 2 is one generator a deal
+_DEALING = 2
 
 
 @dataclass(frozen=True)
@@ -349,8 +353,9 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     :func:`position_from_view`), or an
     :class:`~guandan_core.match.Observation` of a match (then the seat is its seat and the
     hidden cards are those not in its hand and not played this hand). ``seed``: a whole
-    number (the same deals every time, on any machine), None (fresh ones) or a
-    ``random.Random`` (which the deals then draw from, as ``Match`` deals do).
+    number (the same deals every time, on any machine: deal number i is shuffled by a
+    generator seeded with the seed and i alone), None (fresh ones) or a
+    ``random.Random`` (the deals are its next shuffles).
     ``known``: ``{seat: cards}``, cards a seat is known to hold (a tribute it received,
     say), dealt to it in every deal. Each is one particular card: when the other copy of
     it is hidden too, that copy is dealt at random like any other card. The rest is as if
@@ -359,16 +364,16 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     (public) are pinned too: a seat that received a card and has not played that many of
     its kind since surely holds it. Nothing else is inferred from the play or the tribute
     (that a seat passed, or paid its highest card): what else is known goes in ``known``.
-    ``first``: the deals ``first`` to ``first + n - 1`` of the seed's stream (the ones
-    before are drawn and dropped), so that slices made apart (in other processes, on other
-    machines) are together the deals of one call.
+    ``first``: the deals ``first`` to ``first + n - 1`` of the seed's stream (``first +
+    n`` at most 2**63), so that slices made apart (in other processes, on other machines)
+    are together the deals of one call. With a whole-number seed reaching deal ``first``
+    costs nothing; with a ``random.Random`` the shuffles before it are drawn and dropped.
     """
     view = _view(position, seat, rules)
-    n = _checked_count(n)
-    first = _checked_count(first, "first")
-    deal = _dealer(view, seed, known)
-    deal(first, skip=True)
-    return deal(n)
+    first, n = _checked_slice(first, n)
+    dealer = _Dealer(view, seed, known)
+    dealer.skip(first)
+    return dealer.deal(n)
 
 
 def _checked_count(n, name: str = "n") -> int:
@@ -377,29 +382,65 @@ def _checked_count(n, name: str = "n") -> int:
     return int(n)
 
 
-def _dealer(view: _View, seed, known):
-    """A function ``deal(k)`` that makes the next ``k`` deals of the view (one stream of
-    them, however it is cut into calls)."""
-    pinned = _pinned(view, known)
-    rng = _rng(seed)
-    free = view.pool - sum(pinned.values(), np.zeros(NUM_KINDS, dtype=np.int64))
-    # the free cards in a fixed order (kinds ascending), so that the deals depend only on
-    # what the seat sees and the seed, not on how the given position happened to share them
-    cards = np.repeat(np.arange(NUM_KINDS), free).tolist()
+def _checked_slice(first, n) -> tuple:
+    """``first`` and ``n`` checked: the deals' numbers are below 2**63 (MAX_DEALS)."""
+    n = _checked_count(n)
+    first = _checked_count(first, "first")
+    if first + n > MAX_DEALS:
+        raise ValueError(f"first + n must be at most 2**63 (deal numbers are below it), not "
+                         f"{first} + {n}")
+    return first, n
 
-    def deal(k: int, skip: bool = False) -> list[Position]:
-        out = []
+
+class _Dealer:
+    """The deals of a view, one after another: ``deal(k)`` makes the next ``k``, ``skip(k)``
+    passes over them.
+
+    With a whole-number seed, deal number ``i`` is shuffled by a generator seeded with the
+    seed and ``i`` alone, so skipping costs nothing and any slice of the deals can be made
+    anywhere; with a ``random.Random`` they are its next shuffles (skipping draws them),
+    with None fresh ones.
+    """
+
+    def __init__(self, view: _View, seed, known):
+        self.view = view
+        self.pinned = _pinned(view, known)
+        free = view.pool - sum(self.pinned.values(), np.zeros(NUM_KINDS, dtype=np.int64))
+        # the free cards in a fixed order (kinds ascending), so that the deals depend only
+        # on what the seat sees and the seed, not on how the given position shared them
+        self.cards = np.repeat(np.arange(NUM_KINDS), free).tolist()
+        self.rng = _rng(seed)
+        self.base = None if seed is None or isinstance(seed, random.Random) else \
+            int(seed) << 64
+        self.number = 0             # the next deal's number
+
+    def skip(self, k: int, stop: Stop | None = None) -> None:
+        if self.base is not None:
+            self.number += k
+            return
+        for done in range(0, k, _CHUNK):    # (a stop is read between chunks)
+            if stop is not None and stop.is_set():
+                return
+            for _ in range(min(_CHUNK, k - done)):
+                self._shuffled()
+
+    def _shuffled(self) -> list:
+        if self.base is not None:
+            self.rng.seed(self.base | self.number)
+        self.number += 1
+        shuffled = self.cards[:]
+        self.rng.shuffle(shuffled)
+        return shuffled
+
+    def deal(self, k: int) -> list[Position]:
+        view, out = self.view, []
         for _ in range(k):
-            shuffled = cards[:]
-            rng.shuffle(shuffled)
-            if skip:
-                continue        # (the shuffle alone moves the stream on by one deal)
-            shuffled = np.array(shuffled, dtype=np.int64)
+            shuffled = np.array(self._shuffled(), dtype=np.int64)
             hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
             hands[view.seat] = view.own.astype(np.uint8)
             start = 0
             for s, size in view.hidden:
-                fixed = pinned.get(s)
+                fixed = self.pinned.get(s)
                 take = size - (0 if fixed is None else int(fixed.sum()))
                 counts = np.bincount(shuffled[start:start + take], minlength=NUM_KINDS)
                 if fixed is not None:
@@ -409,8 +450,6 @@ def _dealer(view: _View, seed, known):
             out.append(Position(view.level, hands, view.finished, view.to_move, view.table,
                                 view.owner, view.rules))
         return out
-
-    return deal
 
 
 @dataclass
@@ -488,7 +527,7 @@ def _view_key(view: _View, known) -> str:
     digest, the same deals for a seed."""
     pinned = _pinned(view, known)
     table = None if view.table is None else sorted(int(k) for k in view.table.kinds)
-    parts = (view.level, view.rules.flags(), view.seat, view.own.astype(int).tolist(),
+    parts = (_DEALING, view.level, view.rules.flags(), view.seat, view.own.astype(int).tolist(),
              [tuple(map(int, h)) for h in view.hidden], view.pool.astype(int).tolist(),
              [int(x) for x in view.finished], view.to_move, table, view.owner,
              sorted((int(s), c.astype(int).tolist()) for s, c in pinned.items()))
@@ -516,14 +555,10 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     """
     start = time.perf_counter()
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
-    n = _checked_count(n)
-    first = _checked_count(first, "first")
+    first, n = _checked_slice(first, n)
     _checked_stop(stop)         # (read before each chunk)
-    deal = _dealer(view, seed, known)
-    for skipped in range(0, first, _CHUNK):     # (a stop is read between chunks)
-        if stop is not None and stop.is_set():
-            break
-        deal(min(_CHUNK, first - skipped), skip=True)
+    dealer = _Dealer(view, seed, known)
+    dealer.skip(first, stop)
     moves = []          # a SampledMove a group, in legal_moves() order (the same every deal)
     searched = solved = nodes = 0
     numbers = []        # the numbers of the deals searched
@@ -532,7 +567,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     for offset in range(0, max(n, 1), _CHUNK):
         if stop is not None and stop.is_set():
             break
-        deals = deal(min(_CHUNK, n - offset))
+        deals = dealer.deal(min(_CHUNK, n - offset))
         # each deal from empty tables: what a node limit leaves, and the node counts, then
         # depend only on the deal, not on the deals or solves a thread saw before
         results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,
@@ -595,7 +630,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     view = _view(position, None, rules)
     # (the seat to move's legal moves depend on its hand and the table alone: any deal
     # of the view has them)
-    pos = _dealer(view, 0, known)(1)[0]
+    pos = _Dealer(view, 0, known).deal(1)[0]
     legal = pos.legal_moves()
     index = {m: i for i, m in enumerate(legal)}
 
@@ -614,6 +649,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     for key in ("view", "samples", "solved", "nodes", "moves"):
         if key not in obj:
             raise ValueError(f"a sampled result needs the key {key!r}")
+    _no_other_keys(obj, _RESULT_KEYS, "a sampled result")
     expected = _view_key(view, known)
     if obj["view"] != expected:
         raise ValueError(f"the result is of another position or other known cards: its "
@@ -626,10 +662,10 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
         seed = count(seed, "seed")
     deals = obj.get("deals", [])
     if not isinstance(deals, list) or not all(
-            isinstance(d, list) and len(d) == 2 and is_whole(d[0], 0, 2**64) and
-            is_whole(d[1], 0, 2**64) and d[0] < d[1] for d in deals):
-        raise ValueError(f"deals must be a list of [start, end] deal ranges, not "
-                         f"{quoted(deals)}")
+            isinstance(d, list) and len(d) == 2 and is_whole(d[0], 0, MAX_DEALS) and
+            is_whole(d[1], 0, MAX_DEALS) and d[0] < d[1] for d in deals):
+        raise ValueError(f"deals must be a list of [start, end] deal ranges (start < end "
+                         f"<= 2**63), not {quoted(deals)}")
     spans = tuple((int(a), int(b)) for a, b in deals)
     apart = list(spans) == sorted(spans) and all(b < c for (_, b), (c, _) in
                                                   zip(spans, spans[1:]))
@@ -652,6 +688,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
         if not isinstance(entry, Mapping) or not {"move", "values", "best"} <= set(entry):
             raise ValueError(f"{what} must be an object with move, values and best, not "
                              f"{quoted(entry)}")
+        _no_other_keys(entry, _MOVE_KEYS, what)
         move = legal_move(entry["move"], f"{what}.move")
         equivalent = entry.get("equivalent", [])
         if not isinstance(equivalent, list):
@@ -673,12 +710,33 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
                 raise ValueError(f"{what}: {m} is listed twice")
             seen.add(m)
         moves.append(SampledMove(move, counts, best, same, index[move]))
+        # what the counts make of the mean, as to_json wrote it (the same float)
+        if "mean" in entry and entry["mean"] != moves[-1].mean:
+            raise ValueError(f"{what}.mean is {quoted(entry['mean'])}, but its values make "
+                             f"{moves[-1].mean}")
     if solved and len(seen) != len(legal):
         missing = next(m for m in legal if m not in seen)
         raise ValueError(f"moves: {missing}, a legal move, is missing")
     moves.sort(key=_best_first)
+    if "best" in obj:
+        best = moves[0].move.to_platform() if solved and moves else None
+        if obj["best"] != best:
+            raise ValueError(f"best is {quoted(obj['best'])}, but the moves' counts make "
+                             f"{quoted(best)}")
     return SampledResult(moves, samples, solved, nodes, float(seconds), seed, spans,
                          expected)
+
+
+_RESULT_KEYS = ("seed", "deals", "view", "best", "samples", "solved", "moves", "nodes",
+                "seconds")
+_MOVE_KEYS = ("move", "mean", "best", "values", "equivalent")
+
+
+def _no_other_keys(obj: Mapping, keys: tuple, what: str) -> None:
+    other = [k for k in obj if k not in keys]
+    if other:
+        raise ValueError(f"{what} has no key {quoted(other[0])} (its keys: "
+                         f"{', '.join(keys)})")
 
 
 def merge_sampled(results) -> SampledResult:

@@ -18,7 +18,7 @@ from guandan_core.position import Position
 from reference_minimax import random_position
 from solver import (SampledResult, merge_sampled, sample_deals, solve, solve_many,
                     solve_sampled)
-from solver.sampling import read_sampled
+from solver.sampling import MAX_DEALS, read_sampled
 
 FOUR_SEATS = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
                                       ["C6", "CQ"], ["S4", "SK", "D6"]],
@@ -233,6 +233,14 @@ def _broken(change):
     (lambda o: o["moves"][0].update(best=5), "moves[0].best must be a whole number from 0 to 3"),
     (lambda o: o["moves"][0].pop("best"), "moves[0] must be an object with move, values and best"),
     (lambda o: o.update(solved=0), "moves are listed but no deal was solved"),
+    (lambda o: o.update(seeds=8), "a sampled result has no key 'seeds' (its keys: seed, "),
+    (lambda o: o["moves"][0].update(bogus=1), "moves[0] has no key 'bogus'"),
+    (lambda o: o.update(best="nonsense"), "best is 'nonsense', but the moves' counts make"),
+    (lambda o: o.update(best=o["moves"][1]["move"]), "but the moves' counts make"),
+    (lambda o: o["moves"][0].update(mean="abc"), "moves[0].mean is 'abc', but its values make"),
+    (lambda o: o["moves"][0].update(mean=o["moves"][0]["mean"] - 0.5), "moves[0].mean is"),
+    (lambda o: o.update(deals=[[2**64 - 3, 2**64]]), "deals must be a list of [start, end] deal "
+                                                     "ranges (start < end <= 2**63)"),
 ])
 def test_a_bad_saved_result_is_named(change, message):
     with pytest.raises(ValueError, match=re.escape(message)):
@@ -249,14 +257,36 @@ def test_read_sampled_refuses_what_is_not_a_result():
         read_sampled(_broken(lambda o: None), over)
 
 
-def test_a_stop_ends_the_skipping_of_earlier_deals():
-    """A stop set while the deals before `first` are drawn (twenty million of them, about
-    25 s here) ends the call within moments, nothing solved."""
+def test_a_slice_far_down_the_stream_costs_no_more_than_the_first():
+    """With a whole-number seed each deal has its own generator: the last deals below
+    2**63 come at once, and are the same however the slice around them is cut."""
+    import time
+    last = MAX_DEALS - 4
+    start = time.perf_counter()
+    far = sample_deals(FOUR_SEATS, 4, seed=1, first=last)
+    assert time.perf_counter() - start < 1
+    assert sample_deals(FOUR_SEATS, 2, seed=1, first=last + 2) == far[2:]
+    assert far != sample_deals(FOUR_SEATS, 4, seed=1) and len(set(far)) > 1
+    result = solve_sampled(FOUR_SEATS, 4, seed=1, first=last, threads=1)
+    assert result.deals == ((last, MAX_DEALS),) and result.solved == 4
+    for bad_first, n in ((MAX_DEALS, 1), (last, 5)):
+        with pytest.raises(ValueError, match=f"first \\+ n must be at most 2\\*\\*63 .*"
+                                             f"not {bad_first} \\+ {n}"):
+            solve_sampled(FOUR_SEATS, n, seed=1, first=bad_first)
+        with pytest.raises(ValueError, match="first \\+ n must be at most"):
+            sample_deals(FOUR_SEATS, n, seed=1, first=bad_first)
+
+
+def test_a_stop_ends_the_skipping_of_a_generators_earlier_deals():
+    """With a random.Random the deals before `first` are its next shuffles, drawn: a
+    stop set while twenty million of them are drawn (about 25 s here) ends the call
+    within moments, nothing solved."""
     import threading
     from solver import Stop
     stop = Stop()
     threading.Timer(0.2, stop.set).start()
-    result = solve_sampled(FOUR_SEATS, 5, seed=1, first=20_000_000, stop=stop, threads=1)
+    result = solve_sampled(FOUR_SEATS, 5, seed=random.Random(1), first=20_000_000,
+                           stop=stop, threads=1)
     assert (result.samples, result.solved, result.best) == (0, 0, None)
     assert result.seconds < 5
 

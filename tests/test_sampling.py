@@ -67,7 +67,8 @@ def test_the_same_seed_gives_the_same_deals_whatever_the_hidden_hands_were():
     assert len(set(a)) > 10
     # a random.Random is drawn from: two calls on one go on where the first stopped
     rng = random.Random(4)
-    assert sample_deals(FOUR_SEATS, 10, seed=rng) + sample_deals(FOUR_SEATS, 20, seed=rng) == a
+    drawn = sample_deals(FOUR_SEATS, 10, seed=rng) + sample_deals(FOUR_SEATS, 20, seed=rng)
+    assert drawn == sample_deals(FOUR_SEATS, 30, seed=random.Random(4)) != a
     assert sample_deals(FOUR_SEATS, 0, seed=1) == []
     # deals pickle (for worker processes) and compare equal to their copies
     assert pickle.loads(pickle.dumps(a)) == a
