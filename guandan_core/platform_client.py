@@ -20,6 +20,7 @@ which is also what :func:`play_lines` replays (it reads the ``in`` lines of such
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Optional, TextIO
 
@@ -29,6 +30,7 @@ from .usertext import quoted
 __all__ = ["play_websocket", "play_lines", "check_url"]
 
 MAX_MESSAGE_BYTES = 1 << 20     # an act message at a 27-card lead is about 20 KB
+MAX_LINE = MAX_MESSAGE_BYTES + 1024     # a line of play_lines: a message, or a log's {"in": ...}
 
 
 def check_url(url: str) -> str:
@@ -112,9 +114,16 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
     """Play ``seat`` on the messages of ``infile``, one JSON object a line (blank lines
     skipped; a line ``{"in": message}`` of a log is read as its message, a line
     ``{"out": ...}`` skipped), writing each answer to ``outfile`` as one line, flushed;
-    the number of answers. :class:`PlatformError` names the line it cannot take."""
+    the number of answers. :class:`PlatformError` names the line it cannot take, or one
+    longer than ``MAX_LINE`` characters (read no further than that)."""
     answered = 0
-    for number, line in enumerate(infile, 1):
+    for number in itertools.count(1):
+        line = infile.readline(MAX_LINE + 1)
+        if not line:
+            break
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            raise PlatformError(f"line {number}: longer than {MAX_LINE:,} characters (a "
+                                f"message is at most {MAX_MESSAGE_BYTES:,} bytes)")
         if not line.strip():
             continue
         try:

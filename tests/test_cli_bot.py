@@ -5,6 +5,7 @@ The messages come from tests/platform_server.py, which plays a real match; the b
 a user runs it must give the answers the in-process PlatformSeat gave to the same messages.
 """
 
+import io
 import json
 import socket
 import subprocess
@@ -129,6 +130,12 @@ def test_sec7_a_bad_message_stops_the_bot_with_one_line(game):
     assert_one_line_error(proc, "line 3: notify play: unknown card 'XX'")
     proc = run_cli(["bot", "--stdio"], stdin=_lines(messages[:1]) + "{oops\n")
     assert_one_line_error(proc, "line 2: a message is JSON text")
+    # a line without end is not read past MAX_LINE characters
+    from guandan_core.platform_client import MAX_LINE
+    proc = run_cli(["bot", "--stdio"], stdin=_lines(messages[:1]) + " " * (3 * MAX_LINE))
+    assert_one_line_error(proc, f"line 2: longer than {MAX_LINE:,} characters")
+    fits = io.StringIO(_lines(messages[:1]) + " " * (MAX_LINE - 1) + "\n" + " " * MAX_LINE)
+    assert play_lines(PlatformSeat(make_player("greedy")), fits, io.StringIO()) == 0
 
 
 def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game):
