@@ -84,7 +84,7 @@ from __future__ import annotations
 
 from bisect import insort
 from dataclasses import dataclass, field
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -178,8 +178,22 @@ def split_score(moves: Iterable[Move]) -> tuple:
     ``(plays, -number_of_bombs, bomb powers negated ascending, number_of_singles,
     -lowest single key)``; the last term is -1000 when there is no single.
     """
-    score = _full_score(list(moves))
+    score = _full_score(_checked_split(moves))
     return score[:4] + (score[4][0] if score[4] else _NO_SINGLE,)
+
+
+def _checked_split(split) -> list:
+    """``split`` as a list of Moves, else a MoveError (a TypeError for no list at all)
+    naming what it holds."""
+    if isinstance(split, SplitResult):
+        return list(split.split)
+    if isinstance(split, (str, bytes, Move)) or not isinstance(split, Iterable):
+        raise TypeError(f"a split is a list of Moves, not {split!r}")
+    split = list(split)
+    for play in split:
+        if not isinstance(play, Move):
+            raise MoveError(f"a split is a list of Moves, not one holding {play!r}")
+    return split
 
 
 def _part_order(m: Move):
@@ -690,16 +704,13 @@ def control(split, hand, level, played=None, rules=None) -> list:
     ``split`` is a list of Moves (or a :class:`SplitResult`); the unseen pool is the
     108-card deck minus ``hand`` minus ``played``. Returns one :class:`ControlInfo` per play.
     """
-    if isinstance(split, SplitResult):
-        split = split.split
+    split = _checked_split(split)
     lvl = _level(level)
     rules = Rules.of(rules)
     pool = unseen_pool(hand, played)
     held = _hand(hand).counts.astype(np.int64)
     out = []
     for play in split:
-        if not isinstance(play, Move):
-            raise MoveError(f"a split is a list of Moves, not {play!r}")
         # a play read at another level has another strength there (a pair of 7s at level 2
         # is below 8s, at 7 above aces), and the pass is no play
         if play.is_pass:

@@ -170,7 +170,8 @@ class _Parser(argparse.ArgumentParser):
         return namespace, rest
 
     def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        # (the message may quote the user's argument, line breaks and all)
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -217,11 +218,11 @@ def main(argv=None) -> int:
             # named under the sub-command they were given to (argparse names the top
             # level); there is one, or argparse would have stopped already
             name = f"guandan {args.command}"
-            parser.exit(2, f"{name}: error: unrecognized arguments: {' '.join(extra)} "
-                           f"(see {name} --help)\n")
+            parser.exit(2, f"{name}: error: unrecognized arguments: "
+                           f"{one_line(' '.join(extra))} (see {name} --help)\n")
     except SystemExit as done:      # --help, --version, a usage error: written, then flushed
         return _flushed(done.code if isinstance(done.code, int) else 2, "")
-    if getattr(args, "command", None) == "moves" and args.example == bool(args.hand):
+    if getattr(args, "command", None) == "moves" and args.example == (args.hand is not None):
         try:
             args.usage_error(
                 "give a HAND or --example, not both" if args.example

@@ -13,7 +13,7 @@ import threading
 from .cards import format_rank
 from .cli import add_rules_option, whole_number_type
 from .jsontext import parse_json, read_text
-from .usertext import read_seconds
+from .usertext import one_line, read_seconds
 
 # A 4 x 6 endgame (from benchmarks/data/endgames_4x6.json, item 32) that solves in
 # a few hundredths of a second.
@@ -244,7 +244,8 @@ def cmd_solve(args) -> int:
                 print(json.dumps(out), flush=not single)
             else:
                 if not single:
-                    print(f"== {label}")
+                    # (a file name may hold bytes the output cannot encode, or a line break)
+                    print(f"== {one_line(label)}")
                 _print_result(positions[printed], ready,
                               "Ctrl-C" if interrupted and not ready.exact else "a limit")
             printed += 1

@@ -567,8 +567,17 @@ def test_control_and_best_split_name_what_they_cannot_use():
             (lambda: best_split("S3 S4", "2", runners_up=-1), "not -1"),
             (lambda: best_split("S3 S4", "2", runners_up=True), "not True"),
             (lambda: format_card(True), "not a card kind index: True"),
-            (lambda: format_card(52.0), "not a card kind index: 52.0")):
+            (lambda: format_card(52.0), "not a card kind index: 52.0"),
+            # split_score gave an AttributeError for a list of other things than Moves
+            (lambda: split_score([1]), "a split is a list of Moves, not one holding 1"),
+            (lambda: split_score(["S3"]), "not one holding 'S3'"),
+            (lambda: control([["Single", "3", ["S3"]]], "S3", "2"),
+             "not one holding ['Single', '3', ['S3']]")):
         with pytest.raises(ValueError, match=re.escape(named)):
+            call()
+    # a text is no list of plays (control named its first letter)
+    for call in (lambda: control("S3", "S3", "2"), lambda: split_score("S3")):
+        with pytest.raises(TypeError, match=re.escape("a split is a list of Moves, not 'S3'")):
             call()
     [info] = control([sevens], "S7 C7", "2")
     assert info.beatable and str(info.by) == "Pair 8: D8 D8"

@@ -87,6 +87,10 @@ def test_classify_names_every_reading(capsys):
     (["solve", "--example", "--bogus"],
      "guandan solve: error: unrecognized arguments: --bogus (see guandan solve --help)"),
     (["classify", "S3", "S4"], "guandan classify: error: unrecognized arguments: S4"),
+    # the user's text quoted on one line (a line break in it broke the error in two)
+    (["classify", "S3", "x\ny"], "guandan classify: error: unrecognized arguments: x y (see"),
+    (["solve", "--example", "--t=a\nb"], "ambiguous option: --t=a b could match"),
+    (["moves", "", "--example"], "not both"),      # an empty HAND is a HAND
     # an option given twice was the last one silently (the engine protocol refuses it)
     (["solve", "--example", "--at-least", "1", "--at-least", "2"],
      "argument --at-least: given twice (1 and 2): give it once"),

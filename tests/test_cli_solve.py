@@ -310,6 +310,26 @@ def test_solve_several_positions_in_input_order(tmp_path, capsys):
     assert out.count("\nvalue: ") == 2
 
 
+def test_several_positions_with_names_the_output_cannot_encode(tmp_path):
+    """A file name that is not UTF-8 (or holds a line break) is written escaped in the
+    "== NAME" line: it failed the whole run after solving, with a strict UTF-8 output."""
+    position = json.dumps({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
+                           "finished": [2], "to_move": 0, "table": None})
+    names = [b"good.json", b"p\xff.json", b"two\nlines.json"]
+    for name in names:
+        with open(os.path.join(os.fsencode(tmp_path), name), "w") as f:
+            f.write(position)
+    proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "solve",
+                           *[os.path.join(os.fsencode(tmp_path), n) for n in names]],
+                          capture_output=True, cwd=PACKAGES,
+                          env=cli_env(PYTHONIOENCODING="utf-8"), timeout=120)
+    assert proc.returncode == 0 and proc.stderr == b""
+    headers = [line for line in proc.stdout.decode().splitlines() if line.startswith("== ")]
+    assert [h.rsplit("/", 1)[1] for h in headers] == ["good.json", "p\\udcff.json",
+                                                       "two lines.json"]
+    assert proc.stdout.decode().count("\nvalue: +") == 3
+
+
 def test_fresh_tables_make_node_counts_independent_of_threads(tmp_path, capsys):
     """--fresh-tables: each position from empty tables, so the node counts and what a
     node limit leaves are those of solve(p, fresh_tables=True), with 1 or 2 threads."""
