@@ -15,7 +15,7 @@ import json
 import sys
 
 from .cli import bounded_seconds_type, whole_number_type
-from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve
+from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve, ws_url
 
 __all__ = ["register", "cmd_serve"]
 
@@ -26,7 +26,8 @@ def cmd_serve(args) -> int:
     def ready(host, port):
         if args.log:
             log.append(open(args.log, "w", encoding="utf-8"))
-        print(f"listening on ws://{host}:{port}/game/NAME: waiting for 4 clients", flush=True)
+        print(f"listening on {ws_url(host, port, '/game/NAME')}: waiting for 4 clients",
+              flush=True)
 
     def warn(text):
         print(f"guandan serve: {text}", file=sys.stderr, flush=True)
@@ -54,8 +55,9 @@ def register(subparsers) -> None:
                     "the order they connect) and play games with them in the AI "
                     "competition platform's messages, under its rules (RULES sec. 9).")
     p.add_argument("--host", default="127.0.0.1",
-                   help="IPv4 address to listen on (default 127.0.0.1: this machine only; "
-                        "0.0.0.0: every interface, for clients on other machines)")
+                   help="address to listen on, IPv4 or IPv6 (default 127.0.0.1: this "
+                        "machine only; 0.0.0.0 or ::: every interface, for clients on other "
+                        "machines)")
     p.add_argument("--port", type=whole_number_type("a port from 0 to 65535", 0, 65535),
                    default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: a free one)")
     p.add_argument("--games", type=whole_number_type("a number of games from 1 to 9999", 1,

@@ -25,7 +25,7 @@ Where it differs from the platform (or the platform is not documented):
   which some clients expect);
 * ``publicInfo[i].playArea`` is seat i's last action this hand (the platform's own
   messages clear some of them when a trick ends);
-* the server listens on an IPv4 address.
+* the server listens on an IPv4 or IPv6 address.
 
 >>> from guandan_core.players import GreedyPlayer
 >>> from guandan_core.platform_seat import PlatformSeat
@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import queue
 import random
+import socket
 import threading
 import time
 from typing import Callable, Optional
@@ -325,6 +326,20 @@ def _shown(reply) -> str:
     return quoted(reply, 200)
 
 
+def _listening_socket(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host`` (a name, an IPv4 or an IPv6 address; "::" takes
+    IPv4 clients too where the system allows) and ``port``."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    family = infos[0][0]
+    both = family == socket.AF_INET6 and host == "::" and socket.has_dualstack_ipv6()
+    return socket.create_server(infos[0][4][:2], family=family, dualstack_ipv6=both)
+
+
+def ws_url(host: str, port: int, path: str = "/game/") -> str:
+    """``ws://HOST:PORT/game/``, an IPv6 address in brackets."""
+    return f"ws://{f'[{host}]' if ':' in host else host}:{port}{path}"
+
+
 def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, seed=None,
           shuffle_seed=0, max_hands: int = 10_000, timeout: Optional[float] = None,
           on_event=None, on_ready=None, on_warning=None) -> list:
@@ -372,8 +387,8 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
     try:
         # (close_timeout: a client that does not answer the closing handshake holds up
         # the end of the game at most that long)
-        server = websocket_server(handler, host, port, max_size=_MAX_MESSAGE_BYTES,
-                                  close_timeout=1)
+        server = websocket_server(handler, sock=_listening_socket(host, port),
+                                  max_size=_MAX_MESSAGE_BYTES, close_timeout=1)
     except OSError as exc:
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -16,6 +16,7 @@ import threading
 import pytest
 
 from guandan_core.platform_client import play_websocket
+from guandan_core.platform_server import ws_url
 from guandan_core.platform_seat import PlatformSeat
 from guandan_core.players import GreedyPlayer
 from cli_process import PACKAGES, assert_one_line_error, cli_env, run_cli
@@ -77,7 +78,7 @@ class _Served:
         from guandan_core.platform_server import serve
 
         def ready(host, port):
-            self.url = f"ws://{host}:{port}/game/"
+            self.url = ws_url(host, port)
             self.ready.set()
 
         try:
@@ -222,6 +223,45 @@ def test_play_websocket_against_the_server_in_process():
         t.join(60)
     assert served.error is None and sorted(counts) == [0, 1, 2, 3]
     assert all(hands == 1 and answered > 0 for answered, hands in counts.values())
+
+
+def _has_ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _has_ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_the_server_listens_on_an_ipv6_address():
+    """serve() on ::1 (it refused any IPv6 address): four bots at ws://[::1]:PORT play a
+    hand, and guandan serve prints that address in brackets."""
+    served = _Served(seed=5, max_hands=1, host="::1")
+    assert served.url.startswith("ws://[::1]:")
+    counts = {}
+
+    def run(i):
+        counts[i] = play_websocket(PlatformSeat(GreedyPlayer()), served.url + f"c{i}")
+
+    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(4)]
+    for t in threads:
+        t.start()
+    served.join()
+    for t in threads:
+        t.join(60)
+    assert served.error is None and len(served.result) == 1 and len(counts) == 4
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "serve", "--host", "::1",
+                             "--port", "0"], stdout=subprocess.PIPE, text=True, cwd=PACKAGES,
+                            env=cli_env())
+    try:
+        line = proc.stdout.readline()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert re.fullmatch(r"listening on ws://\[::1\]:\d+/game/NAME: waiting for 4 clients\n",
+                        line), line
 
 
 def test_messages_sent_when_not_asked_never_stand_for_an_answer():
