@@ -517,7 +517,8 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
     """Team levels after a hand (sec. 8, 9).
 
     Returns ``(levels, failures, gain, winner)``: the new levels and counts of failed hands
-    at A per team, the levels the winning team of the hand went up, and the team that won
+    at A per team, the levels the hand earned its winning team (3, 2 or 1 by the partner's
+    place, whether or not the level, which stops at A, rose that far), and the team that won
     the game with this hand (or None).
     """
     levels = _checked_pair(levels, "levels", parse_level)
