@@ -65,3 +65,12 @@ def test_sec8_with_both_teams_at_a_either_team_can_win_the_game():
                                                   MatchRules.standard())
         assert (levels, winner) == ([a, a], team)
         assert failures[1 - team] == 1 and failures[team] == 0
+
+
+def test_sec8_the_gain_is_what_the_finish_earns_even_past_a():
+    """RULES 8: "Levels stop at A": a 1st-and-2nd finish from Q earns 3 levels (the gain
+    recorded) but rises 2, to A."""
+    queen, ace = 10, 12
+    levels, _, gain, winner = settle_hand([queen, 3], [0, 0], queen, (0, 2, 1, 3),
+                                          MatchRules.standard())
+    assert (levels, gain, winner) == ([ace, 3], 3, None)
