@@ -55,9 +55,9 @@ from typing import Optional
 
 import numpy as np
 
-from .cards import is_whole, parse_level
+from .cards import CardError, format_card, is_whole, parse_card, parse_level
 from .match import Match, MatchRules, Observation, _checked_seed, deal
-from .moves import MOVE_DTYPE, Move
+from .moves import MOVE_DTYPE, Move, classify
 from .players import GreedyPlayer
 from .position import Position
 from .rules import Rules
@@ -144,6 +144,10 @@ class HandEnv:
             reward = outcome if seat % 2 == 0 else -outcome
             return self._observe_end(seat), reward, True, False, self._info()
         return self._observe(), 0, False, False, self._info()
+
+    def _actions(self) -> tuple:
+        """How many actions the seat to move has, and that seat."""
+        return len(self._observation.legal_moves), self.position.to_move
 
     def __copy__(self) -> "HandEnv":
         # (a shallow copy would share the position: a step of one would move the other)
@@ -274,6 +278,52 @@ class _AgentSeat:
         raise AttributeError(name)
 
 
+class _StepCards:
+    """The agent seats' tribute and return hooks under ``card_actions``: they exist, so
+    the match asks the agent's seats, but the answers come from ``GameEnv.step``."""
+
+    def choose_tribute(self, obs, allowed):
+        raise RuntimeError("with card_actions, the agent's cards come from GameEnv.step")
+
+    choose_return = choose_tribute
+
+
+class _CardChoice(Exception):
+    """Stops :meth:`Match._begin_hand` at an agent seat's tribute or return choice."""
+
+
+# the observation's "phase": a move, a tribute card, a returned card
+PHASES = {"play": 0, "choose_tribute": 1, "choose_return": 2}
+
+
+class _EnvMatch(Match):
+    """A Match that records the tribute and return cards chosen while a hand is begun,
+    so that beginning it can stop at an agent seat's choice (``card_actions``) and be
+    begun again from the same state, the choices so far answered from the record: the
+    opponents' hooks are asked once, and the same cards dealt."""
+
+    def __init__(self, players, rules, seed, agent_seats, card_actions: bool):
+        super().__init__(players, rules, seed)
+        self.agent_seats, self.card_actions = agent_seats, card_actions
+        self.card_answers: list = []    # (seat, method_name, kind) of the hand being begun
+        self.replayed = 0               # how many of them this attempt has used
+
+    def _players_card(self, method_name: str, seat: int, level: int, hands, allowed,
+                      refusal) -> int:
+        if self.replayed < len(self.card_answers):
+            # (the same state asks the same questions in the same order)
+            kind = self.card_answers[self.replayed][2]
+            self.replayed += 1
+            return kind
+        if self.card_actions and seat in self.agent_seats:
+            raise _CardChoice(method_name, seat, self._card_observation(seat, level, hands),
+                              [int(k) for k in allowed])
+        kind = super()._players_card(method_name, seat, level, hands, allowed, refusal)
+        self.card_answers.append((seat, method_name, kind))
+        self.replayed += 1
+        return kind
+
+
 class GameEnv(HandEnv):
     """Whole games: hands in a row with levels and tribute (RULES sec. 8), as a
     :class:`~guandan_core.match.Match` plays them, the agent choosing the moves of its
@@ -286,6 +336,17 @@ class GameEnv(HandEnv):
     ``Match`` player's hooks) pick the agent seats' tribute and returned cards (None,
     or a missing method: the match's defaults); ``max_hands``: truncate a game after
     that many hands (None: play until a team wins it).
+
+    ``card_actions=True`` (instead of ``agent_cards``): the agent chooses its seats'
+    tribute and returned cards through ``step`` too. The game then stops at each such
+    choice with an observation whose ``phase`` is 1 (tribute) or 2 (return; 0 for a
+    move): ``legal`` holds the cards allowed (RULES sec. 8) as Singles, ``hand`` and
+    ``cards_left`` are as at that moment, no table, no pass; ``info`` has ``choice``
+    (``"choose_tribute"`` or ``"choose_return"``), ``allowed_cards`` and the
+    ``observation`` a ``Match`` player's hook gets, so that ``action_of(card)`` answers
+    with a hook's card. The step of a card gives reward 0 and the next choice or the
+    hand's first move. The hand is dealt and its tribute paid exactly as the ``Match``
+    with those choices would, and the opponents' hooks are asked once each.
 
     ``reset(seed)`` starts ``Match(players, rules, seed)`` (the same deals, first leader
     and tribute) and plays its first hand to the agent's first move. ``step(action)``
@@ -321,34 +382,63 @@ class GameEnv(HandEnv):
     """
 
     def __init__(self, agent_seats=(0, 1, 2, 3), opponents=None, rules=None,
-                 agent_cards=None, max_hands=None):
+                 agent_cards=None, max_hands=None, card_actions=False):
         match_rules = MatchRules.of(rules)
         super().__init__(agent_seats, opponents, "2", match_rules.core)
         if max_hands is not None and not is_whole(max_hands, 1):
             raise ValueError(f"max_hands must be a whole number >= 1 or None, not "
                              f"{max_hands!r}")
+        if not isinstance(card_actions, bool):
+            raise TypeError(f"card_actions must be True or False, not {card_actions!r}")
+        if card_actions and agent_cards is not None:
+            raise ValueError("give agent_cards or card_actions=True, not both: with "
+                             "card_actions the agent's cards come from step")
         self.match_rules = match_rules
         self.max_hands = None if max_hands is None else int(max_hands)
         self.agent_cards = agent_cards
+        self.card_actions = card_actions
         self.match: Optional[Match] = None
         self._hand = None
         self._over = False
+        # an agent seat's tribute or return choice the game waits for: (method name,
+        # seat, the Observation a Match player would get, the allowed card kinds)
+        self._choice: Optional[tuple] = None
 
     def reset(self, seed=None, options=None) -> tuple:
         """Start a new game (see the class); (observation, info). ``options`` is accepted
         and ignored."""
-        agent = _AgentSeat(self.agent_cards)
+        agent = _AgentSeat(_StepCards() if self.card_actions else self.agent_cards)
         players = [agent if s in self.agent_seats else self.players[s] for s in range(4)]
-        self.match = Match(players, self.match_rules, seed)     # (checks the seed)
-        self.position, self._over = None, False
+        self.match = _EnvMatch(players, self.match_rules, seed,      # (checks the seed)
+                               self.agent_seats, self.card_actions)
+        self.position, self._over, self._choice = None, False, None
         self._next_hand()
         return self._observe(), self._info()
+
+    def action_of(self, move) -> int:
+        """The action (index) of ``move``: a legal move (a :class:`Move` or a platform
+        triple), or at a tribute or return choice a card (its text, its kind, or a
+        Single of it); a ValueError names one that is not allowed."""
+        if self._choice is None:
+            return super().action_of(move)
+        name, seat, _, allowed = self._choice
+        kind = move.kinds[0] if isinstance(move, Move) and len(move) == 1 else move
+        try:
+            kind = parse_card(kind) if isinstance(kind, str) else kind
+        except CardError as exc:
+            raise ValueError(f"seat {seat} chooses a card: {exc}") from None
+        if isinstance(kind, bool) or kind not in allowed:
+            raise ValueError(f"{move!r} is not one of the cards seat {seat} may choose "
+                             f"({' '.join(format_card(k) for k in allowed)})")
+        return allowed.index(kind)
 
     def step(self, action) -> tuple:
         """Play legal move number ``action`` (see the class); (observation, reward,
         terminated, truncated, info)."""
         if self.match is not None and self._over:
             raise RuntimeError("the game is over: call reset(seed) for a new one")
+        if self._choice is not None:
+            return self._step_card(action)
         pos = self.position
         depth = None if pos is None else pos.depth
         obs, reward, done, _, info = super().step(action)
@@ -368,7 +458,7 @@ class GameEnv(HandEnv):
                 return obs, reward, won, cut, info
             self._next_hand()
             first = self._observe()
-            info["observation"] = self._observation
+            info.update(self._info())       # (the next hand's: a move or a card to choose)
             return first, reward, False, False, info
         except BaseException:
             # back to before the step: the hand as it was, the agent's move taken back
@@ -381,8 +471,54 @@ class GameEnv(HandEnv):
             self._observe()
             raise
 
+    def _actions(self) -> tuple:
+        if self._choice is None:
+            return super()._actions()
+        return len(self._choice[3]), self._choice[1]
+
+    def _step_card(self, action) -> tuple:
+        """The agent's tribute or returned card number ``action``, then the hand begun
+        again from where it stopped: the next choice, or the hand's first move."""
+        name, seat, _, allowed = self._choice
+        if not is_whole(action, 0, len(allowed) - 1):
+            raise ValueError(f"action {action!r} is not a card's index 0..{len(allowed) - 1} "
+                             f"(seat {seat} chooses its {_CARD_NAMES[name]} among "
+                             f"{' '.join(format_card(k) for k in allowed)})")
+        match = self.match
+        answers = match.card_answers
+        known = len(answers)
+        saved = dict(self.__dict__)
+        answers.append((seat, name, allowed[int(action)]))
+        try:
+            self._next_hand()
+            return self._observe(), 0, False, False, self._info()
+        except BaseException:
+            # back to the choice (the match was not changed: it begins the hand afresh)
+            del answers[known:]
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
     def _next_hand(self) -> None:
-        hand = self._hand = self.match._begin_hand()
+        """Begin the match's next hand and play its opponents' first moves; or stop at an
+        agent seat's tribute or return choice (``card_actions``), the match as before."""
+        match = self.match
+        match.replayed = 0
+        snapshot = match._snapshot()
+        answered = len(match.card_answers)
+        try:
+            hand = match._begin_hand()
+        except _CardChoice as choice:
+            match._restore(snapshot)
+            self._choice = choice.args
+            self._observation = choice.args[2]
+            return
+        except BaseException:
+            match._restore(snapshot)
+            del match.card_answers[answered:]
+            raise
+        self._choice = None
+        hand = self._hand = hand
         # the tribute and returns, public: who gave and who received which cards
         self._given = np.zeros((4, 54), dtype=np.uint8)
         self._received = np.zeros((4, 54), dtype=np.uint8)
@@ -390,13 +526,44 @@ class GameEnv(HandEnv):
             self._given[giver, kind] += 1
             self._received[receiver, kind] += 1
         self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
+        match.card_answers.clear()      # (the hand has begun: its choices are made)
+
+    def _observe(self) -> dict:
+        if self._choice is None:
+            return super()._observe()
+        name, seat, obs, allowed = self._choice
+        # the allowed cards as Singles (a wild one a Single of the level rank), so that
+        # the agent picks one as it picks a move
+        legal = np.array([classify([k], obs.level, self.rules)[0].record()
+                          for k in allowed]).view(MOVE_DTYPE)[:, 0]
+        zeros = np.zeros((4, 54), dtype=np.uint8)
+        return {
+            "seat": np.int8(seat), "level": np.int8(obs.level),
+            "hand": np.array(obs.counts, dtype=np.uint8), "played": zeros.copy(),
+            "cards_left": np.array(obs.cards_left, dtype=np.uint8),
+            "place": np.zeros(4, dtype=np.uint8), "table": np.zeros(54, dtype=np.uint8),
+            "table_owner": np.int8(-1), "can_pass": np.bool_(False), "legal": legal,
+            "team_levels": np.array(obs.team_levels, dtype=np.int8),
+            "given": zeros.copy(), "received": zeros.copy(), "phase": np.int8(PHASES[name]),
+        }
+
+    def _info(self) -> dict:
+        if self._choice is None:
+            return super()._info()
+        name, _, obs, allowed = self._choice
+        return {"observation": obs, "choice": name,
+                "allowed_cards": [format_card(k) for k in allowed]}
 
     def _arrays(self, seat: int, counts, can_pass: bool, legal: np.ndarray) -> dict:
         out = super()._arrays(seat, counts, can_pass, legal)
         out["team_levels"] = np.array(self._team_levels, dtype=np.int8)
         out["given"] = self._given.copy()
         out["received"] = self._received.copy()
+        out["phase"] = np.int8(PHASES["play"])
         return out
+
+
+_CARD_NAMES = {"choose_tribute": "tribute card", "choose_return": "returned card"}
 
 
 class VectorEnv:
@@ -497,10 +664,10 @@ class VectorEnv:
             raise ValueError(f"actions: one action an environment ({self.num_envs}), "
                              f"not {len(actions)}")
         for i, (env, a) in enumerate(zip(self.envs, actions)):
-            count = len(env._observation.legal_moves)
+            count, seat = env._actions()
             if not is_whole(a, 0, count - 1):
                 raise ValueError(f"environment {i}: action {a!r} is not a legal move's "
-                                 f"index 0..{count - 1} (seat {env.position.to_move})")
+                                 f"index 0..{count - 1} (seat {seat})")
         rows, infos = [], []
         rewards = np.zeros(self.num_envs, dtype=np.int8)
         terminated = np.zeros(self.num_envs, dtype=bool)

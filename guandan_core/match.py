@@ -854,9 +854,7 @@ class Match:
         method = getattr(self.players[seat], method_name, None)
         if not callable(method):
             return allowed[0]
-        obs = Observation(seat, level, (), None, None, tuple(int(h.sum()) for h in hands),
-                          tuple(self.levels), (), self.rules.core,
-                          hands[seat].astype(np.uint8), [], 0)
+        obs = self._card_observation(seat, level, hands)
         names = [format_card(k) for k in allowed]
         answer = method(obs, list(names))
         try:
@@ -866,6 +864,13 @@ class Match:
         if kind not in allowed:
             raise IllegalMoveError(refusal(answer, " ".join(names)))
         return kind
+
+    def _card_observation(self, seat: int, level: int, hands) -> Observation:
+        """What a player choosing a tribute or returned card is shown: its hand and every
+        seat's card count at that moment, the levels; no moves."""
+        return Observation(seat, level, (), None, None, tuple(int(h.sum()) for h in hands),
+                           tuple(self.levels), (), self.rules.core,
+                           hands[seat].astype(np.uint8), [], 0)
 
     def _checked(self, answer, pos: Position, seat: int) -> Move:
         if isinstance(answer, Move):

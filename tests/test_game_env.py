@@ -211,3 +211,143 @@ def test_an_opponent_failing_while_the_next_hand_is_dealt_leaves_the_env_as_it_w
     failing, failures = run(FailingReturns(fail=True))
     plain, _ = run(FailingReturns(fail=False))
     assert failures == 1 and failing == plain
+
+
+def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
+    """``_play_game`` with ``card_actions``: a choice is answered with ``cards``' hook
+    (a Match player's ``choose_tribute`` / ``choose_return``) through ``action_of``; the
+    hand results and the choices seen as (seat, choice, allowed cards)."""
+    obs, info = env.reset(seed=seed)
+    results, choices = [], []
+    for _ in range(max_steps):
+        if "choice" in info:
+            seat = int(obs["seat"])
+            assert obs["phase"] == (1 if info["choice"] == "choose_tribute" else 2)
+            assert len(obs["legal"]) == len(info["allowed_cards"]) and not obs["can_pass"]
+            choices.append((seat, info["choice"], info["allowed_cards"]))
+            card = getattr(cards, info["choice"])(info["observation"], info["allowed_cards"])
+            action = env.action_of(card)
+        else:
+            assert obs["phase"] == 0
+            action = env.action_of(agents[int(obs["seat"])](info["observation"]))
+        obs, _, terminated, truncated, info = env.step(action)
+        if "hand_result" in info:
+            results.append(info["hand_result"])
+        if terminated or truncated:
+            return results, choices
+    raise AssertionError("the game did not end")
+
+
+class FirstCards:
+    """The match's default choices, as hooks: the first allowed card."""
+
+    def choose_tribute(self, obs, allowed):
+        return allowed[0]
+
+    def choose_return(self, obs, allowed):
+        return allowed[0]
+
+
+@pytest.mark.parametrize("seed, rules", [(1, "standard"), (4, "platform")])
+def test_sec8_card_actions_with_the_default_cards_play_the_matchs_game(seed, rules):
+    """RULES 8 with card_actions: the agent's seats stop at each tribute and return they
+    choose; answering each with the default card and each move greedily plays the game
+    of a seeded Match of greedy players, hand for hand."""
+    env = GameEnv(rules=rules, card_actions=True)
+    results, choices = _play_with_cards(env, {s: GreedyPlayer() for s in range(4)},
+                                        FirstCards(), seed)
+    expected = Match([GreedyPlayer() for _ in range(4)], rules, seed=seed).play(len(results))
+    assert results == expected and results[-1].winner is not None
+    tributes = sum(len(r.tribute.payments) for r in expected)
+    returns = sum(len(r.tribute.returns) for r in expected)
+    assert tributes and returns and len(choices) == tributes + returns
+    assert {c for _, c, _ in choices} == {"choose_tribute", "choose_return"}
+
+
+@pytest.mark.parametrize("agent_seats", [(0, 2), (1,)])
+def test_sec8_card_actions_play_as_agent_cards_do(agent_seats):
+    """RULES 8: the last allowed card chosen through step plays the game agent_cards of
+    the same choice plays (random agents and opponents with their own hooks); the
+    opponents' hooks are asked once for each card, as in a Match, though the hand is
+    begun again after each of the agent's choices."""
+    class Counting(RandomWithCards):
+        asked = 0
+
+        def choose_return(self, obs, allowed):
+            Counting.asked += 1
+            return super().choose_return(obs, allowed)
+
+    def game(**options):
+        Counting.asked = 0
+        env = GameEnv(agent_seats, opponents=[None if s in agent_seats else Counting(s)
+                                              for s in range(4)], max_hands=12, **options)
+        agents = {s: RandomPlayer(50 + s) for s in agent_seats}
+        if options.get("card_actions"):
+            return _play_with_cards(env, agents, LastCards(), 6)[0], Counting.asked
+        return _play_game(env, agents, 6)[0], Counting.asked
+
+    by_step, asked = game(card_actions=True)
+    by_hooks, asked_by_hooks = game(agent_cards=LastCards())
+    assert by_step == by_hooks and len(by_step) == 12
+    assert asked == asked_by_hooks > 0
+
+
+@pytest.mark.parametrize("seed, agent_seats, failing_step", [
+    (4, (0, 2), "card"), (2, (1,), "card"), (3, (0, 2), "move")])
+def test_card_actions_bad_choices_are_named_and_a_failing_opponent_undoes_the_step(
+        seed, agent_seats, failing_step):
+    """A card action out of range or a card that is not allowed is a ValueError naming the
+    cards; an opponent whose return hook fails once, in the step of an agent's card (the
+    hand begun again after it) or of the move that ended the hand before, raises, leaves
+    the environment as before that step, and the retried step plays the same game."""
+    with pytest.raises(ValueError, match="give agent_cards or card_actions=True, not both"):
+        GameEnv(agent_cards=LastCards(), card_actions=True)
+    with pytest.raises(TypeError, match="card_actions must be True or False, not 'yes'"):
+        GameEnv(card_actions="yes")
+
+    class FailingReturns(GreedyPlayer):
+        def __init__(self, fail):
+            self.fail = fail
+
+        def choose_return(self, obs, allowed):
+            if self.fail:
+                self.fail = False
+                raise ZeroDivisionError("boom")
+            return allowed[0]
+
+    def run(opponent):
+        env = GameEnv(agent_seats=agent_seats, opponents=opponent, card_actions=True,
+                      max_hands=10)
+        obs, info = env.reset(seed=seed)
+        greedy, results, failures, checked = GreedyPlayer(), [], [], False
+        while True:
+            if "choice" in info:
+                allowed = info["allowed_cards"]
+                if not checked:
+                    checked = True
+                    with pytest.raises(ValueError, match=f"not a card's index 0..{len(allowed) - 1}"
+                                                         f" .* among {' '.join(allowed)}"):
+                        env.step(len(allowed))
+                    with pytest.raises(ValueError, match="is not one of the cards seat"):
+                        env.action_of("SB" if "SB" not in allowed else "S2")
+                    with pytest.raises(ValueError, match="unknown card 'X9'"):
+                        env.action_of("X9")
+                action = env.action_of(allowed[0])
+            else:
+                action = env.action_of(greedy(info["observation"]))
+            before = (env.match.hands_played, env._choice is not None, list(env.history))
+            try:
+                obs, _, done, cut, info = env.step(action)
+            except ZeroDivisionError:
+                failures.append("card" if before[1] else "move")
+                assert (env.match.hands_played, env._choice is not None,
+                        env.history) == before
+                obs, _, done, cut, info = env.step(action)
+            if "hand_result" in info:
+                results.append(info["hand_result"])
+            if done or cut:
+                return results, failures, checked
+
+    failing, failures, checked = run(FailingReturns(fail=True))
+    plain, _, _ = run(FailingReturns(fail=False))
+    assert checked and failures == [failing_step] and failing == plain

@@ -268,6 +268,45 @@ def test_sec8_rows_of_games_are_their_game_envs_across_autoresets():
     assert min(games) >= 1 and cuts >= 2 and hands_within >= 2
 
 
+def test_sec8_rows_with_card_actions_are_their_game_envs():
+    """RULES 8 with card_actions: rows that stop at tribute and return choices (random
+    cards, random moves) are their own GameEnvs, phase and the allowed cards as Singles
+    included, across the hands and games of the run."""
+    n, seed = 2, 2
+    template = GameEnv(agent_seats=(0, 1, 2, 3), max_hands=3, card_actions=True)
+    venv = VectorEnv(template, n)
+    obs, infos = venv.reset(seed=seed)
+    singles = [copy.deepcopy(template) for _ in range(n)]
+    seeds = [_hand_seeds(seed + i, 20) for i in range(n)]
+    games = [0] * n
+    expected = [env.reset(seed=seeds[i][0]) for i, env in enumerate(singles)]
+    movers = [RandomPlayer(20 + i) for i in range(n)]
+    cards = random.Random(4)
+    choices = 0
+    for _ in range(800):
+        actions = []
+        for i in range(n):
+            assert _same(_row(obs, i), expected[i][0])
+            assert obs["phase"][i] == expected[i][0]["phase"]
+            if obs["phase"][i]:
+                choices += 1
+                assert infos["_choice"][i] and list(infos["allowed_cards"][i]) == \
+                    expected[i][1]["allowed_cards"]
+                actions.append(cards.randrange(obs["legal_count"][i]))
+            else:
+                actions.append(venv.envs[i].action_of(movers[i](infos["observation"][i])))
+        obs, rewards, terminated, truncated, infos = venv.step(actions)
+        for i, env in enumerate(singles):
+            o, r, done, cut, info = env.step(actions[i])
+            assert (rewards[i], terminated[i], truncated[i]) == (r, done, cut)
+            if done or cut:
+                games[i] += 1
+                expected[i] = env.reset(seed=seeds[i][games[i]])
+            else:
+                expected[i] = (o, info)
+    assert min(games) >= 1 and choices >= 4
+
+
 def test_a_vector_env_takes_only_environments():
     for bad in (None, 3, "HandEnv"):
         with pytest.raises(TypeError, match="env must be a HandEnv or GameEnv"):
