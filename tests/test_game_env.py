@@ -351,3 +351,25 @@ def test_card_actions_bad_choices_are_named_and_a_failing_opponent_undoes_the_st
     failing, failures, checked = run(FailingReturns(fail=True))
     plain, _, _ = run(FailingReturns(fail=False))
     assert checked and failures == [failing_step] and failing == plain
+
+
+def test_a_copy_made_at_a_card_choice_continues_alike():
+    """An environment waiting for a card pickles and copies with that choice."""
+    env = GameEnv(card_actions=True, max_hands=8)
+    _, info = env.reset(seed=1)
+    greedy = GreedyPlayer()
+    while "choice" not in info:
+        _, _, _, _, info = env.step(env.action_of(greedy(info["observation"])))
+    endings = []
+    for e in [env, pickle.loads(pickle.dumps(env)), copy.copy(env)]:
+        i, results = e._info(), []
+        while True:
+            action = len(i["allowed_cards"]) - 1 if "choice" in i else \
+                e.action_of(greedy(i["observation"]))
+            _, _, done, cut, i = e.step(action)
+            if "hand_result" in i:
+                results.append(i["hand_result"])
+            if done or cut:
+                break
+        endings.append(results)
+    assert endings[0] == endings[1] == endings[2] and endings[0]
