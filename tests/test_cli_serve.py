@@ -205,10 +205,9 @@ def test_the_servers_errors_are_one_line():
                           "a port from 0 to 65535, not '70000'")
 
 
-def test_play_websocket_against_the_server_in_process():
-    """The library call behind guandan bot, four of them against serve(): every seat
-    sees the same number of hands, and counts its answers."""
-    served = _Served(seed=5, max_hands=1)
+def _four_bots(served) -> dict:
+    """Four greedy play_websocket clients against ``served`` until it ends; seat number
+    -> (answers, hands seen)."""
     counts = {}
 
     def run(i):
@@ -221,6 +220,14 @@ def test_play_websocket_against_the_server_in_process():
     served.join()
     for t in threads:
         t.join(60)
+    return counts
+
+
+def test_play_websocket_against_the_server_in_process():
+    """The library call behind guandan bot, four of them against serve(): every seat
+    sees the same number of hands, and counts its answers."""
+    served = _Served(seed=5, max_hands=1)
+    counts = _four_bots(served)
     assert served.error is None and sorted(counts) == [0, 1, 2, 3]
     assert all(hands == 1 and answered > 0 for answered, hands in counts.values())
 
@@ -240,17 +247,7 @@ def test_the_server_listens_on_an_ipv6_address():
     hand, and guandan serve prints that address in brackets."""
     served = _Served(seed=5, max_hands=1, host="::1")
     assert served.url.startswith("ws://[::1]:")
-    counts = {}
-
-    def run(i):
-        counts[i] = play_websocket(PlatformSeat(GreedyPlayer()), served.url + f"c{i}")
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(4)]
-    for t in threads:
-        t.start()
-    served.join()
-    for t in threads:
-        t.join(60)
+    counts = _four_bots(served)
     assert served.error is None and len(served.result) == 1 and len(counts) == 4
     proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "serve", "--host", "::1",
                              "--port", "0"], stdout=subprocess.PIPE, text=True, cwd=PACKAGES,

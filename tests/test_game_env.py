@@ -32,6 +32,19 @@ class RandomWithCards(LastCards, RandomPlayer):
     pass
 
 
+class FailingReturns(GreedyPlayer):
+    """An opponent whose return hook raises once, when ``fail``."""
+
+    def __init__(self, fail):
+        self.fail = fail
+
+    def choose_return(self, obs, allowed):
+        if self.fail:
+            self.fail = False
+            raise ZeroDivisionError("boom")
+        return allowed[0]
+
+
 def _play_game(env, agents, seed, max_steps=20_000):
     """Play with ``agents`` (seat -> player) until the game ends; the hand results, the
     rewards of the steps that ended hands, and the observations' team levels at each
@@ -178,16 +191,6 @@ def test_an_opponent_failing_while_the_next_hand_is_dealt_leaves_the_env_as_it_w
     that ended the hand raises, the environment is back before that step (the hand not
     settled, the agent's move taken back), and the retried step goes on to the same game
     as without the failure."""
-    class FailingReturns(GreedyPlayer):
-        def __init__(self, fail):
-            self.fail = fail
-
-        def choose_return(self, obs, allowed):
-            if self.fail:
-                self.fail = False
-                raise ZeroDivisionError("boom")
-            return allowed[0]
-
     def run(opponent):
         env = GameEnv(agent_seats=(0, 2), opponents=opponent)
         _, info = env.reset(seed=3)
@@ -304,16 +307,6 @@ def test_card_actions_bad_choices_are_named_and_a_failing_opponent_undoes_the_st
         GameEnv(agent_cards=LastCards(), card_actions=True)
     with pytest.raises(TypeError, match="card_actions must be True or False, not 'yes'"):
         GameEnv(card_actions="yes")
-
-    class FailingReturns(GreedyPlayer):
-        def __init__(self, fail):
-            self.fail = fail
-
-        def choose_return(self, obs, allowed):
-            if self.fail:
-                self.fail = False
-                raise ZeroDivisionError("boom")
-            return allowed[0]
 
     def run(opponent):
         env = GameEnv(agent_seats=agent_seats, opponents=opponent, card_actions=True,

@@ -226,18 +226,26 @@ def test_a_failing_opponent_names_its_row_and_needs_a_reset():
     venv.reset(seed=3)          # (and usable again)
 
 
-def test_sec8_rows_of_games_are_their_game_envs_across_autoresets():
-    """RULES 8 through GameEnv: two rows of games cut at 2 hands (truncated) with random
-    agents: each row is its own GameEnv, reset with the documented seeds when its game
-    ends; team levels are stacked too."""
-    n, seed = 2, 5
-    template = GameEnv(agent_seats=(0, 2), max_hands=2)
+def _with_singles(template, n: int, seed: int) -> tuple:
+    """``VectorEnv(template, n)`` reset with ``seed``, and ``n`` copies of ``template``
+    reset with the documented seeds of its rows: (venv, copies, each row's episode seeds,
+    observations, infos, each copy's (observation, info))."""
     venv = VectorEnv(template, n)
     obs, infos = venv.reset(seed=seed)
     singles = [copy.deepcopy(template) for _ in range(n)]
     seeds = [_hand_seeds(seed + i, 20) for i in range(n)]
-    games = [0] * n
     expected = [env.reset(seed=seeds[i][0]) for i, env in enumerate(singles)]
+    return venv, singles, seeds, obs, infos, expected
+
+
+def test_sec8_rows_of_games_are_their_game_envs_across_autoresets():
+    """RULES 8 through GameEnv: two rows of games cut at 2 hands (truncated) with random
+    agents: each row is its own GameEnv, reset with the documented seeds when its game
+    ends; team levels are stacked too."""
+    n = 2
+    venv, singles, seeds, obs, infos, expected = _with_singles(
+        GameEnv(agent_seats=(0, 2), max_hands=2), n, 5)
+    games = [0] * n
     choosers = [RandomPlayer(10 + i) for i in range(n)]
     cuts = hands_within = 0
     for _ in range(600):
@@ -272,14 +280,10 @@ def test_sec8_rows_with_card_actions_are_their_game_envs():
     """RULES 8 with card_actions: rows that stop at tribute and return choices (random
     cards, random moves) are their own GameEnvs, phase and the allowed cards as Singles
     included, across the hands and games of the run."""
-    n, seed = 2, 2
-    template = GameEnv(agent_seats=(0, 1, 2, 3), max_hands=3, card_actions=True)
-    venv = VectorEnv(template, n)
-    obs, infos = venv.reset(seed=seed)
-    singles = [copy.deepcopy(template) for _ in range(n)]
-    seeds = [_hand_seeds(seed + i, 20) for i in range(n)]
+    n = 2
+    venv, singles, seeds, obs, infos, expected = _with_singles(
+        GameEnv(agent_seats=(0, 1, 2, 3), max_hands=3, card_actions=True), n, 2)
     games = [0] * n
-    expected = [env.reset(seed=seeds[i][0]) for i, env in enumerate(singles)]
     movers = [RandomPlayer(20 + i) for i in range(n)]
     cards = random.Random(4)
     choices = 0
