@@ -244,8 +244,11 @@ def cmd_solve(args) -> int:
                 print(json.dumps(out), flush=not single)
             else:
                 if not single:
-                    # (a file name may hold bytes the output cannot encode, or a line break)
-                    print(f"== {one_line(label)}")
+                    # (a file name may hold a line break, or characters the output
+                    # cannot encode: written as escapes)
+                    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+                    print("== " + one_line(label).encode(encoding, "backslashreplace")
+                          .decode(encoding))
                 _print_result(positions[printed], ready,
                               "Ctrl-C" if interrupted and not ready.exact else "a limit")
             printed += 1

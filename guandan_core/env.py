@@ -493,7 +493,7 @@ class GameEnv(HandEnv):
             self._next_hand()
             return self._observe(), 0, False, False, self._info()
         except BaseException:
-            # back to the choice (the match was not changed: it begins the hand afresh)
+            # back to the choice (_next_hand put the match back as it was)
             del answers[known:]
             self.__dict__.clear()
             self.__dict__.update(saved)
@@ -525,7 +525,14 @@ class GameEnv(HandEnv):
         for giver, receiver, kind in hand.exchanges:
             self._given[giver, kind] += 1
             self._received[receiver, kind] += 1
-        self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
+        try:
+            self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
+        except BaseException:
+            # an opponent's first move failed: the match as before the hand, its choices
+            # as they were (the caller puts back the environment's own state)
+            match._restore(snapshot)
+            del match.card_answers[answered:]
+            raise
         match.card_answers.clear()      # (the hand has begun: its choices are made)
 
     def _observe(self) -> dict:

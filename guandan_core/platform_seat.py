@@ -646,11 +646,9 @@ class PlatformSeat:
             index = self._answer_play(request, team_levels, where)
         elif request.stage == "tribute":
             self._check_exchange_stage("act tribute", where)
+            # (a seat that has not seen the last hand end cannot tell: both teams at 2
+            # is no first hand where a team that failed at A drops back to 2)
             payers = self._payers()
-            if payers is None and request.team_levels == (0, 0):
-                # both teams at 2: no hand of this game was won yet, so none was played
-                _fail(where, "an act tribute stage with both teams at level 2, in a game's "
-                             "first hand, where no tribute is due (RULES sec. 8)")
             if payers is not None and self.seat not in payers:
                 _fail(where, f"an act tribute for seat {self.seat}, but after the last hand "
                              f"seats {sorted(payers)} pay tribute (RULES sec. 8)")

@@ -327,12 +327,16 @@ def _shown(reply) -> str:
 
 
 def _listening_socket(host: str, port: int) -> socket.socket:
-    """A socket listening on ``host`` (a name, an IPv4 or an IPv6 address; "::" takes
-    IPv4 clients too where the system allows) and ``port``."""
+    """A socket listening on ``host`` (a name, an IPv4 or an IPv6 address, a zone
+    included; "" every IPv4 interface, "::" every interface, IPv4 clients too where the
+    system allows) and ``port``. A name with both kinds of address listens on its IPv4
+    one, as before IPv6 was taken."""
+    if not host:
+        return socket.create_server(("", port))
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    family = infos[0][0]
+    family, _, _, _, address = min(infos, key=lambda info: info[0] != socket.AF_INET)
     both = family == socket.AF_INET6 and host == "::" and socket.has_dualstack_ipv6()
-    return socket.create_server(infos[0][4][:2], family=family, dualstack_ipv6=both)
+    return socket.create_server(address, family=family, dualstack_ipv6=both)
 
 
 def ws_url(host: str, port: int, path: str = "/game/") -> str:

@@ -261,6 +261,19 @@ def test_the_server_listens_on_an_ipv6_address():
                         line), line
 
 
+def test_the_listening_address_is_read_as_before_for_ipv4(monkeypatch):
+    """"" listens on every IPv4 interface (it was refused once the address was looked
+    up), and a name with both kinds of address on its IPv4 one, as before IPv6."""
+    from guandan_core.platform_server import _listening_socket
+    with _listening_socket("", 0) as s:
+        assert s.family == socket.AF_INET and s.getsockname()[0] == "0.0.0.0"
+    both = [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("::1", 0, 0, 0)),
+            (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", 0))]
+    monkeypatch.setattr(socket, "getaddrinfo", lambda *args, **kwargs: both)
+    with _listening_socket("localhost", 0) as s:
+        assert s.family == socket.AF_INET and s.getsockname()[0] == "127.0.0.1"
+
+
 def test_messages_sent_when_not_asked_never_stand_for_an_answer():
     """What a client sent before the server asked (already there when the act is sent)
     is dropped with a warning, and the answer is what comes after the act. (Over a real

@@ -328,6 +328,14 @@ def test_several_positions_with_names_the_output_cannot_encode(tmp_path):
     assert [h.rsplit("/", 1)[1] for h in headers] == ["good.json", "p\\udcff.json",
                                                        "two lines.json"]
     assert proc.stdout.decode().count("\nvalue: +") == 3
+    # a name the output's encoding has no character for (a printable one)
+    with open(os.path.join(os.fsencode(tmp_path), "é.json".encode()), "w") as f:
+        f.write(position)
+    proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "solve",
+                           str(tmp_path / "good.json"), str(tmp_path / "é.json")],
+                          capture_output=True, text=True, cwd=PACKAGES,
+                          env=cli_env(PYTHONIOENCODING="ascii"), timeout=120)
+    assert proc.returncode == 0 and proc.stderr == "" and "\\xe9.json\n" in proc.stdout
 
 
 def test_fresh_tables_make_node_counts_independent_of_threads(tmp_path, capsys):

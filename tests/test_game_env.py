@@ -366,3 +366,64 @@ def test_a_copy_made_at_a_card_choice_continues_alike():
                 break
         endings.append(results)
     assert endings[0] == endings[1] == endings[2] and endings[0]
+
+
+class FlakyMover(GreedyPlayer):
+    """A greedy opponent that picks the last allowed tribute and return cards and, once
+    ``armed``, fails at its first move of a hand (at most one move made before it)."""
+
+    def __init__(self):
+        self.armed = False
+
+    def __call__(self, obs):
+        if self.armed and len(obs.history) <= 1:
+            self.armed = False
+            raise ZeroDivisionError("boom")
+        return super().__call__(obs)
+
+    def choose_tribute(self, obs, allowed):
+        return allowed[-1]
+
+    def choose_return(self, obs, allowed):
+        return allowed[-1]
+
+
+@pytest.mark.parametrize("seed, card_actions, failing_step", [
+    (2, True, "card"), (2, False, "move"), (0, True, "move")])
+def test_an_opponent_failing_at_its_first_move_of_a_hand_undoes_the_step(
+        seed, card_actions, failing_step):
+    """An opponent that fails at its first move of the next hand, in the step of an
+    agent's card or of the move that ended the hand: the match is back as before the step
+    (hands played, the generator, the recorded choices), and the retried step plays the
+    game without the failure. (The match was left a hand ahead, and its opponents'
+    recorded cards were answered to another hand's questions.)"""
+    def run(fail):
+        opponent = FlakyMover()
+        env = GameEnv(agent_seats=(0, 2), opponents=opponent, card_actions=card_actions,
+                      max_hands=8)
+        obs, info = env.reset(seed=seed)
+        greedy, results, failures = GreedyPlayer(), [], []
+        while True:
+            choice = "choice" in info
+            action = env.action_of(info["allowed_cards"][0]) if choice else \
+                env.action_of(greedy(info["observation"]))
+            before = (env.match.hands_played, env.match.rng.getstate(),
+                      list(env.match.card_answers), choice, list(env.history))
+            opponent.armed = fail and not failures and env.match.hands_played >= 2
+            try:
+                obs, _, done, cut, info = env.step(action)
+            except ZeroDivisionError:
+                failures.append("card" if choice else "move")
+                assert (env.match.hands_played, env.match.rng.getstate(),
+                        env.match.card_answers, env._choice is not None,
+                        env.history) == before
+                obs, _, done, cut, info = env.step(action)
+            opponent.armed = False
+            if "hand_result" in info:
+                results.append(info["hand_result"])
+            if done or cut:
+                return results, failures
+
+    failing, failures = run(True)
+    plain, _ = run(False)
+    assert failures == [failing_step] and failing == plain
