@@ -275,9 +275,9 @@ def _rng(seed) -> random.Random:
     # version to the next, so a seed names the same deals wherever it runs
     if isinstance(seed, random.Random):
         return seed
-    if seed is not None and not is_whole(seed, 0):
-        raise ValueError(f"seed must be a whole number >= 0, None or a random.Random, "
-                         f"not {quoted(seed)}")
+    if seed is not None and not is_whole(seed, 0, 2**63 - 1):
+        raise ValueError(f"seed must be a whole number from 0 to 2**63 - 1, None or a "
+                         f"random.Random, not {quoted(seed)}")
     return random.Random(None if seed is None else int(seed))
 
 
@@ -412,10 +412,11 @@ class _Dealer:
         self.rng = _rng(seed)
         self.base = None if seed is None or isinstance(seed, random.Random) else \
             int(seed) << 64
+        self.fresh = seed is None   # (fresh deals: none to skip)
         self.number = 0             # the next deal's number
 
     def skip(self, k: int, stop: Stop | None = None) -> None:
-        if self.base is not None:
+        if self.base is not None or self.fresh:
             self.number += k
             return
         for done in range(0, k, _CHUNK):    # (a stop is read between chunks)

@@ -264,6 +264,7 @@ def test_a_slice_far_down_the_stream_costs_no_more_than_the_first():
     last = MAX_DEALS - 4
     start = time.perf_counter()
     far = sample_deals(FOUR_SEATS, 4, seed=1, first=last)
+    assert len(sample_deals(FOUR_SEATS, 4, first=last)) == 4     # (fresh deals: no skip)
     assert time.perf_counter() - start < 1
     assert sample_deals(FOUR_SEATS, 2, seed=1, first=last + 2) == far[2:]
     assert far != sample_deals(FOUR_SEATS, 4, seed=1) and len(set(far)) > 1

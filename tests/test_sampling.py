@@ -145,6 +145,8 @@ def test_a_finished_seat_stays_empty_and_is_never_dealt_to():
     (dict(n=2.5), ValueError, "not 2.5"),
     (dict(n=True), ValueError, "not True"),
     (dict(n=1, seed=-3), ValueError, "seed must be .* not -3"),
+    # (what read_sampled and the command line take back)
+    (dict(n=1, seed=2**63), ValueError, "seed must be a whole number from 0 to 2\\*\\*63 - 1"),
     (dict(n=1, seed="7"), ValueError, "not '7'"),
     (dict(n=1, seat=5), ValueError, "seat must be a seat 0..3, not 5"),
 ])
