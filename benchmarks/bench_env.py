@@ -121,3 +121,42 @@ def test_game_env_steps(benchmark):
         return time.perf_counter() - t0, steps
 
     _against_a_match(benchmark, "game env", through_env)
+
+
+def test_game_env_card_actions_steps(benchmark):
+    """``GameEnv(card_actions=True)`` (random moves and random tribute and returned cards
+    through ``step``) against ``GameEnv()`` over the same number of hands, in the same
+    process, a step's time: what stopping at each card choice and beginning the hand
+    again costs."""
+    from guandan_core.env import GameEnv
+
+    def hands_through(card_actions):
+        env, rng = GameEnv(card_actions=card_actions), np.random.default_rng(0)
+        steps = hands = choices = 0
+        obs, info = env.reset(seed=0)
+        t0 = time.perf_counter()
+        while hands < HANDS:
+            choices += "choice" in info
+            n = len(obs["legal"]) + int(obs["can_pass"])
+            obs, _, done, cut, info = env.step(int(rng.integers(n)))
+            steps += 1
+            hands += "hand_result" in info
+            if done or cut:
+                obs, info = env.reset(seed=hands)
+        return time.perf_counter() - t0, steps, choices
+
+    stats = {}
+
+    def run():
+        rounds = [(hands_through(True), hands_through(False)) for _ in range(3)]  # alternating
+        cards_s, steps, choices = min(cards for cards, _ in rounds)
+        plain_s, plain_steps, _ = min(plain for _, plain in rounds)
+        stats.update(hands=HANDS, steps=steps, choices=choices, cards_s=round(cards_s, 3),
+                     plain_s=round(plain_s, 3),
+                     # a step's time (the random cards play other games, of other lengths)
+                     ratio_a_step=round(cards_s / steps / (plain_s / plain_steps), 2),
+                     steps_per_s=round(steps / cards_s), plain_steps=plain_steps)
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info.update(stats)
+    print(f"\ngame env with card actions: {stats}")
