@@ -507,31 +507,7 @@ class PlatformSeat:
             _fail(where, f"result is a list of one or two [giver, receiver, card], not "
                          f"{quoted(result)}")
         self._check_exchange_stage(stage, where)
-        pairs = []
-        for entry in result:
-            if not isinstance(entry, list) or len(entry) != 3:
-                _fail(where, f"a result entry is [giver, receiver, card], not {quoted(entry)}")
-            pairs.append((_seat(entry[0], where, "a giver"),
-                          _seat(entry[1], where, "a receiver")))
-        givers, receivers = [g for g, _ in pairs], [r for _, r in pairs]
-        if len(set(givers)) != len(givers) or len(set(receivers)) != len(receivers):
-            _fail(where, f"result {quoted(result)} names a seat twice as giver or receiver")
-        if stage == "tribute":
-            payers = self._payers()
-            if payers is not None and sorted(givers) != sorted(payers):
-                _fail(where, f"result {quoted(result)}: after the last hand seats "
-                             f"{sorted(payers)} pay tribute (RULES sec. 8)")
-            if payers:
-                order = self._last_order
-                winners = sorted(order[:len(payers)])
-                if sorted(receivers) != winners:
-                    _fail(where, f"result {quoted(result)}: after the last hand seats "
-                                 f"{winners} receive the tribute (RULES sec. 8)")
-        else:
-            paid = sorted((r, g) for g, r, _ in self._exchanges)
-            if sorted(pairs) != paid:
-                _fail(where, f"result {quoted(result)}: each receiver returns one card to "
-                             f"the seat that paid it ({', '.join(f'{g} to {r}' for g, r in paid)})")
+        entries = []        # (giver, receiver, card kind, the entry as sent)
         for entry in result:
             if not isinstance(entry, list) or len(entry) != 3:
                 _fail(where, f"a result entry is [giver, receiver, card], not {quoted(entry)}")
@@ -546,6 +522,27 @@ class PlatformSeat:
                 kind = parse_card(entry[2])
             except CardError as exc:
                 _fail(where, f"{quoted(entry)}: {exc}")
+            entries.append((giver, receiver, kind, entry))
+        pairs = [(g, r) for g, r, _, _ in entries]
+        givers, receivers = [g for g, _ in pairs], [r for _, r in pairs]
+        if len(set(givers)) != len(givers) or len(set(receivers)) != len(receivers):
+            _fail(where, f"result {quoted(result)} names a seat twice as giver or receiver")
+        if stage == "tribute":
+            payers = self._payers()
+            if payers is not None and sorted(givers) != sorted(payers):
+                _fail(where, f"result {quoted(result)}: after the last hand seats "
+                             f"{sorted(payers)} pay tribute (RULES sec. 8)")
+            if payers:
+                winners = sorted(self._last_order[:len(payers)])
+                if sorted(receivers) != winners:
+                    _fail(where, f"result {quoted(result)}: after the last hand seats "
+                                 f"{winners} receive the tribute (RULES sec. 8)")
+        else:
+            paid = sorted((r, g) for g, r, _ in self._exchanges)
+            if sorted(pairs) != paid:
+                _fail(where, f"result {quoted(result)}: each receiver returns one card to "
+                             f"the seat that paid it ({', '.join(f'{g} to {r}' for g, r in paid)})")
+        for giver, receiver, kind, entry in entries:
             card = np.zeros(54, dtype=np.int16)
             card[kind] = 1
             if giver == self.seat:
