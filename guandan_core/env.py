@@ -507,29 +507,23 @@ class GameEnv(HandEnv):
         snapshot = match._snapshot()
         answered = len(match.card_answers)
         try:
-            hand = match._begin_hand()
+            hand = self._hand = match._begin_hand()
+            self._choice = None
+            # the tribute and returns, public: who gave and who received which cards
+            self._given = np.zeros((4, 54), dtype=np.uint8)
+            self._received = np.zeros((4, 54), dtype=np.uint8)
+            for giver, receiver, kind in hand.exchanges:
+                self._given[giver, kind] += 1
+                self._received[receiver, kind] += 1
+            self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
         except _CardChoice as choice:
             match._restore(snapshot)
             self._choice = choice.args
             self._observation = choice.args[2]
             return
         except BaseException:
-            match._restore(snapshot)
-            del match.card_answers[answered:]
-            raise
-        self._choice = None
-        hand = self._hand = hand
-        # the tribute and returns, public: who gave and who received which cards
-        self._given = np.zeros((4, 54), dtype=np.uint8)
-        self._received = np.zeros((4, 54), dtype=np.uint8)
-        for giver, receiver, kind in hand.exchanges:
-            self._given[giver, kind] += 1
-            self._received[receiver, kind] += 1
-        try:
-            self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
-        except BaseException:
-            # an opponent's first move failed: the match as before the hand, its choices
-            # as they were (the caller puts back the environment's own state)
+            # a hook or an opponent's first move failed: the match as before the hand, its
+            # choices as they were (the caller puts back the environment's own state)
             match._restore(snapshot)
             del match.card_answers[answered:]
             raise
