@@ -105,22 +105,27 @@ def test_game_env_steps(benchmark):
     agent's) against a ``Match`` of random players for the same hands, in the same
     process: what settling, tribute and the per-hand snapshot (kept to undo a failing
     opponent) add to ``HandEnv``'s cost."""
+    _against_a_match(benchmark, "game env", lambda: _random_games(False)[:2])
+
+
+def _random_games(card_actions: bool) -> tuple:
+    """HANDS hands of ``GameEnv(card_actions=card_actions)`` with random actions, games
+    reset as they end: (seconds, steps, card choices)."""
     from guandan_core.env import GameEnv
 
-    def through_env():
-        env, rng, steps, hands = GameEnv(), np.random.default_rng(0), 0, 0
-        obs, _ = env.reset(seed=0)
-        t0 = time.perf_counter()
-        while hands < HANDS:
-            n = len(obs["legal"]) + int(obs["can_pass"])
-            obs, _, done, cut, info = env.step(int(rng.integers(n)))
-            steps += 1
-            hands += "hand_result" in info
-            if done or cut:
-                obs, _ = env.reset(seed=hands)
-        return time.perf_counter() - t0, steps
-
-    _against_a_match(benchmark, "game env", through_env)
+    env, rng = GameEnv(card_actions=card_actions), np.random.default_rng(0)
+    steps = hands = choices = 0
+    obs, info = env.reset(seed=0)
+    t0 = time.perf_counter()
+    while hands < HANDS:
+        choices += "choice" in info
+        n = len(obs["legal"]) + int(obs["can_pass"])
+        obs, _, done, cut, info = env.step(int(rng.integers(n)))
+        steps += 1
+        hands += "hand_result" in info
+        if done or cut:
+            obs, info = env.reset(seed=hands)
+    return time.perf_counter() - t0, steps, choices
 
 
 def test_game_env_card_actions_steps(benchmark):
@@ -128,27 +133,10 @@ def test_game_env_card_actions_steps(benchmark):
     through ``step``) against ``GameEnv()`` over the same number of hands, in the same
     process, a step's time: what stopping at each card choice and beginning the hand
     again costs."""
-    from guandan_core.env import GameEnv
-
-    def hands_through(card_actions):
-        env, rng = GameEnv(card_actions=card_actions), np.random.default_rng(0)
-        steps = hands = choices = 0
-        obs, info = env.reset(seed=0)
-        t0 = time.perf_counter()
-        while hands < HANDS:
-            choices += "choice" in info
-            n = len(obs["legal"]) + int(obs["can_pass"])
-            obs, _, done, cut, info = env.step(int(rng.integers(n)))
-            steps += 1
-            hands += "hand_result" in info
-            if done or cut:
-                obs, info = env.reset(seed=hands)
-        return time.perf_counter() - t0, steps, choices
-
     stats = {}
 
     def run():
-        rounds = [(hands_through(True), hands_through(False)) for _ in range(3)]  # alternating
+        rounds = [(_random_games(True), _random_games(False)) for _ in range(3)]  # alternating
         cards_s, steps, choices = min(cards for cards, _ in rounds)
         plain_s, plain_steps, _ = min(plain for _, plain in rounds)
         stats.update(hands=HANDS, steps=steps, choices=choices, cards_s=round(cards_s, 3),

@@ -14,7 +14,8 @@ from .sampling import (SampledMove, SampledResult, hidden_pool, merge_sampled, p
                        solve_sampled)
 
 __all__ = ["solve", "solve_many", "available_cores", "probe", "solve_sampled", "sample_deals",
-           "merge_sampled", "read_sampled", "hidden_pool", "parse_known", "position_from_view", "read_position",
+           "merge_sampled", "read_sampled", "hidden_pool", "parse_known", "position_from_view",
+           "read_position",
            "SampledResult", "SampledMove", "clear_tables", "free_tables", "Stop", "SolveResult",
            "MoveScore", "Searcher", "as_position", "DEFAULT_TABLE_BITS",
            "DEFAULT_MAX_TABLE_BITS"]
