@@ -309,16 +309,18 @@ class _EnvMatch(Match):
         self.replayed = 0               # how many of them this attempt has used
 
     def _players_card(self, method_name: str, seat: int, level: int, hands, allowed,
-                      refusal) -> int:
+                      refusal, exchanges: tuple = ()) -> int:
         if self.replayed < len(self.card_answers):
             # (the same state asks the same questions in the same order)
             kind = self.card_answers[self.replayed][2]
             self.replayed += 1
             return kind
         if self.card_actions and seat in self.agent_seats:
-            raise _CardChoice(method_name, seat, self._card_observation(seat, level, hands),
+            raise _CardChoice(method_name, seat,
+                              self._card_observation(seat, level, hands, exchanges),
                               [int(k) for k in allowed])
-        kind = super()._players_card(method_name, seat, level, hands, allowed, refusal)
+        kind = super()._players_card(method_name, seat, level, hands, allowed, refusal,
+                                     exchanges)
         self.card_answers.append((seat, method_name, kind))
         self.replayed += 1
         return kind
@@ -510,11 +512,7 @@ class GameEnv(HandEnv):
             hand = self._hand = match._begin_hand()
             self._choice = None
             # the tribute and returns, public: who gave and who received which cards
-            self._given = np.zeros((4, 54), dtype=np.uint8)
-            self._received = np.zeros((4, 54), dtype=np.uint8)
-            for giver, receiver, kind in hand.exchanges:
-                self._given[giver, kind] += 1
-                self._received[receiver, kind] += 1
+            self._given, self._received = _exchange_arrays(hand.exchanges)
             self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
         except _CardChoice as choice:
             match._restore(snapshot)
@@ -537,15 +535,16 @@ class GameEnv(HandEnv):
         # the agent picks one as it picks a move
         legal = np.array([classify([k], obs.level, self.rules)[0].record()
                           for k in allowed]).view(MOVE_DTYPE)[:, 0]
-        zeros = np.zeros((4, 54), dtype=np.uint8)
+        given, received = _exchange_arrays(obs.exchanges)
         return {
             "seat": np.int8(seat), "level": np.int8(obs.level),
-            "hand": np.array(obs.counts, dtype=np.uint8), "played": zeros.copy(),
+            "hand": np.array(obs.counts, dtype=np.uint8),
+            "played": np.zeros((4, 54), dtype=np.uint8),
             "cards_left": np.array(obs.cards_left, dtype=np.uint8),
             "place": np.zeros(4, dtype=np.uint8), "table": np.zeros(54, dtype=np.uint8),
             "table_owner": np.int8(-1), "can_pass": np.bool_(False), "legal": legal,
             "team_levels": np.array(obs.team_levels, dtype=np.int8),
-            "given": zeros.copy(), "received": zeros.copy(), "phase": np.int8(PHASES[name]),
+            "given": given, "received": received, "phase": np.int8(PHASES[name]),
         }
 
     def _info(self) -> dict:
@@ -565,6 +564,16 @@ class GameEnv(HandEnv):
 
 
 _CARD_NAMES = {"choose_tribute": "tribute card", "choose_return": "returned card"}
+
+
+def _exchange_arrays(exchanges) -> tuple:
+    """``given`` and ``received`` (uint8[4, 54]) of ``(giver, receiver, card kind)``s."""
+    given = np.zeros((4, 54), dtype=np.uint8)
+    received = np.zeros((4, 54), dtype=np.uint8)
+    for giver, receiver, kind in exchanges:
+        given[giver, kind] += 1
+        received[receiver, kind] += 1
+    return given, received
 
 
 class VectorEnv:

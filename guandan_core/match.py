@@ -414,14 +414,26 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
 
     Applies nothing; :func:`apply_tribute` moves the cards.
     """
-    prev_order = check_finishing_order(prev_order)
-    counts = _checked_hands(hands)
-    level = parse_level(level)
-    rules = MatchRules.of(rules)
     for name, chooser in (("choose_return", choose_return),
                           ("choose_tribute", choose_tribute)):
         if chooser is not None and not callable(chooser):
             raise TypeError(f"{name} must be callable or None, not {chooser!r}")
+    if choose_return is not None:
+        public_return = choose_return
+
+        def choose_return(receiver, payer, hands, allowed, payments):
+            return public_return(receiver, payer, hands, allowed)
+    return _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute)
+
+
+def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute):
+    """:func:`plan_tribute`, whose ``choose_return`` is also given the tribute payments
+    (``(payer, receiver, card kind)``, public once paid: a Match shows them to the
+    receivers choosing their returns)."""
+    prev_order = check_finishing_order(prev_order)
+    counts = _checked_hands(hands)
+    level = parse_level(level)
+    rules = MatchRules.of(rules)
     first = prev_order[0]
     partner_place = prev_order.index(first ^ 2)
     if not rules.tribute or (partner_place == 3 and not rules.tribute_first_last):
@@ -473,7 +485,8 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
         if choose_return is None:
             card = allowed[0]
         else:
-            card = choose_return(receiver, payer, [c.copy() for c in after], allowed)
+            card = choose_return(receiver, payer, [c.copy() for c in after], allowed,
+                                 tuple(plan.payments))
             if isinstance(card, bool) or card not in allowed:
                 raise IllegalMoveError(
                     f"choose_return gave {card!r} for seat {receiver}'s return to seat "
@@ -606,7 +619,9 @@ class Observation:
     seat holds; ``team_levels`` the two teams' levels as rank indices; ``finished`` the
     seats out so far; ``exchanges`` the cards that changed hands before the hand, in
     tribute and return, all of them public: ``(giver, receiver, card kind)`` in the order
-    they were given (empty without tribute, and while the returns are being chosen).
+    they were given (empty without tribute; to a seat choosing a tribute card, empty; to
+    a seat choosing its returned card, the tribute paid, which the receivers are shown
+    before they return).
     ``hand`` (the seat's own :class:`Hand`) and ``history`` are built when first read.
     """
 
@@ -782,7 +797,7 @@ class Match:
                 leader = self.rng.randrange(4)
             plan = TributePlan("none", leader=leader)
         else:
-            plan = plan_tribute(self.prev_order, hands, level, self.rules,
+            plan = _plan_tribute(self.prev_order, hands, level, self.rules,
                                 self._return_chooser(level), self._tribute_chooser(level))
             if plan.resisted is not None:
                 self._emit({"event": "resist", "seats": list(plan.resisted)})
@@ -823,12 +838,13 @@ class Match:
         if not any(callable(getattr(p, "choose_return", None)) for p in self.players):
             return None
 
-        def choose(receiver, payer, now, allowed):
+        def choose(receiver, payer, now, allowed, payments):
             return self._players_card(
                 "choose_return", receiver, level, now, allowed,
                 lambda answer, names: f"seat {receiver} returns {answer!r} to seat {payer}, "
                 f"not one of the cards it may return ({names}): a card of rank 10 or "
-                "lower that is not a level card, else its lowest card (RULES sec. 8)")
+                "lower that is not a level card, else its lowest card (RULES sec. 8)",
+                exchanges=tuple((int(g), int(r), int(k)) for g, r, k in payments))
 
         return choose
 
@@ -847,14 +863,15 @@ class Match:
         return choose
 
     def _players_card(self, method_name: str, seat: int, level: int, hands, allowed,
-                      refusal) -> int:
+                      refusal, exchanges: tuple = ()) -> int:
         """The card kind ``seat``'s player picks with its ``method_name(observation,
         allowed_cards)`` (the first allowed when it has none); ``refusal(answer, names)``
-        words the IllegalMoveError for an answer that is not allowed."""
+        words the IllegalMoveError for an answer that is not allowed; ``exchanges`` the
+        cards given so far that the seat has seen (the tribute, when it returns)."""
         method = getattr(self.players[seat], method_name, None)
         if not callable(method):
             return allowed[0]
-        obs = self._card_observation(seat, level, hands)
+        obs = self._card_observation(seat, level, hands, exchanges)
         names = [format_card(k) for k in allowed]
         answer = method(obs, list(names))
         try:
@@ -865,12 +882,13 @@ class Match:
             raise IllegalMoveError(refusal(answer, " ".join(names)))
         return kind
 
-    def _card_observation(self, seat: int, level: int, hands) -> Observation:
+    def _card_observation(self, seat: int, level: int, hands,
+                          exchanges: tuple = ()) -> Observation:
         """What a player choosing a tribute or returned card is shown: its hand and every
-        seat's card count at that moment, the levels; no moves."""
+        seat's card count at that moment, the levels, ``exchanges``; no moves."""
         return Observation(seat, level, (), None, None, tuple(int(h.sum()) for h in hands),
                            tuple(self.levels), (), self.rules.core,
-                           hands[seat].astype(np.uint8), [], 0)
+                           hands[seat].astype(np.uint8), [], 0, exchanges)
 
     def _checked(self, answer, pos: Position, seat: int) -> Move:
         if isinstance(answer, Move):

@@ -768,17 +768,19 @@ class PlatformSeat:
         card = self._card_choice(
             "choose_return", allowed, allowed[0], shown, request, team_levels, where,
             lambda card: f"the player returns {quoted(card)}, not one of the cards it may "
-                         f"return ({' '.join(allowed)})")
+                         f"return ({' '.join(allowed)})", tuple(self._exchanges))
         return self._index_of_card(card, request, where)
 
     def _card_choice(self, method_name: str, allowed: list, default: str, cards_left,
-                     request: ActRequest, team_levels: tuple, where: str, refusal) -> str:
+                     request: ActRequest, team_levels: tuple, where: str, refusal,
+                     exchanges: tuple = ()) -> str:
         """The card the player's ``method_name(observation, allowed_cards)`` picks, as a
-        Match asks it (an observation with no legal moves, kept as :attr:`observation`),
-        or ``default`` when the player has no such method; ``refusal(card)`` words the
-        error for a card not in ``allowed``."""
+        Match asks it (an observation with no legal moves and the ``exchanges`` seen so
+        far, kept as :attr:`observation`), or ``default`` when the player has no such
+        method; ``refusal(card)`` words the error for a card not in ``allowed``."""
         obs = Observation(self.seat, request.level, (), None, None, tuple(cards_left),
-                          team_levels, (), self.rules, request.hand.counts, [], 0)
+                          team_levels, (), self.rules, request.hand.counts, [], 0,
+                          exchanges)
         self.observation = obs
         method = getattr(self.player, method_name, None)
         if not callable(method):

@@ -5,6 +5,7 @@ section it checks."""
 import json
 import pickle
 import re
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -668,6 +669,17 @@ def _check_returns(events, check):
     return checked
 
 
+def _hands_events(events):
+    """The events of a match log, split into hands (each from its deal)."""
+    hands = []
+    for e in events:
+        if e["event"] == "deal":
+            hands.append([])
+        if hands:
+            hands[-1].append(e)
+    return hands
+
+
 def test_sec8_return_card_chosen_by_the_player():
     """RULES sec. 8: a player with choose_return picks its returned card among the allowed
     cards, and the return event shows its choice."""
@@ -685,8 +697,40 @@ def test_sec8_return_card_chosen_by_the_player():
     def highest(counts, level, seat, card):
         assert card == format_card(allowed_returns(counts, level)[-1])
     assert _check_returns(events, highest) == len(calls)
+    # each receiver is shown the hand's tribute payments, as the tribute events give them
+    shown = Counter((obs.seat, obs.exchanges) for obs, _ in calls)
+    paid = Counter()
+    for hand in _hands_events(events):
+        payments = tuple((e["from"], e["to"], parse_card(e["card"])) for e in hand
+                         if e["event"] == "tribute")
+        paid.update((receiver, payments) for _, receiver, _ in payments)
+    assert shown == paid and any(len(x) == 2 for _, x in shown)
     # the choice made a difference somewhere: not always the lowest allowed card
     assert any(len(allowed) > 1 for _, allowed in calls)
+
+
+class _Payer(GreedyPlayer):
+    """Greedy play; records its tribute choices and pays the last allowed card."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def choose_tribute(self, obs, allowed_cards):
+        self.calls.append(obs)
+        return allowed_cards[-1]
+
+
+def test_sec8_a_tribute_is_chosen_before_any_card_is_shown_paid():
+    """RULES sec. 8: the payers choose their tribute cards before any is paid (the
+    second payer of a double tribute is not shown the first's): no exchanges."""
+    players = [_Payer() for _ in range(4)]
+    _, _, events = _run(players, 20)
+    calls = [obs for p in players for obs in p.calls]
+    assert len(calls) == sum(e["event"] == "tribute" for e in events) > 0
+    assert all(obs.exchanges == () for obs in calls)
+    assert any(sum(e["event"] == "tribute" for e in hand) == 2
+               for hand in _hands_events(events))
 
 
 def test_sec8_illegal_return_choice_rejected():

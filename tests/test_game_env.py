@@ -219,7 +219,8 @@ def test_an_opponent_failing_while_the_next_hand_is_dealt_leaves_the_env_as_it_w
 def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
     """``_play_game`` with ``card_actions``: a choice is answered with ``cards``' hook
     (a Match player's ``choose_tribute`` / ``choose_return``) through ``action_of``; the
-    hand results and the choices seen as (seat, choice, allowed cards)."""
+    hand results and the choices seen as (seat, choice, allowed cards, hand number from
+    0, the cards each seat had given and received as shown)."""
     obs, info = env.reset(seed=seed)
     results, choices = [], []
     for _ in range(max_steps):
@@ -227,7 +228,8 @@ def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
             seat = int(obs["seat"])
             assert obs["phase"] == (1 if info["choice"] == "choose_tribute" else 2)
             assert len(obs["legal"]) == len(info["allowed_cards"]) and not obs["can_pass"]
-            choices.append((seat, info["choice"], info["allowed_cards"]))
+            choices.append((seat, info["choice"], info["allowed_cards"], len(results),
+                            obs["given"].copy(), obs["received"].copy()))
             card = getattr(cards, info["choice"])(info["observation"], info["allowed_cards"])
             action = env.action_of(card)
         else:
@@ -264,7 +266,16 @@ def test_sec8_card_actions_with_the_default_cards_play_the_matchs_game(seed, rul
     tributes = sum(len(r.tribute.payments) for r in expected)
     returns = sum(len(r.tribute.returns) for r in expected)
     assert tributes and returns and len(choices) == tributes + returns
-    assert {c for _, c, _ in choices} == {"choose_tribute", "choose_return"}
+    assert {c[1] for c in choices} == {"choose_tribute", "choose_return"}
+    # a tribute is chosen with nothing shown paid; a return with the hand's tribute shown
+    for seat, choice, _, number, given, received in choices:
+        paid = expected[number].tribute.payments if choice == "choose_return" else ()
+        want_given, want_received = np.zeros((4, 54)), np.zeros((4, 54))
+        for payer, receiver, kind in paid:
+            want_given[payer, kind] += 1
+            want_received[receiver, kind] += 1
+        assert (given == want_given).all() and (received == want_received).all()
+        assert choice == "choose_tribute" or received[seat].sum() == 1
 
 
 @pytest.mark.parametrize("agent_seats", [(0, 2), (1,)])
