@@ -152,7 +152,10 @@ def _apply_kernel(hands, ncards, cards, out):
 def _move_fields(moves, n: int):
     """The card counts and cards of ``n`` move records, checked: the kernel trusts them as
     indices (at most 10 cards a move, kinds 0..53)."""
-    moves = np.asarray(moves)
+    if not isinstance(moves, np.ndarray):
+        # (a list of records is no MOVE_DTYPE array: numpy would guess another shape)
+        raise ValueError(f"moves must be a MOVE_DTYPE array of {n} records, not a "
+                         f"{type(moves).__name__}")
     if moves.dtype != MOVE_DTYPE or moves.shape != (n,):
         raise ValueError(f"moves must be a MOVE_DTYPE array of {n} records, "
                          f"not {moves.dtype} {moves.shape}")

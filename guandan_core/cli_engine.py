@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from .cli import add_rules_option, discard_stdout
-from .protocol import EngineProtocol
+from .protocol import COMMANDS, EngineProtocol
 from .rules import Rules
 
 __all__ = ["register", "cmd_engine"]
@@ -52,8 +52,6 @@ def register(subparsers) -> None:
         description="Serve the guandan engine protocol (docs/PROTOCOL.md): one command per "
                     "line on stdin, optionally prefixed by a numeric id; each reply starts "
                     "with '=' or '?' and ends with an empty line. Commands: "
-                    "protocol_version, name, version, list_commands, known_command, rules, "
-                    "position, showposition, moves, play, undo, solve, stop, clear_table, "
-                    "analyze, quit.")
+                    f"{', '.join(COMMANDS)}.")
     add_rules_option(p, "; the 'rules' command changes it")
     p.set_defaults(func=cmd_engine)

@@ -244,17 +244,17 @@ class Hand:
 
     def __contains__(self, cards) -> bool:
         try:
-            other = to_counts(cards, "play")
+            other = to_counts(cards, "the cards looked for")
         except CardError:
             return False
         return bool(np.all(other <= self._counts))
 
     def __add__(self, other) -> "Hand":
-        total = self._counts.astype(np.int64) + to_counts(other, "play")
+        total = self._counts.astype(np.int64) + to_counts(other, "the cards added")
         return Hand.from_counts(total)
 
     def __sub__(self, other) -> "Hand":
-        take = to_counts(other, "play")
+        take = to_counts(other, "the cards taken")
         if not np.all(take <= self._counts):
             missing = [format_card(int(k)) for k in np.flatnonzero(take > self._counts)]
             raise CardError(f"cards not in the hand: {' '.join(missing)} (hand: {self})")

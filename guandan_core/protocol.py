@@ -120,6 +120,14 @@ def _once(seen: set, key: str, what: str) -> None:
     seen.add(key)
 
 
+# the commands, in the order list_commands gives them (each handled by cmd_<name>)
+COMMANDS = (
+    "protocol_version", "name", "version", "list_commands", "known_command", "rules",
+    "position", "showposition", "moves", "play", "undo", "solve", "sample",
+    "clear_table", "analyze", "stop", "quit",
+)
+
+
 class EngineProtocol:
     """The state of one engine session (rules, position, play history) and its commands.
 
@@ -140,25 +148,7 @@ class EngineProtocol:
         self.history: list = []        # positions before each `play`, for `undo`
         self.done = False              # set by `quit`
         self._stop = None              # serve(): the Stop of the solve being handled
-        self._commands = {
-            "protocol_version": self.cmd_protocol_version,
-            "name": self.cmd_name,
-            "version": self.cmd_version,
-            "list_commands": self.cmd_list_commands,
-            "known_command": self.cmd_known_command,
-            "rules": self.cmd_rules,
-            "position": self.cmd_position,
-            "showposition": self.cmd_showposition,
-            "moves": self.cmd_moves,
-            "play": self.cmd_play,
-            "undo": self.cmd_undo,
-            "solve": self.cmd_solve,
-            "sample": self.cmd_sample,
-            "clear_table": self.cmd_clear_table,
-            "analyze": self.cmd_analyze,
-            "stop": self.cmd_stop,
-            "quit": self.cmd_quit,
-        }
+        self._commands = {name: getattr(self, "cmd_" + name) for name in COMMANDS}
 
     # ------------------------------------------------------------------ framing
     def handle(self, line: str, emit=None) -> str:

@@ -130,6 +130,19 @@ def test_batch_rejects_bad_input():
         moves_array_batch(np.zeros((3, 5), np.uint8), 0)
 
 
+def test_numba_layer_refuses_moves_that_are_not_a_record_array():
+    """API: the moves of apply_moves / contains_moves are a MOVE_DTYPE array of one record a
+    hand; a list of records, or an array of another shape or dtype, is refused by name."""
+    hands, move = _one_hand_and_move()
+    for kernel in (apply_moves, contains_moves):
+        for bad, words in ((move.tolist(), "not a list"), (tuple(move), "not a tuple"),
+                           (np.concatenate([move, move]), r"not .* \(2,\)"),
+                           (move.view(np.uint8), "not uint8")):
+            with pytest.raises(ValueError, match=f"MOVE_DTYPE array of 1 records, {words}"):
+                kernel(hands, bad)
+        assert kernel(hands, move).shape[0] == 1
+
+
 def _one_hand_and_move():
     hand = Hand("S5 S6 H7 S8 S9 D9")
     return hand.counts[None].copy(), moves_array(hand, 5)[:1].copy()

@@ -135,6 +135,15 @@ def test_list_commands(engine):
     assert engine.handle("known_command fly") == "= false\n\n"
 
 
+def test_engine_help_names_every_command(engine, capsys):
+    """`guandan engine --help` lists the commands list_commands gives, in its order."""
+    from guandan_core.cli import main
+    assert main(["engine", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    names = ok(engine.handle("list_commands")).split("\n")
+    assert "sample" in names and f"Commands: {', '.join(names)}." in text
+
+
 def test_bad_input_never_stops_the_engine(engine):
     bad = ["fly", "name extra", "rules nosuch", "position", "position {", "position []",
            "position " + "[" * 100_000,

@@ -120,6 +120,13 @@ def test_sec1_hand_round_trips():
             assert str(part) in h or len(part) == 0
     assert "S5 DT" in Hand("S5 DT H7")
     assert "S5 S5" not in Hand("S5 DT H7")
+    # cards as kinds, a Hand or a Move too; a lone int is no cards, named as what it was for
+    h = Hand("S5 DT H7")
+    assert [12] in h and Hand("DT") in h and Move.from_platform(["Single", "5", ["S5"]], "2") in h
+    for what, op in (("looked for", lambda: 12 in h), ("added", lambda: h + 12),
+                     ("taken", lambda: h - 12)):
+        with pytest.raises(TypeError, match=f"the cards {what}: .* not 12"):
+            op()
 
 
 def test_sec1_counts_view_is_read_only():
