@@ -84,7 +84,8 @@ cdef enum:
     GD_EOVERFLOW = -1   # the output buffer is too small: call again with a larger one
     GD_EBADLEVEL = -2
     GD_EBADHAND = -3    # a count above 2
-    GD_EBADMOVE = -4    # a beat move that is not a combination
+    GD_EBADMOVE = -4    # a beat move of an unknown type, or with a number of cards (or of
+                        # wild cards) its type cannot have under the rules given
 
 # the layout of the records above and the meaning of the functions below, version 1
 cdef enum:
@@ -103,10 +104,13 @@ cdef bint gd_beats(const gd_move_t* a, const gd_move_t* b) noexcept nogil
 # moves that beat it (the pass itself is not written). Writes at most `capacity` records to
 # `out` and returns how many there are, or GD_EOVERFLOW when they do not fit (call again
 # with a larger buffer: a dealt 27-card hand has several hundred to a few thousand
-# moves), or GD_EBADLEVEL / GD_EBADHAND / GD_EBADMOVE.
+# moves), or GD_EBADLEVEL / GD_EBADHAND / GD_EBADMOVE (checked in that order). Of `beat`
+# only the type, ncards, nwild and key are read. `rules` NULL: the standard rules
+# (straight flushes are bombs, a wild completes one of any suit, no long sequences).
 cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
                       const gd_rules_t* rules, gd_move_t* out, int capacity) noexcept nogil
 # every reading of exactly these cards (a move that plays them all), returned and written
-# like gd_enumerate's
+# like gd_enumerate's: `out` needs room for the readings only (none for no cards or more
+# than 10; a handful at most otherwise), `rules` NULL the standard rules
 cdef int gd_classify(const uint8_t* cards, int level, const gd_rules_t* rules,
                      gd_move_t* out, int capacity) noexcept nogil

@@ -90,6 +90,12 @@ ctypedef struct gen_t:
     int n
     int cap
     int overflow
+    # gd_classify: only moves of exactly this many cards are kept (0: every move). Each
+    # record is judged when the next is claimed (it is filled by then); a rejected one's
+    # place is reused, and `spare` takes a record that finds the buffer full until judged
+    int exact_ncards
+    gd_move_t* last
+    gd_move_t spare
     int level
     int wilds              # wild cards in the hand (0..2)
     int wild_kind
@@ -154,8 +160,33 @@ cdef bint gd_beats(const gd_move_t* a, const gd_move_t* b) noexcept nogil:
     return a.type == b.type and a.ncards == b.ncards and a.key > b.key
 
 
+cdef void _judge_last(gen_t* g) noexcept nogil:
+    # (exact_ncards) drop the last record claimed unless it has the number of cards wanted;
+    # a wanted one that found the buffer full is an overflow
+    if g.last == NULL:
+        return
+    if g.last.ncards != g.exact_ncards:
+        if g.last != &g.spare:
+            g.n -= 1
+    elif g.last == &g.spare:
+        g.overflow = 1
+    g.last = NULL
+
+
+cdef gd_move_t* _claim_exact(gen_t* g) noexcept nogil:
+    _judge_last(g)
+    if g.n < g.cap:
+        g.n += 1
+        g.last = &g.out[g.n - 1]
+    else:
+        g.last = &g.spare
+    return g.last
+
+
 cdef inline gd_move_t* _claim(gen_t* g) noexcept nogil:
     # the next output record, or NULL (and the overflow flag) when the buffer is full
+    if g.exact_ncards:
+        return _claim_exact(g)
     if g.n >= g.cap:
         g.overflow = 1
         return NULL
@@ -563,18 +594,58 @@ cdef int _setup(gen_t* g, const uint8_t* hand, int level, const gd_rules_t* rule
     g.n = 0
     g.cap = capacity
     g.overflow = 0
+    g.exact_ncards = 0
+    g.last = NULL
     return GD_OK
+
+
+# the number of cards a move of each type may hold: (fewest, most) with the standard
+# sequences, then with long sequences (a move holds at most 10 cards); a bomb's type
+# allows what its kind of bomb does
+cdef int[11][4] _TYPE_NCARDS = [
+    [0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3], [5, 5, 5, 5],
+    [5, 5, 5, 10], [6, 6, 4, 10], [6, 6, 6, 9], [5, 5, 5, 5], [4, 10, 4, 10],
+    [4, 4, 4, 4]]
+
+
+cdef bint _beatable(const gd_move_t* beat, const gd_rules_t* rules) noexcept nogil:
+    # whether `beat` can be a move on the table: a known type with a card count its type
+    # allows (the kernel reads only its type, ncards and key)
+    cdef int n = beat.ncards, lo, hi
+    if beat.type >= GD_NUM_TYPES:
+        return False
+    lo = _TYPE_NCARDS[beat.type][2 * rules.long_sequences]
+    hi = _TYPE_NCARDS[beat.type][2 * rules.long_sequences + 1]
+    if n < lo or n > hi or beat.nwild > 2 or beat.nwild > n:
+        return False
+    if beat.type == GD_THREE_PAIR:
+        return n % 2 == 0
+    if beat.type == GD_TWO_TRIPS:
+        return n % 3 == 0
+    return True
 
 
 cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
                       const gd_rules_t* rules, gd_move_t* out, int capacity) noexcept nogil:
+    return _enumerate(hand, level, beat, rules, out, capacity, 0)
+
+
+cdef int _enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
+                    const gd_rules_t* rules, gd_move_t* out, int capacity,
+                    int exact_ncards) noexcept nogil:
     cdef gen_t g
-    cdef int status = _setup(&g, hand, level, rules, out, capacity)
-    cdef int t
+    cdef gd_rules_t standard
+    cdef int status, t
     cdef int max_straight = 5, max_tube = 3, max_plate = 2
     cdef int min_tube = 3, min_plate = 2
+    if rules == NULL:
+        # the standard rules, as the Python layer's rules=None
+        _rules_from(&standard, 1, 1, 0)
+        rules = &standard
+    status = _setup(&g, hand, level, rules, out, capacity)
     if status != GD_OK:
         return status
+    g.exact_ncards = exact_ncards
     memset(g.want, 0, sizeof(g.want))
     g.min_key = -1
     g.need_ncards = 0
@@ -583,7 +654,7 @@ cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
         for t in range(1, GD_NUM_TYPES):
             g.want[t] = 1
     else:
-        if beat.type >= GD_NUM_TYPES:
+        if not _beatable(beat, rules):
             return GD_EBADMOVE
         g.want[GD_BOMB] = 1
         g.want[GD_JOKER_BOMB] = 1
@@ -620,6 +691,8 @@ cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
         _gen_bombs(&g)
     if g.want[GD_STRAIGHT_FLUSH] and rules.sf_is_bomb:
         _gen_straight_flushes(&g)
+    if g.exact_ncards:
+        _judge_last(&g)
     if g.overflow:
         return GD_EOVERFLOW
     return g.n
@@ -627,19 +700,18 @@ cdef int gd_enumerate(const uint8_t* hand, int level, const gd_move_t* beat,
 
 cdef int gd_classify(const uint8_t* cards, int level, const gd_rules_t* rules,
                      gd_move_t* out, int capacity) noexcept nogil:
-    # every reading of exactly these cards: the moves of the cards as a hand that use them all
-    cdef int total = 0, k, n, i, kept = 0
+    # every reading of exactly these cards: the moves of the cards as a hand that use them
+    # all, the others dropped as they are made (so `out` needs room for the readings only)
+    cdef int total = 0, k
+    if level < 0 or level > 12:
+        return GD_EBADLEVEL
     for k in range(54):
+        if cards[k] > 2:
+            return GD_EBADHAND
         total += cards[k]
-    n = gd_enumerate(cards, level, NULL, rules, out, capacity)
-    if n < 0:
-        return n
-    for i in range(n):
-        if out[i].ncards == total:
-            if kept != i:
-                out[kept] = out[i]
-            kept += 1
-    return kept
+    if total == 0 or total > 10:
+        return 0        # no move plays no cards, or more than 10
+    return _enumerate(cards, level, NULL, rules, out, capacity, total)
 
 
 # --------------------------------------------------------------------------------------

@@ -612,7 +612,7 @@ def classify(cards, level, rules: Rules | None = None) -> list[Move]:
     flags = Rules.of(rules).flags()
     if counts.sum() == 0:
         return []
-    cap = 4096
+    cap = 64        # (room for the readings only, which are few)
     while True:
         out = np.empty(cap, dtype=MOVE_DTYPE)
         n = _kernels.py_classify(counts, lvl, *flags, out.view(np.uint8))
