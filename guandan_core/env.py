@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import copy
 import random
+from collections.abc import Mapping
 from typing import Optional
 
 import numpy as np
@@ -74,7 +75,8 @@ class HandEnv:
 
     def __init__(self, agent_seats=(0, 1, 2, 3), opponents=None, level="2", rules=None):
         try:
-            seats = tuple(agent_seats)
+            # (a mapping's keys are no seats it meant)
+            seats = () if isinstance(agent_seats, Mapping) else tuple(agent_seats)
         except TypeError:
             seats = ()
         if isinstance(agent_seats, (str, bytes)) or not seats or \
@@ -86,6 +88,10 @@ class HandEnv:
             player = opponents if opponents is not None else GreedyPlayer()
             players = [None if s in self.agent_seats else player for s in range(4)]
         else:
+            if isinstance(opponents, (str, bytes, Mapping)) or \
+                    not hasattr(opponents, "__iter__"):
+                raise TypeError(f"opponents: a player (a callable), or a list of 4 with "
+                                f"None at the agent's seats, not {opponents!r}")
             players = list(opponents)
             if len(players) != 4:
                 raise ValueError(f"opponents: a player, or a list of 4 with None at the "
@@ -395,6 +401,11 @@ class GameEnv(HandEnv):
         if card_actions and agent_cards is not None:
             raise ValueError("give agent_cards or card_actions=True, not both: with "
                              "card_actions the agent's cards come from step")
+        if agent_cards is not None and not any(
+                callable(getattr(agent_cards, name, None)) for name in _AgentSeat._HOOKS):
+            # (an object with neither hook would be ignored without a word)
+            raise TypeError(f"agent_cards: an object with a choose_tribute or choose_return "
+                            f"method, or None, not {agent_cards!r}")
         self.match_rules = match_rules
         self.max_hands = None if max_hands is None else int(max_hands)
         self.agent_cards = agent_cards
@@ -665,14 +676,7 @@ class VectorEnv:
         if not self._ready:
             raise RuntimeError("step before reset, or after a failed step: call "
                                "reset(seed) first")
-        try:
-            actions = list(actions)
-        except TypeError:
-            raise ValueError(f"actions: one action an environment ({self.num_envs}), "
-                             f"not {actions!r}") from None
-        if len(actions) != self.num_envs:
-            raise ValueError(f"actions: one action an environment ({self.num_envs}), "
-                             f"not {len(actions)}")
+        actions = self._one_each(actions, "actions", "action")
         for i, (env, a) in enumerate(zip(self.envs, actions)):
             count, seat = env._actions()
             if not is_whole(a, 0, count - 1):
@@ -702,13 +706,23 @@ class VectorEnv:
                    _final_info=ended.copy())
         return self._stacked(rows), rewards, terminated, truncated, out
 
+    def _one_each(self, values, what: str, noun: str) -> list:
+        """``values`` as a list of one item an environment, in order: a sequence, an array
+        or an iterator (not a mapping or a set, whose order is not the environments')."""
+        wrong = isinstance(values, (str, bytes, Mapping, set, frozenset, Move)) or \
+            not hasattr(values, "__iter__")
+        if not wrong:
+            values = list(values)
+            if len(values) == self.num_envs:
+                return values
+        shown = f"{len(values)} of them" if not wrong else repr(values)
+        raise ValueError(f"{what}: one {noun} an environment ({self.num_envs}), in their "
+                         f"order, not {shown}")
+
     def action_of(self, moves) -> np.ndarray:
         """The actions (int64[num_envs]) of ``moves``, one an environment, each a
         :class:`Move` or a platform triple (as :meth:`HandEnv.action_of`)."""
-        moves = list(moves)
-        if len(moves) != self.num_envs:
-            raise ValueError(f"moves: one move an environment ({self.num_envs}), not "
-                             f"{len(moves)}")
+        moves = self._one_each(moves, "moves", "move")
         out = np.empty(self.num_envs, dtype=np.int64)
         for i, (env, m) in enumerate(zip(self.envs, moves)):
             try:

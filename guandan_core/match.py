@@ -405,8 +405,8 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
     ``prev_order``; ``hands`` are the four count arrays as dealt (sec. 8).
 
     ``choose_return(receiver, payer, hands, allowed)``, if given, picks each returned card
-    kind (``hands``: copies of the four hands at that moment, the receiver holding the
-    tribute; ``allowed``: the kinds of :func:`allowed_returns` for the receiver); by
+    kind (``hands``: copies of the four hands after the tribute, the receiver holding it,
+    the other receiver's return not made, as on the platform; ``allowed``: the kinds of :func:`allowed_returns` for the receiver); by
     default the lowest allowed card (:func:`return_card`). ``choose_tribute(payer,
     hands, allowed)``, if given, picks each tribute card kind the same way (``allowed``:
     :func:`allowed_tributes`, asked in the order of the payers' finishing places); by
@@ -475,17 +475,20 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
         low = b if high == a else a
         plan = TributePlan("double", payments=[(high, first, cards[high]),
                                                (low, second, cards[low])])
-    # the receivers choose their returns once they hold the tribute
+    # the receivers choose their returns once they hold the tribute, each shown the hands
+    # as the tribute left them (on the platform they are asked together; a receiver's own
+    # hand is the same either way: returns go to payers)
     after = [c.copy() for c in counts]
     for payer, receiver, card in plan.payments:
         after[payer][card] -= 1
         after[receiver][card] += 1
+    paid = [c.copy() for c in after]
     for payer, receiver, _ in plan.payments:
         allowed = _allowed_returns(after[receiver], level)
         if choose_return is None:
             card = allowed[0]
         else:
-            card = choose_return(receiver, payer, [c.copy() for c in after], allowed,
+            card = choose_return(receiver, payer, [c.copy() for c in paid], allowed,
                                  tuple(plan.payments))
             if isinstance(card, bool) or card not in allowed:
                 raise IllegalMoveError(

@@ -757,16 +757,10 @@ class PlatformSeat:
         if set(allowed) != set(request.actions):
             _fail(where, f"the cards offered to return ({' '.join(request.actions)}) are not "
                          f"the cards a receiver may return ({' '.join(allowed)})")
-        # a match asks the receivers in the order they were paid, each once the returns
-        # before its own are made: those are not in a notify yet, but their counts are
-        shown = list(self._cards_left)
-        for payer, receiver, _ in self._exchanges:
-            if receiver == self.seat:
-                break
-            shown[receiver] -= 1
-            shown[payer] += 1
+        # (the card counts as the tribute left them, as a match shows every receiver)
         card = self._card_choice(
-            "choose_return", allowed, allowed[0], shown, request, team_levels, where,
+            "choose_return", allowed, allowed[0], self._cards_left, request, team_levels,
+            where,
             lambda card: f"the player returns {quoted(card)}, not one of the cards it may "
                          f"return ({' '.join(allowed)})", tuple(self._exchanges))
         return self._index_of_card(card, request, where)

@@ -7,6 +7,7 @@ observation and ends the hand as the engine does.
 
 import copy
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -159,6 +160,13 @@ def test_bad_calls_are_named():
         HandEnv(agent_seats=(0,), opponents=[None, None, GreedyPlayer(), GreedyPlayer()])
     with pytest.raises(ValueError, match="opponents: a player, or a list of 4"):
         HandEnv(agent_seats=(0,), opponents=[GreedyPlayer()] * 3)
+    for bad in (5, "greedy", {1: GreedyPlayer()}):
+        with pytest.raises(TypeError, match=f"opponents: a player \\(a callable\\), or a "
+                                            f"list of 4 .* not {re.escape(repr(bad))}"):
+            HandEnv(agent_seats=(0,), opponents=bad)
+    with pytest.raises(ValueError, match="agent_seats: distinct seats 0..3"):
+        HandEnv(agent_seats={0: 1})             # (its keys are not what it meant)
+    assert HandEnv(agent_seats={2, 0}).agent_seats == (0, 2)
     with pytest.raises(ValueError, match="seed must be an int 0 or more, text or None, "
                                          "not -1"):
         HandEnv().reset(seed=-1)

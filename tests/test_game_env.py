@@ -7,6 +7,7 @@ environment settles and deals as the engine does.
 
 import copy
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -220,7 +221,7 @@ def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
     """``_play_game`` with ``card_actions``: a choice is answered with ``cards``' hook
     (a Match player's ``choose_tribute`` / ``choose_return``) through ``action_of``; the
     hand results and the choices seen as (seat, choice, allowed cards, hand number from
-    0, the cards each seat had given and received as shown)."""
+    0, the cards each seat had given and received as shown, the card counts shown)."""
     obs, info = env.reset(seed=seed)
     results, choices = [], []
     for _ in range(max_steps):
@@ -229,7 +230,8 @@ def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
             assert obs["phase"] == (1 if info["choice"] == "choose_tribute" else 2)
             assert len(obs["legal"]) == len(info["allowed_cards"]) and not obs["can_pass"]
             choices.append((seat, info["choice"], info["allowed_cards"], len(results),
-                            obs["given"].copy(), obs["received"].copy()))
+                            obs["given"].copy(), obs["received"].copy(),
+                            obs["cards_left"].copy()))
             card = getattr(cards, info["choice"])(info["observation"], info["allowed_cards"])
             action = env.action_of(card)
         else:
@@ -268,7 +270,7 @@ def test_sec8_card_actions_with_the_default_cards_play_the_matchs_game(seed, rul
     assert tributes and returns and len(choices) == tributes + returns
     assert {c[1] for c in choices} == {"choose_tribute", "choose_return"}
     # a tribute is chosen with nothing shown paid; a return with the hand's tribute shown
-    for seat, choice, _, number, given, received in choices:
+    for seat, choice, _, number, given, received, cards_left in choices:
         paid = expected[number].tribute.payments if choice == "choose_return" else ()
         want_given, want_received = np.zeros((4, 54)), np.zeros((4, 54))
         for payer, receiver, kind in paid:
@@ -276,7 +278,12 @@ def test_sec8_card_actions_with_the_default_cards_play_the_matchs_game(seed, rul
             want_received[receiver, kind] += 1
         assert (given == want_given).all() and (received == want_received).all()
         assert choice == "choose_tribute" or received[seat].sum() == 1
-
+        # the counts are the deal's and what the seats are shown to have given and received
+        # (a double tribute's second receiver is not shown the first's return, as on the
+        # platform, where both are asked together)
+        assert (cards_left == 27 - want_given.sum(axis=1) + want_received.sum(axis=1)).all()
+    assert any(sum(c[1] == "choose_return" for c in choices if c[3] == n) == 2
+               for n in range(len(expected)))
 
 @pytest.mark.parametrize("agent_seats", [(0, 2), (1,)])
 def test_sec8_card_actions_play_as_agent_cards_do(agent_seats):
@@ -316,6 +323,17 @@ def test_card_actions_bad_choices_are_named_and_a_failing_opponent_undoes_the_st
     the environment as before that step, and the retried step plays the same game."""
     with pytest.raises(ValueError, match="give agent_cards or card_actions=True, not both"):
         GameEnv(agent_cards=LastCards(), card_actions=True)
+
+    class Misspelt:
+        def choose_returns(self, obs, allowed):
+            return allowed[-1]
+
+    # an object with neither hook would be ignored: refused by name
+    for bad in (5, Misspelt()):
+        with pytest.raises(TypeError, match=f"agent_cards: an object with a choose_tribute "
+                                            f"or choose_return method, or None, not "
+                                            f"{re.escape(repr(bad))}"):
+            GameEnv(agent_cards=bad)
     with pytest.raises(TypeError, match="card_actions must be True or False, not 'yes'"):
         GameEnv(card_actions="yes")
 

@@ -8,6 +8,7 @@ autoresets: the same observations, rewards and endings.
 import copy
 import pickle
 import random
+import re
 import sys
 
 import numpy as np
@@ -139,8 +140,12 @@ def test_bad_calls_are_named_and_move_nothing():
     obs, infos = venv.reset(seed=1)
     before = [list(e.history) for e in venv.envs]
     count = len(infos["observation"][1].legal_moves)
-    for actions, message in [([0], "one action an environment \\(2\\), not 1"),
+    for actions, message in [([0], "one action an environment \\(2\\), in their order, "
+                                   "not 1 of them"),
                              (5, "one action an environment"),
+                             # a mapping's keys, a set's order are not the actions meant
+                             ({0: 1, 1: 1}, "in their order, not \\{0: 1, 1: 1\\}"),
+                             ({0, 1}, "in their order, not \\{0, 1\\}"),
                              ([0, count], f"environment 1: action {count} is not a legal "
                                           f"move's index 0..{count - 1}"),
                              ([-1, 0], "environment 0: action -1"),
@@ -151,8 +156,13 @@ def test_bad_calls_are_named_and_move_nothing():
     with pytest.raises(IllegalMoveError, match="environment 0: seat \\d cannot play") as err:
         venv.action_of([["Bomb", "A", ["SA", "HA", "CA", "DA"]], None])
     assert err.value.env_index == 0          # (the engine's own error type, kept)
-    with pytest.raises(ValueError, match="one move an environment \\(2\\), not 3"):
+    with pytest.raises(ValueError, match="one move an environment \\(2\\), in their order, "
+                                         "not 3 of them"):
         venv.action_of([None] * 3)
+    move = infos["observation"][0].legal_moves[0]
+    for bad in (5, move):
+        with pytest.raises(ValueError, match=f"one move an environment .* not {re.escape(repr(bad))}"):
+            venv.action_of(bad)
     for bad in (0, -1, 2.5, "3", None):
         with pytest.raises(ValueError, match=f"num_envs must be a whole number >= 1, "
                                              f"not {bad!r}"):
