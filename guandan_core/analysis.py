@@ -519,6 +519,17 @@ class _Solver:
         wild = wild_kind(lvl)
         # straights first: they want mixed suits
         rank_parts.sort(key=lambda p: p[0] != STRAIGHT)
+        # the straights of natural cards only, their suits chosen first and together so
+        # that none is five cards of one suit (which would be a straight flush only) where
+        # the hand allows it: another part's greedy choice could take the card one needs
+        # (the other parts' suits do not matter)
+        natural = [p for p in rank_parts if p[0] == STRAIGHT and
+                   not (p[3] >> (_FB * _WILD_FIELD)) & 31] if rules.sf_is_bomb else []
+        suited = self._mixed_suits([p[3] for p in natural], avail) if natural else None
+        if suited is not None:
+            for part, kinds in zip(natural, suited):
+                parts.append(self._reading(part[0], part[1], part[2], kinds))
+            rank_parts = [p for p in rank_parts if not any(p is q for q in natural)]
         for mtype, label, key, packed in rank_parts:
             vec = [(packed >> (_FB * f)) & 31 for f in range(_NF)]
             kinds = []
@@ -551,6 +562,47 @@ class _Solver:
         assert not any(avail), "internal error: the split does not use the hand"
         parts.sort(key=_part_order)
         return parts
+
+    def _mixed_suits(self, straights, avail, budget: int = 20_000):
+        """Natural cards for each straight (rank-level vectors, one card a rank) with no
+        straight all of one suit, taken from ``avail`` (updated), or None (``avail`` as it
+        was) when there are none or the search's ``budget`` of steps runs out; depth
+        first, the suits with the most cards left tried first."""
+        wild = wild_kind(self.lvl)
+        slots = [(i, f) for i, packed in enumerate(straights) for f in range(13)
+                 if (packed >> (_FB * f)) & 31]
+        chosen = [0] * len(slots)
+        steps = 0
+
+        def place(n: int) -> bool:
+            nonlocal steps
+            if n == len(slots):
+                return True
+            i, f = slots[n]
+            last = n + 1 == len(slots) or slots[n + 1][0] != i
+            for k in sorted((k for k in range(4 * f, 4 * f + 4) if k != wild and avail[k]),
+                            key=lambda k: (-avail[k], k)):
+                steps += 1
+                if steps > budget:
+                    return False
+                if last:
+                    start = next(m for m in range(n, -1, -1)
+                                 if m == 0 or slots[m - 1][0] != i)
+                    if all((chosen[m] & 3) == (k & 3) for m in range(start, n)):
+                        continue        # (five cards of one suit)
+                avail[k] -= 1
+                chosen[n] = k
+                if place(n + 1):
+                    return True
+                avail[k] += 1
+            return False
+
+        if not place(0):
+            return None
+        out = [[] for _ in straights]
+        for (i, _), k in zip(slots, chosen):
+            out[i].append(k)
+        return out
 
     def _unflush(self, kinds, avail):
         """Swap one card of a five-card one-suit straight for another suit, if possible."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from guandan_core import Hand, moves_array
+from guandan_core import Hand, legal_moves, moves_array
 from guandan_core.cards import NUM_KINDS, parse_level
 
 BOMB_TYPE_MIN = 8     # straight flush, bomb, joker bomb
@@ -141,3 +141,44 @@ def reference_best_lowest_first(hand, level, rules=None):
 
     sc, _ = best(counts)
     return sc[0], sc
+
+
+def reference_smallest_splits(hand, level, rules=None) -> dict:
+    """Every split of ``hand`` into the fewest legal combinations, by brute force over the
+    core's moves (a part holding the lowest remaining card kind, then the rest), up to the
+    suits of natural cards: ``{key: parts}``, one split (a list of :class:`Move`) for each
+    key, which is the sorted tuple of its parts' (type, key, ranks of its natural cards,
+    number of wild cards). For hands of up to about 10 cards."""
+    hand = Hand(hand) if not isinstance(hand, Hand) else hand
+    level = parse_level(level)
+    wild = level * 4 + 1
+    memo: dict = {}
+
+    def part_key(move) -> tuple:
+        naturals = tuple(sorted(k >> 2 for k in move.kinds if k != wild))
+        return (move.type_id, move.key, naturals, move.kinds.count(wild))
+
+    def splits(cards: Hand) -> dict:
+        """{sorted part keys: parts} of the splits of ``cards`` with the fewest parts."""
+        ident = cards.counts.tobytes()
+        if ident in memo:
+            return memo[ident]
+        if len(cards) == 0:
+            return {(): []}
+        low = min(cards.counts.nonzero()[0])
+        found: dict = {}
+        fewest = None
+        for move in legal_moves(cards, level, rules=rules):
+            if low not in move.kinds:
+                continue
+            for rest_key, rest in splits(cards - move).items():
+                size = len(rest) + 1
+                if fewest is not None and size > fewest:
+                    continue
+                if fewest is None or size < fewest:
+                    fewest, found = size, {}
+                found.setdefault(tuple(sorted(rest_key + (part_key(move),))), [move] + rest)
+        memo[ident] = found
+        return found
+
+    return splits(hand)

@@ -25,7 +25,8 @@ from guandan_core.cards import format_card, parse_level
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_process import PACKAGES, ROOT, cli_env  # noqa: E402
-from reference_split import reference_best, reference_best_lowest_first  # noqa: E402
+from reference_split import (reference_best, reference_best_lowest_first,  # noqa: E402
+                             reference_smallest_splits)
 
 HANDS_WILD = ROOT / "tests" / "data" / "hands_wild.json"
 ANSI = "\x1b["
@@ -185,6 +186,62 @@ def test_runners_up_count_and_order():
     scores = [split_score(s) for s in [res.split] + res.runners_up]
     assert scores == sorted(scores)
     assert best_split("S9 C9 D9 S8 C8 D8 H7 H7", "7", runners_up=0).runners_up == []
+
+
+@pytest.mark.parametrize("hand, level, rules, split", [
+    # the first straight's greedy suits took the one off-suit ten the second needed
+    ("H9 ST CT CJ CJ CQ CQ CK CK CA", "2", "standard",
+     "Straight 9: H9 CT CJ CQ CK|Straight T: ST CJ CQ CK CA"),
+    # a straight with a wild took the one off-suit four the natural straight needed
+    ("D3 C4 D4 D5 D5 D6 H7 D7 D7 D8", "7", "platform",
+     "Straight 3: D3 D4 D5 H7 D7|Straight 4: C4 D5 D6 D7 D8"),
+    ("H9 C9 C9 ST CT CJ CJ CQ CQ CK CK CA", "J", "standard",
+     "Pair 9: C9 C9|Straight 9: H9 CT CJ CQ CK|Straight T: ST CJ CQ CK CA")])
+def test_runners_up_whose_straights_need_the_same_off_suit_cards(hand, level, rules, split):
+    """A split of straights is listed when some suits make none of them a straight flush:
+    the straights of natural cards get their suits first and together. (These splits were
+    missing, read as a straight flush and dropped as a duplicate, and a worse one listed.)"""
+    res = best_split(hand, level, rules, runners_up=10)
+    listed = [sorted(str(m) for m in s) for s in [res.split] + res.runners_up]
+    assert sorted(split.split("|")) in listed
+    scores = [split_score(s) for s in [res.split] + res.runners_up]
+    assert scores == sorted(scores)
+
+
+def test_runners_up_match_brute_force_on_suited_hands():
+    """The best split and its runners-up are the brute force's smallest splits, best first,
+    up to the suits of natural cards, on hands rich in straights and straight flushes
+    (every rules preset)."""
+    rng = random.Random(36)
+    names = ("standard", "platform", "no-sf-bomb", "long-sequences")
+    listed = 0
+    for i in range(200):
+        level = rng.randrange(13)
+        suit, low = rng.randrange(4), rng.randrange(-1, 8)
+        # two runs of one suit, a wild card or two, and few cards of the other suits (two
+        # straights may then need the same one to be no straight flush)
+        pool = [(r % 13) * 4 + suit for r in range(low, low + 6)] * 2
+        pool += rng.sample([(r % 13) * 4 + s for r in range(low, low + 6) for s in range(4)
+                            if s != suit], rng.randint(1, 3)) + [level * 4 + 1] * rng.randint(0, 2)
+        rng.shuffle(pool)
+        counts = np.zeros(54, dtype=np.uint8)
+        for k in pool[:rng.randint(6, 12)]:
+            counts[k] = min(2, counts[k] + 1)
+        hand, rules = Hand.from_counts(counts), Rules.by_name(names[i % 4])
+        runners_up = rng.randint(0, 6)
+        res = best_split(hand, level, rules, runners_up)
+        want = reference_smallest_splits(hand, level, rules)
+        splits = [res.split] + res.runners_up
+        assert res.plays == len(next(iter(want.values()))), (str(hand), level, rules)
+        assert [split_score(s) for s in splits] == \
+            sorted(split_score(s) for s in want.values())[:runners_up + 1], (str(hand), level)
+        wild = level * 4 + 1
+        keys = [tuple(sorted((m.type_id, m.key, tuple(sorted(k >> 2 for k in m.kinds
+                                                              if k != wild)),
+                              m.kinds.count(wild)) for m in s)) for s in splits]
+        assert len(set(keys)) == len(keys) and set(keys) <= set(want), (str(hand), level)
+        listed += len(splits)
+    assert listed > 350
 
 
 def test_empty_and_tiny_hands():
