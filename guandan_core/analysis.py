@@ -144,6 +144,11 @@ def _pack_cards(counts) -> int:
     return s
 
 
+def _cards_in(packed: int) -> int:
+    """The number of cards of a packed rank-level vector."""
+    return sum((packed >> (_FB * f)) & 31 for f in range(_NF))
+
+
 def _hand_fields(counts: np.ndarray, lvl: int) -> np.ndarray:
     vec = np.zeros(_NF, dtype=np.int64)
     kinds = np.repeat(np.arange(NUM_KINDS), counts)
@@ -519,11 +524,11 @@ class _Solver:
         wild = wild_kind(lvl)
         # straights first: they want mixed suits
         rank_parts.sort(key=lambda p: p[0] != STRAIGHT)
-        # the straights of natural cards only, their suits chosen first and together so
+        # the five-card straights of natural cards, their suits chosen first and together so
         # that none is five cards of one suit (which would be a straight flush only) where
         # the hand allows it: another part's greedy choice could take the card one needs
         # (the other parts' suits do not matter)
-        natural = [p for p in rank_parts if p[0] == STRAIGHT and
+        natural = [p for p in rank_parts if p[0] == STRAIGHT and _cards_in(p[3]) == 5 and
                    not (p[3] >> (_FB * _WILD_FIELD)) & 31] if rules.sf_is_bomb else []
         suited = self._mixed_suits([p[3] for p in natural], avail) if natural else None
         if suited is not None:
