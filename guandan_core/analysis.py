@@ -50,8 +50,10 @@ How it is computed (exact):
   adding the same play to two completions keeps their order), which gives the best split
   and the runners-up.
 * The rank-level split is turned into cards by giving each combination real cards of
-  its ranks (straights get mixed suits when possible: five natural cards of one suit
-  would be a straight flush only; if unavoidable the part is read as the straight flush).
+  its ranks. The five-card straights of natural cards get theirs first, chosen together
+  by a small depth-first search so that none is five cards of one suit (which would be a
+  straight flush only) where the hand allows it; if unavoidable the part is read as the
+  straight flush. The other parts' suits do not matter.
   So runner-ups differ in structure: splits that only swap equal-rank cards of different
   suits between parts are not listed as different.
 
