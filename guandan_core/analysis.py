@@ -77,9 +77,10 @@ Control
 -------
 :func:`control` says, for each play, whether some combination of the unseen cards (the
 108-card deck minus the hand minus the cards already played) beats it, and shows one
-smallest such combination: the lowest beating play of the same type when there is one,
-else the smallest bomb (fewest cards and wilds for the same power). A play nothing
-unseen can beat is *control*.
+smallest such combination: for a play that is not a bomb, the lowest beating play of the
+same type when there is one, else the smallest bomb; for a bomb, the smallest bomb that
+beats it, of whatever kind (a straight flush over five aces); among bombs of the same
+power, the fewest cards and wilds. A play nothing unseen can beat is *control*.
 """
 
 from __future__ import annotations
