@@ -406,11 +406,11 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
 
     ``choose_return(receiver, payer, hands, allowed)``, if given, picks each returned card
     kind (``hands``: copies of the four hands after the tribute, the receiver holding it,
-    the other receiver's return not made, as on the platform; ``allowed``: the kinds of :func:`allowed_returns` for the receiver); by
-    default the lowest allowed card (:func:`return_card`). ``choose_tribute(payer,
-    hands, allowed)``, if given, picks each tribute card kind the same way (``allowed``:
-    :func:`allowed_tributes`, asked in the order of the payers' finishing places); by
-    default the first (:func:`tribute_card`).
+    the other receiver's return not made, as on the platform; ``allowed``: the kinds of
+    :func:`allowed_returns` for the receiver); by default the lowest allowed card
+    (:func:`return_card`). ``choose_tribute(payer, hands, allowed)``, if given, picks each
+    tribute card kind the same way (``allowed``: :func:`allowed_tributes`, asked in the
+    order of the payers' finishing places); by default the first (:func:`tribute_card`).
 
     Applies nothing; :func:`apply_tribute` moves the cards.
     """
@@ -482,25 +482,27 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
     for payer, receiver, card in plan.payments:
         after[payer][card] -= 1
         after[receiver][card] += 1
-    paid = [c.copy() for c in after]
     for payer, receiver, _ in plan.payments:
         allowed = _allowed_returns(after[receiver], level)
         if choose_return is None:
             card = allowed[0]
         else:
-            card = choose_return(receiver, payer, [c.copy() for c in paid], allowed,
-                                 tuple(plan.payments))
+            card = choose_return(receiver, payer, [c.copy() for c in after], allowed,
+                                 _exchange_triples(plan.payments))
             if isinstance(card, bool) or card not in allowed:
                 raise IllegalMoveError(
                     f"choose_return gave {card!r} for seat {receiver}'s return to seat "
                     f"{payer}, not one of the card kinds it may return {allowed} (RULES "
                     "sec. 8)")
             card = int(card)
-        after[receiver][card] -= 1
-        after[payer][card] += 1
         plan.returns.append((receiver, payer, card))
     plan.leader = plan.payments[0][0] if rules.lead_after_tribute == "payer" else first
     return plan
+
+
+def _exchange_triples(entries) -> tuple:
+    """Tribute payments or returns as a tuple of ``(giver, receiver, card kind)`` ints."""
+    return tuple((int(g), int(r), int(k)) for g, r, k in entries)
 
 
 def apply_tribute(plan: TributePlan, hands) -> list:
@@ -801,7 +803,7 @@ class Match:
             plan = TributePlan("none", leader=leader)
         else:
             plan = _plan_tribute(self.prev_order, hands, level, self.rules,
-                                self._return_chooser(level), self._tribute_chooser(level))
+                                 self._return_chooser(level), self._tribute_chooser(level))
             if plan.resisted is not None:
                 self._emit({"event": "resist", "seats": list(plan.resisted)})
             for payer, receiver, card in plan.payments:
@@ -815,8 +817,7 @@ class Match:
         self.position = pos
         self.history = []
         # (public: the tribute and return events say who gave which card to whom)
-        exchanges = tuple((int(g), int(r), int(k)) for g, r, k in plan.payments) + \
-            tuple((int(g), int(r), int(k)) for g, r, k in plan.returns)
+        exchanges = _exchange_triples(plan.payments) + _exchange_triples(plan.returns)
         return _HandStart(number, level, plan, pos, self.history, tuple(self.levels),
                           exchanges)
 
@@ -847,7 +848,7 @@ class Match:
                 lambda answer, names: f"seat {receiver} returns {answer!r} to seat {payer}, "
                 f"not one of the cards it may return ({names}): a card of rank 10 or "
                 "lower that is not a level card, else its lowest card (RULES sec. 8)",
-                exchanges=tuple((int(g), int(r), int(k)) for g, r, k in payments))
+                exchanges=payments)
 
         return choose
 
