@@ -572,32 +572,28 @@ class _Solver:
         return parts
 
     def _mixed_suits(self, straights, avail, budget: int = 20_000):
-        """Natural cards for each straight (rank-level vectors, one card a rank) with no
-        straight all of one suit, taken from ``avail`` (updated), or None (``avail`` as it
-        was) when there are none or the search's ``budget`` of steps runs out; depth
-        first, the suits with the most cards left tried first."""
+        """Natural cards for each five-card straight (rank-level vectors, one card a rank)
+        with no straight all of one suit, taken from ``avail`` (updated), or None
+        (``avail`` as it was) when there are none or the search's ``budget`` of steps runs
+        out; depth first, the suits with the most cards left tried first."""
         wild = wild_kind(self.lvl)
-        slots = [(i, f) for i, packed in enumerate(straights) for f in range(13)
-                 if (packed >> (_FB * f)) & 31]
-        chosen = [0] * len(slots)
+        # five slots a straight, one a rank: slot n is card n % 5 of straight n // 5
+        ranks = [f for packed in straights for f in range(13) if (packed >> (_FB * f)) & 31]
+        chosen = [0] * len(ranks)
         steps = 0
 
         def place(n: int) -> bool:
             nonlocal steps
-            if n == len(slots):
+            if n == len(ranks):
                 return True
-            i, f = slots[n]
-            last = n + 1 == len(slots) or slots[n + 1][0] != i
+            f = ranks[n]
             for k in sorted((k for k in range(4 * f, 4 * f + 4) if k != wild and avail[k]),
                             key=lambda k: (-avail[k], k)):
                 steps += 1
                 if steps > budget:
                     return False
-                if last:
-                    start = next(m for m in range(n, -1, -1)
-                                 if m == 0 or slots[m - 1][0] != i)
-                    if all((chosen[m] & 3) == (k & 3) for m in range(start, n)):
-                        continue        # (five cards of one suit)
+                if n % 5 == 4 and all((c & 3) == (k & 3) for c in chosen[n - 4:n]):
+                    continue        # (five cards of one suit)
                 avail[k] -= 1
                 chosen[n] = k
                 if place(n + 1):
@@ -607,10 +603,7 @@ class _Solver:
 
         if not place(0):
             return None
-        out = [[] for _ in straights]
-        for (i, _), k in zip(slots, chosen):
-            out[i].append(k)
-        return out
+        return [chosen[n:n + 5] for n in range(0, len(chosen), 5)]
 
     def _unflush(self, kinds, avail):
         """Swap one card of a five-card one-suit straight for another suit, if possible."""
