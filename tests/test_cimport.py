@@ -12,7 +12,7 @@ import pytest
 
 from cli_process import PACKAGES
 from guandan_core import MOVE_DTYPE, Hand, Move, Rules, classify, legal_moves, moves_array
-from guandan_core.cards import parse_cards
+from guandan_core.hand import to_counts
 
 Cython = pytest.importorskip("Cython", reason="building a module that cimports the "
                                               "kernels needs Cython (a test extra)")
@@ -94,13 +94,6 @@ LONG = (1, 1, 1)
 CANARY = b"\xa5" * MOVE_DTYPE.itemsize
 
 
-def _counts(cards) -> np.ndarray:
-    counts = np.zeros(54, np.uint8)
-    for k in parse_cards(cards) if isinstance(cards, str) else cards:
-        counts[k] += 1
-    return counts
-
-
 def _records(moves) -> bytes:
     return b"".join(m.record().tobytes() for m in moves)
 
@@ -119,7 +112,7 @@ def test_sec4_classify_needs_room_for_the_readings_only(probe):
                                      "S3 S3 C3 C3 D3 D3 H3 H3 H2 H2")]
     sets += [(rng.sample(deck, rng.randint(1, 10)), rng.randrange(13)) for _ in range(200)]
     for _ in range(300):         # the cards of a random move of a random hand
-        hand = Hand.from_counts(_counts(rng.sample(deck, rng.randint(5, 27))))
+        hand = Hand.from_counts(to_counts(rng.sample(deck, rng.randint(5, 27))))
         level = rng.randrange(13)
         move = rng.choice(list(legal_moves(hand, level, rules=Rules.by_name(
             "long-sequences"))))
@@ -128,7 +121,7 @@ def test_sec4_classify_needs_room_for_the_readings_only(probe):
     readings = 0
     for cards, level in sets:
         for flags, rules in ((STANDARD, Rules.standard()), (LONG, Rules.by_name("long-sequences"))):
-            counts = _counts(cards)
+            counts = to_counts(cards)
             try:
                 want = classify(Hand.from_counts(counts), level, rules)
             except ValueError:
@@ -139,23 +132,23 @@ def test_sec4_classify_needs_room_for_the_readings_only(probe):
             if want:
                 assert probe.call(True, counts, level, None, flags, len(want) - 1)[0] == -1
     assert readings > 600
-    hand = _counts("S3 S4 S5 S6 S7 S8 S9 ST SJ SQ SK")
+    hand = to_counts("S3 S4 S5 S6 S7 S8 S9 ST SJ SQ SK")
     assert probe.call(True, hand, 0, None, STANDARD, 0)[0] == 0          # 11 cards
     assert probe.call(True, np.zeros(54, np.uint8), 0, None, STANDARD, 0)[0] == 0
     hand[6] = 3
     assert probe.call(True, hand, 0, None, STANDARD, 4)[0] == -3         # GD_EBADHAND
-    assert probe.call(True, _counts("S2"), 13, None, STANDARD, 4)[0] == -2  # GD_EBADLEVEL
+    assert probe.call(True, to_counts("S2"), 13, None, STANDARD, 4)[0] == -2  # GD_EBADLEVEL
 
 
 def test_sec9_null_rules_are_the_standard_rules(probe):
     """RULES 9: rules NULL in gd_enumerate and gd_classify read as the standard rules,
     as rules=None does in Python."""
-    hand = _counts("S3 S4 S5 S6 S7 H7 H7 C9 C9 D9 SB HR")
+    hand = to_counts("S3 S4 S5 S6 S7 H7 H7 C9 C9 D9 SB HR")
     want = moves_array(Hand.from_counts(hand), 5, rules=Rules.standard()).tobytes()
     other = moves_array(Hand.from_counts(hand), 5, rules=Rules.by_name("no-sf-bomb")).tobytes()
     assert want != other
     assert probe.call(False, hand, 5, None, None, 4096)[1] == want
-    cards = _counts("S3 S4 S5 S6 H7")
+    cards = to_counts("S3 S4 S5 S6 H7")
     assert probe.call(True, cards, 5, None, None, 8)[1] == \
         _records(classify(Hand.from_counts(cards), 5, Rules.standard()))
 
@@ -164,7 +157,7 @@ def test_sec5_a_move_to_beat_its_type_cannot_be_is_refused(probe):
     """RULES 5 through gd_enumerate: a move to beat of an unknown type, or with a number of
     cards (or wild cards) its type cannot have, is GD_EBADMOVE; the true move is beaten
     as legal_moves beats it."""
-    hand = _counts("S2 S2 H3 C4 D5 S6 H7 SB HR HR")
+    hand = to_counts("S2 S2 H3 C4 D5 S6 H7 SB HR HR")
     pair = Move.from_platform(["Pair", "9", ["S9", "C9"]], "2")
     n, records, _ = probe.call(False, hand, 0, pair.record().tobytes(), STANDARD, 4096)
     want = list(legal_moves(Hand.from_counts(hand), 0, pair))       # (no pass in either)
@@ -178,10 +171,10 @@ def test_sec5_a_move_to_beat_its_type_cannot_be_is_refused(probe):
     for record in bad:
         assert probe.call(False, hand, 0, record, STANDARD, 4096)[0] == -4
     # a tube of two pairs is a move under long sequences only
-    tube = _counts("S3 C3 S4 C4")
+    tube = to_counts("S3 C3 S4 C4")
     (short,) = classify(Hand.from_counts(tube), 0, Rules.by_name("long-sequences"))
     beat = short.record().tobytes()
-    higher = _counts("S5 C5 S6 C6 D9")
+    higher = to_counts("S5 C5 S6 C6 D9")
     assert probe.call(False, higher, 0, beat, STANDARD, 4096)[0] == -4
     want = list(legal_moves(Hand.from_counts(higher), 0, short,
                             Rules.by_name("long-sequences")))

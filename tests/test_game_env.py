@@ -285,6 +285,7 @@ def test_sec8_card_actions_with_the_default_cards_play_the_matchs_game(seed, rul
     assert any(sum(c[1] == "choose_return" for c in choices if c[3] == n) == 2
                for n in range(len(expected)))
 
+
 @pytest.mark.parametrize("agent_seats", [(0, 2), (1,)])
 def test_sec8_card_actions_play_as_agent_cards_do(agent_seats):
     """RULES 8: the last allowed card chosen through step plays the game agent_cards of
