@@ -1,0 +1,276 @@
+"""guandan_core.engine: `guandan engine` driven as a separate process. Every answer must
+equal what the same call gives in this process (the protocol adds nothing and loses
+nothing), and a refused command, a hung, dead or garbled engine must each end in the
+exception that says so, never a wait for ever or a wrong answer."""
+
+import json
+import random
+import sys
+import threading
+import time
+
+import pytest
+
+from cli_process import PACKAGES, cli_env
+from guandan_core import analysis
+from guandan_core.engine import (DEFAULT_COMMAND, EngineProcess, EngineProtocolError,
+                                 EngineRefusedError, EngineTerminatedError)
+from guandan_core.position import Position, PositionError
+from guandan_core.rules import PRESET_NAMES, Rules
+from reference_minimax import random_position
+from solver import solve, solve_sampled
+
+EXAMPLE = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"], ["C6", "CQ"],
+                                   ["S4", "SK", "D6"]],
+           "finished": [], "to_move": 0, "table": None}
+
+
+def _engine(command=None, **options) -> EngineProcess:
+    return EngineProcess(command, env=cli_env(), cwd=PACKAGES, **options)
+
+
+def _fake_engine(code: str, **options) -> EngineProcess:
+    """An 'engine' that is this Python running ``code``: for the failures a real one
+    should never show."""
+    return _engine([sys.executable, "-c", code], **options)
+
+
+@pytest.fixture(scope="module")
+def engine():
+    with _engine(timeout=120) as e:
+        yield e
+
+
+def _positions(seed: int, count: int, max_cards: int = 4):
+    rng, out = random.Random(seed), []
+    while len(out) < count:
+        pos = random_position(rng, max_cards=max_cards)
+        if pos is not None and not pos.is_over:
+            out.append(pos)
+    return out
+
+
+def test_identity_and_commands(engine):
+    from guandan_core import __version__
+    from guandan_core.protocol import COMMANDS
+    assert engine.protocol_version() == 1
+    assert engine.name() == "guandan-core"
+    assert engine.version() == __version__
+    assert engine.list_commands() == list(COMMANDS)
+    assert engine.returncode is None and "running" in repr(engine)
+
+
+@pytest.mark.parametrize("rules", PRESET_NAMES)
+def test_solve_equals_in_process(engine, rules):
+    """Values, best moves, lines, every move's score and the node counts (both sides
+    from empty tables) are the in-process solver's, wild cards and plays on the table
+    included; the threshold question and a node budget too."""
+    engine.set_rules(rules)
+    for i, pos in enumerate(_positions(len(rules), 12)):
+        pos = Position.from_json(pos.to_json(), rules=Rules.by_name(rules))
+        assert engine.set_position(pos) == pos
+        options = [dict(all_moves=True), dict(at_least=random.Random(i).choice([-2, 1, 2])),
+                   dict(node_limit=7)]
+        for kw in options:
+            engine.clear_table()
+            got = engine.solve(**kw)
+            want = solve(pos, fresh_tables=True, **kw)
+            assert got == want, (pos.to_json(), kw)
+            assert got.to_json() | {"seconds": 0} == want.to_json() | {"seconds": 0}
+
+
+def test_moves_play_and_undo_follow_the_position(engine):
+    """The legal moves in the engine's order, and each play and undo's position, are the
+    in-process ones, along a random line to the end of each hand."""
+    engine.set_rules("standard")
+    rng = random.Random(5)
+    for pos in _positions(11, 10, max_cards=5):
+        engine.set_position(pos)
+        line = []
+        while not pos.is_over:
+            moves = engine.legal_moves()
+            assert moves == list(pos.legal_moves())
+            move = rng.choice(moves)
+            line.append(pos)
+            pos = pos.play(move)
+            assert engine.play(move) == pos
+            assert engine.position == pos
+        assert engine.legal_moves() == []
+        for before in reversed(line):
+            assert engine.undo() == before
+        assert engine.show_position() == line[0]
+
+
+def test_sample_equals_in_process(engine):
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE)
+    got = engine.sample(deals=6, seed=11, first=3, known={1: ["S3"]})
+    want = solve_sampled(EXAMPLE, 6, seed=11, first=3, known={1: ["S3"]}, threads=1)
+    assert got == want and got.solved == 6
+
+
+def test_analyze_equals_in_process(engine):
+    engine.set_rules("standard")
+    hand = "S3 S4 S5 S6 S7 H7 SB SB D9 C9"
+    got = engine.analyze(hand, level=7, played="S8 S8", runners_up=2)
+    want = analysis.analyze(hand, "7", played="S8 S8", runners_up=2)
+    assert got == json.loads(json.dumps(want))
+
+
+def test_refused_commands_leave_the_session_as_it_was(engine):
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE)
+    with pytest.raises(EngineRefusedError, match="does not hold D9") as info:
+        engine.play(["Pair", "9", ["D9", "D9"]])
+    assert info.value.command.startswith("play ") and "D9" in info.value.reason
+    assert engine.show_position() == Position.from_json(EXAMPLE)
+    with pytest.raises(EngineRefusedError, match="nothing to undo"):
+        engine.undo()
+    with pytest.raises(EngineRefusedError, match="unknown command"):
+        engine.command("castle")
+    assert engine.name() == "guandan-core"       # still answering, in order
+
+
+def test_bad_input_is_refused_before_it_is_sent(engine):
+    """The client checks what it can itself and names the bad value."""
+    engine.set_rules("standard")
+    with pytest.raises(PositionError):
+        engine.set_position(dict(EXAMPLE, to_move=7))
+    with pytest.raises(ValueError, match="under the rules"):
+        engine.set_position(Position.from_json(EXAMPLE, rules="platform"))
+    with pytest.raises(ValueError, match="unknown rules 'casual'"):
+        engine.set_rules("casual")
+    with pytest.raises(ValueError, match="not a preset"):
+        engine.set_rules(Rules(sf_is_bomb=False, long_sequences=True))
+    assert engine.rules == Rules.standard()
+    engine.set_position(EXAMPLE)
+    for call, message in [
+            (lambda: engine.solve(time_limit=-1), "time_limit must be"),
+            (lambda: engine.solve(node_limit=2.5), "node_limit must be"),
+            (lambda: engine.solve(at_least=0), "at_least must be"),
+            (lambda: engine.solve(all_moves="yes"), "all_moves must be"),
+            (lambda: engine.sample(deals=0.5), "deals must be"),
+            (lambda: engine.sample(known={7: "S3"}), "a known seat must be"),
+            (lambda: engine.sample(known=[1, "S3"]), "known must map"),
+            (lambda: engine.analyze("S3 X9"), "X9"),
+            (lambda: engine.analyze("S3", level="7 8"), "'7 8'"),
+            (lambda: engine.play("S3"), "'S3'"),
+            (lambda: engine.play(3), "not 3"),
+            (lambda: engine.command("name\nquit"), "one line"),
+            (lambda: engine.command(b"name"), "not b'name'")]:
+        with pytest.raises((ValueError, TypeError), match=message):
+            call()
+    assert engine.position == Position.from_json(EXAMPLE)
+    assert engine.name() == "guandan-core"
+
+
+def test_positions_read_under_the_rules_set():
+    """Under the platform's rules a wild card does not make a straight flush of another
+    suit: the engine and the client read the same position alike."""
+    with _engine(rules="platform", timeout=60) as e:
+        assert e.rules == Rules.platform()
+        pos = e.set_position({"level": "2", "hands": [["S3", "S4", "S5", "S6", "H2"],
+                                                       ["C9"], [], []],
+                              "finished": [2, 3], "to_move": 0, "table": None})
+        assert pos.rules == Rules.platform()
+        assert e.legal_moves() == list(pos.legal_moves())
+        assert e.solve(all_moves=True) == solve(pos, all_moves=True, fresh_tables=True)
+
+
+def test_stop_from_another_thread_ends_a_solve():
+    """A solve with no budget, stopped from another thread: its answer is what it had
+    proven (never a wrong exact value), and the engine goes on answering."""
+    items = json.loads((PACKAGES / "benchmarks" / "data" / "endgames_4x8.json").read_text())
+    hard = items["items"][64]           # hundreds of seconds to solve
+    with _engine(timeout=120) as e:
+        e.set_position(hard)
+        infos = []
+        timer = threading.Timer(0.5, e.stop)
+        start = time.perf_counter()
+        timer.start()
+        result = e.solve(on_info=infos.append)
+        assert time.perf_counter() - start < 30
+        assert not result.exact and result.lower <= result.upper
+        assert any(line.startswith("best ") for line in infos)
+        assert e.name() == "guandan-core"
+
+
+def test_a_silent_engine_times_out_and_is_killed():
+    with _fake_engine("import time; time.sleep(60)", timeout=0.5) as e:
+        start = time.perf_counter()
+        with pytest.raises(TimeoutError, match="no reply to 'name' within 0.5 s"):
+            e.name()
+        assert time.perf_counter() - start < 10
+        assert e.returncode is not None             # killed
+        with pytest.raises(TimeoutError):           # and says so ever after
+            e.version()
+
+
+def test_a_dead_engine_says_why():
+    with _engine(list(DEFAULT_COMMAND) + ["--rules", "casual"]) as e:
+        with pytest.raises(EngineTerminatedError, match="exit status 2.*unknown rules") as info:
+            e.name()
+        assert info.value.returncode == 2 and "casual" in info.value.stderr
+    with pytest.raises(EngineTerminatedError, match="cannot start"):
+        EngineProcess(["/nonexistent/guandan"])
+    for wait in (0, 0.5):       # (after a wait, writing the command fails: a broken pipe)
+        with _fake_engine("import sys; sys.exit(3)", timeout=20) as e:
+            time.sleep(wait)
+            with pytest.raises(EngineTerminatedError, match="exit status 3"):
+                e.name()
+            with pytest.raises(EngineTerminatedError):
+                e.stop() or e.version()     # stop() itself stays quiet
+        assert e.returncode == 3
+
+
+def test_threads_share_one_engine():
+    """Commands from several threads at once each get their own reply (the client
+    numbers them in the order it writes them)."""
+    from guandan_core import __version__
+    errors = []
+
+    def ask(n):
+        try:
+            for _ in range(n):
+                assert engine.name() == "guandan-core"
+                assert engine.version() == __version__
+                assert engine.protocol_version() == 1
+        except BaseException as exc:        # (reported by the main thread)
+            errors.append(exc)
+
+    with _engine(timeout=60) as engine:
+        threads = [threading.Thread(target=ask, args=(150,)) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert errors == []
+
+
+@pytest.mark.parametrize("output, message", [
+    ("hello\n", "a line outside any reply"),
+    ("=7 name\n\n", "a reply to command 7 while command 1 waits"),
+    ("=1 [1, 2\n\n", "not JSON"),
+    ("=x 1\n\n", "without the client's id"),
+    ("=1\n", "ended inside a reply"),
+])
+def test_a_garbled_engine_is_a_protocol_error(output, message):
+    """Each line the protocol does not allow ends the session with that named (the fake
+    engine answers the first command so, then stays alive: the error is the reply's,
+    not the end of the output's, except where the output ends inside a reply)."""
+    linger = 0 if "ended" in message else 5
+    code = (f"import sys, time; sys.stdin.readline(); sys.stdout.write({output!r}); "
+            f"sys.stdout.flush(); time.sleep({linger})")
+    with _fake_engine(code, timeout=20) as e:
+        with pytest.raises(EngineProtocolError, match=message):
+            e.protocol_version()
+        with pytest.raises(EngineProtocolError):
+            e.name()
+
+
+def test_an_info_line_before_any_command_is_a_protocol_error():
+    code = "import sys, time; print('info depth 3', flush=True); time.sleep(5)"
+    with _fake_engine(code, timeout=20) as e:
+        time.sleep(0.5)
+        with pytest.raises(EngineProtocolError, match="no command running"):
+            e.name()
