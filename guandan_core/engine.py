@@ -35,6 +35,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 
 from .cards import is_whole
 from .hand import Hand, to_counts
@@ -94,8 +95,9 @@ class EngineProcess:
     ``command``: the program and its arguments (default :data:`DEFAULT_COMMAND`, this
     Python's ``guandan engine``); ``rules``: the rule set for positions set from now on
     (a preset name or a :class:`Rules` of one; sent as the ``rules`` command);
-    ``timeout``: seconds to wait for any reply before the process is killed and a
-    ``TimeoutError`` raised (None: wait for ever; each method takes its own too);
+    ``timeout``: seconds to wait for a command's reply (from sending it; ``info`` lines
+    do not extend it) before the process is killed and a ``TimeoutError`` raised (None:
+    wait for ever; ``command``, ``solve`` and ``sample`` take their own too);
     ``env``/``cwd``: the process's environment and directory.
     """
 
@@ -193,23 +195,35 @@ class EngineProcess:
         if on_info is not None and not callable(on_info):
             raise TypeError(f"on_info must be callable, not {quoted(on_info)}")
         timeout = self.timeout if timeout is None else _checked_timeout(timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
         replies = self._send(line)
-        while True:
-            try:
-                kind, text = replies.get(timeout=timeout)
-            except queue.Empty:
-                self._fail(TimeoutError(f"no reply to {quoted(_shortened(line))} within "
-                                        f"{timeout} s: the engine process was killed"))
-                raise self._failure from None
-            if kind == "info":
-                if on_info is not None:
-                    on_info(text)
-            elif kind == "=":
-                return text
-            elif kind == "?":
-                raise EngineRefusedError(line, text)
-            else:
-                raise text      # the failure that ended the process
+        kind = None
+        try:
+            while True:
+                try:
+                    kind, text = replies.get(
+                        timeout=None if deadline is None else max(deadline - time.monotonic(), 0))
+                except queue.Empty:
+                    self._fail(TimeoutError(f"no reply to {quoted(_shortened(line))} "
+                                            f"within {timeout} s: the engine process was "
+                                            "killed"))
+                    raise self._failure from None
+                if kind == "info":
+                    if on_info is not None:
+                        on_info(text)
+                elif kind == "=":
+                    return text
+                elif kind == "?":
+                    raise EngineRefusedError(line, text)
+                else:
+                    raise text      # the failure that ended the process
+        except BaseException:
+            # the caller gives up on this command (Ctrl-C, on_info raised): a solve or
+            # sample it started need not run on for nobody (its reply, and stop's, are
+            # read and dropped)
+            if kind not in ("=", "?"):
+                self.stop()
+            raise
 
     def stop(self) -> None:
         """End the ``solve`` or ``sample`` running (or sent) at once, from any thread:

@@ -274,3 +274,37 @@ def test_an_info_line_before_any_command_is_a_protocol_error():
         time.sleep(0.5)
         with pytest.raises(EngineProtocolError, match="no command running"):
             e.name()
+
+
+def test_a_caller_that_gives_up_stops_the_solve():
+    """An on_info that raises (as Ctrl-C would, in the wait) leaves the solve it was
+    following to no one: the client stops it, and the next command is answered at once
+    instead of after a search of minutes."""
+    items = json.loads((PACKAGES / "benchmarks" / "data" / "endgames_4x8.json").read_text())
+    with _engine(timeout=120) as e:
+        e.set_position(items["items"][64])
+
+        def give_up(line):
+            raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            e.solve(on_info=give_up)
+        start = time.perf_counter()
+        assert e.name() == "guandan-core"
+        assert time.perf_counter() - start < 30
+
+
+def test_the_timeout_counts_from_the_command_not_from_each_info_line():
+    """An engine that keeps writing info lines (every 0.1 s, for 8 s) still meets the
+    command's timeout."""
+    code = ("import sys, time; sys.stdin.readline()\n"
+            "for _ in range(80):\n"
+            "    print('info bound', flush=True); time.sleep(0.1)\n"
+            "print('=1 1'); print(flush=True); time.sleep(5)")
+    with _fake_engine(code) as e:
+        lines = []
+        start = time.perf_counter()
+        with pytest.raises(TimeoutError, match="within 1.5 s"):
+            e.command("protocol_version", on_info=lines.append, timeout=1.5)
+        assert time.perf_counter() - start < 5 and len(lines) >= 5
+        assert e.returncode is not None
