@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 
-from .cards import is_whole
+from .cards import format_rank, is_whole, parse_level
 from .hand import Hand, to_counts
 from .moves import Move
 from .position import Position
@@ -53,6 +53,7 @@ DEFAULT_COMMAND = (sys.executable, "-m", "guandan_core.cli", "engine")
 # characters; every move of a large position scored, a few hundred thousand)
 MAX_REPLY_LINE = 64 * 1024 * 1024
 _STDERR_KEPT = 4096         # the end of the engine's stderr, quoted when it dies
+_DAY = 86400.0
 
 
 class EngineRefusedError(ValueError):
@@ -108,10 +109,11 @@ class EngineProcess:
         self._rules = Rules.by_name("standard")
         self._position: Position | None = None
         self._pending: dict[int, _Pending] = {}
-        self._state_lock = threading.Lock()     # _pending, _next_id, _failure
-        self._write_lock = threading.Lock()
+        self._state_lock = threading.Lock()     # _pending, _next_id, _failure, _outbox
+        self._outbox = queue.SimpleQueue()      # the lines to write, None to close stdin
         self._next_id = 1
         self._failure: Exception | None = None
+        self._closing = False
         self._stderr_tail = collections.deque(maxlen=_STDERR_KEPT)
         try:
             self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -119,11 +121,11 @@ class EngineProcess:
         except OSError as exc:
             raise EngineTerminatedError(f"cannot start the engine {quoted(args)}: {exc}") \
                 from None
-        self._reader = threading.Thread(target=self._read_replies, daemon=True,
-                                        name="guandan engine replies")
-        self._reader.start()
-        threading.Thread(target=self._read_stderr, daemon=True,
-                         name="guandan engine stderr").start()
+        # (a thread each way: a write to an engine that does not read blocks no caller,
+        # and close() never closes a stream a thread is reading)
+        for target, name in ((self._read_replies, "replies"), (self._write_lines, "commands"),
+                             (self._read_stderr, "stderr")):
+            threading.Thread(target=target, daemon=True, name=f"guandan engine {name}").start()
         if rules is not None:
             try:
                 self.set_rules(rules)
@@ -159,23 +161,27 @@ class EngineProcess:
         return self._rules
 
     def close(self, timeout: float = 5.0) -> int:
-        """Send ``quit`` and wait for the process to exit (killed after ``timeout``
-        seconds); its exit status. Safe to call again, or after the engine died."""
-        if self._proc.poll() is None and self._failure is None:
+        """Stop a running solve or sample, send ``quit`` and wait for the process to
+        exit, killing it after ``timeout`` seconds (0: at once); its exit status. A
+        command another thread waits for gets its answer first (a stopped solve's) or an
+        :class:`EngineTerminatedError`. Safe to call again, or after the engine died."""
+        timeout = _seconds("timeout", timeout)
+        deadline = time.monotonic() + timeout
+        self._closing = True
+        if self._proc.poll() is None and self._failure is None and timeout > 0:
+            self.stop()
             try:
                 self.command("quit", timeout=timeout)
-            except (EngineTerminatedError, EngineProtocolError, TimeoutError, OSError):
+            except (EngineTerminatedError, EngineProtocolError, TimeoutError):
                 pass
         try:
-            self._proc.wait(timeout)
+            self._proc.wait(max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
             self._proc.kill()
             self._proc.wait()
-        for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        self._fail(EngineTerminatedError(
+            f"the engine process was closed (exit status {self._proc.returncode})",
+            self._proc.returncode, self._stderr_text()))
         return self._proc.returncode
 
     def quit(self) -> int:
@@ -192,22 +198,31 @@ class EngineProcess:
             raise TypeError(f"a command is a str, not {quoted(line)}")
         if "\n" in line or "\r" in line:
             raise ValueError(f"a command is one line, not {quoted(_shortened(line))}")
+        try:
+            data = line.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"a command is text that UTF-8 can write, not "
+                             f"{quoted(_shortened(line))} ({exc.reason} at {exc.start})") \
+                from None
         if on_info is not None and not callable(on_info):
             raise TypeError(f"on_info must be callable, not {quoted(on_info)}")
         timeout = self.timeout if timeout is None else _checked_timeout(timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
-        replies = self._send(line)
+        replies = self._send(line, data)
         kind = None
         try:
             while True:
                 try:
-                    kind, text = replies.get(
-                        timeout=None if deadline is None else max(deadline - time.monotonic(), 0))
+                    # (a day at a time: a longer wait overflows the lock's timeout)
+                    kind, text = replies.get(timeout=_DAY if deadline is None else
+                                             min(max(deadline - time.monotonic(), 0), _DAY))
                 except queue.Empty:
+                    if deadline is None or time.monotonic() < deadline:
+                        continue
                     self._fail(TimeoutError(f"no reply to {quoted(_shortened(line))} "
-                                            f"within {timeout} s: the engine process was "
+                                            f"within {timeout:g} s: the engine process was "
                                             "killed"))
-                    raise self._failure from None
+                    raise self._failure.with_traceback(None) from None
                 if kind == "info":
                     if on_info is not None:
                         on_info(text)
@@ -216,7 +231,9 @@ class EngineProcess:
                 elif kind == "?":
                     raise EngineRefusedError(line, text)
                 else:
-                    raise text      # the failure that ended the process
+                    # the failure that ended the process (its traceback starts afresh:
+                    # every later call raises the same object)
+                    raise text.with_traceback(None)
         except BaseException:
             # the caller gives up on this command (Ctrl-C, on_info raised): a solve or
             # sample it started need not run on for nobody (its reply, and stop's, are
@@ -230,7 +247,7 @@ class EngineProcess:
         it answers with what it had proven. Nothing happens when none is running, or
         when the engine has ended (the command waiting says why)."""
         try:
-            self._send("stop")
+            self._send("stop", b"stop")
         except (EngineTerminatedError, EngineProtocolError, TimeoutError):
             pass
 
@@ -254,9 +271,11 @@ class EngineProcess:
             if name is None:
                 raise ValueError(f"the engine takes rule sets by name; {rules!r} is not a "
                                  "preset")
-        else:
+        elif isinstance(rules, str):
             name = rules
             rules = Rules.by_name(name)
+        else:
+            raise TypeError(f"rules are a preset name or a Rules, not {quoted(rules)}")
         self.command(f"rules {name}")
         self._rules = rules
         return rules
@@ -296,16 +315,16 @@ class EngineProcess:
         if isinstance(move, Move):
             text = json.dumps(move.to_platform())
         elif isinstance(move, str):
-            if move.upper() != "PASS":
+            if not (move.isascii() and move.upper() == "PASS"):
                 raise ValueError(f"a move is a Move, a platform triple or 'PASS', not "
                                  f"{quoted(move)}")
             text = "PASS"
         elif isinstance(move, (list, tuple)):
             try:
-                text = json.dumps(list(move))
+                text = json.dumps(list(move), allow_nan=False)
             except (TypeError, ValueError):
-                raise TypeError(f"a move's triple holds JSON values, not "
-                                f"{quoted(move)}") from None
+                raise ValueError(f"a move's triple holds JSON values, not "
+                                 f"{quoted(move)}") from None
         else:
             raise TypeError(f"a move is a Move, a platform triple or 'PASS', not "
                             f"{quoted(move)}")
@@ -327,8 +346,10 @@ class EngineProcess:
               timeout: float | None = None):
         """:func:`solver.solve` of the engine's position, run by the engine: a
         :class:`solver.SolveResult` equal to the one ``solve`` gives in this process
-        from the same table (``seconds`` aside). ``on_info`` gets the ``info`` lines."""
-        from solver.search import MoveScore, SolveResult
+        from the same table (``seconds`` aside). ``on_info`` gets the ``info`` lines.
+        The reply is checked: its values in range, its moves legal where they are
+        played (the line played out from the position), else an
+        :class:`EngineProtocolError`."""
         pos = self._need_position()
         args = ["solve"]
         if all_moves is not False:
@@ -336,28 +357,17 @@ class EngineProcess:
                 raise TypeError(f"all_moves must be True or False, not {quoted(all_moves)}")
             args.append("all")
         if time_limit is not None:
-            args.append(f"time={_number('time_limit', time_limit)}")
+            args.append(f"time={_seconds('time_limit', time_limit)!r}")
         if node_limit is not None:
             args.append(f"nodes={_whole('node_limit', node_limit, 10**18 - 1)}")
         if at_least is not None:
-            if isinstance(at_least, bool) or at_least not in (-3, -2, -1, 1, 2, 3):
+            if not is_whole(at_least, -3, 3) or at_least == 0:
                 raise ValueError(f"at_least must be one of +3, +2, +1, -1, -2, -3, not "
                                  f"{quoted(at_least)}")
             args.append(f"at_least={int(at_least)}")
         obj = self._json_reply(" ".join(args), dict, on_info=on_info, timeout=timeout)
         try:
-            best = obj["best"]
-            moves = [MoveScore(self._move(e["move"], pos), e["value"],
-                               [self._move(m, pos) for m in e.get("equivalent", [])],
-                               e.get("reaches"), obj.get("threshold"))
-                     for e in obj.get("moves", [])]
-            return SolveResult(
-                value=obj["value"], lower=obj["lower"], upper=obj["upper"],
-                best=None if best is None else self._move(best, pos),
-                pv=[(seat, self._move(m, pos)) for seat, m in obj["pv"]], moves=moves,
-                nodes=obj["nodes"], tt_hits=obj["tt_hits"], seconds=obj["seconds"],
-                to_move=pos.to_move, threshold=obj.get("threshold"),
-                pv_cut=obj.get("pv_cut", False))
+            return _solve_result(obj, pos, at_least)
         except (KeyError, TypeError, ValueError) as exc:
             raise self._protocol_error(f"a solve reply that is not a result "
                                        f"({type(exc).__name__}: {exc})") from None
@@ -371,18 +381,22 @@ class EngineProcess:
         maps hidden seats to cards they are known to hold."""
         from solver.sampling import read_sampled
         pos = self._need_position()
-        args = [f"sample deals={_whole('deals', deals, 10**6)} "
-                f"seed={_whole('seed', seed, 2**63 - 1)} first={_whole('first', first, 2**63 - 1)}"]
+        deals = _whole("deals", deals, 10**6, low=1)
+        first = _whole("first", first, 2**63 - deals)
+        args = [f"sample deals={deals} seed={_whole('seed', seed, 2**63 - 1)} first={first}"]
         if known is not None:
             if not isinstance(known, collections.abc.Mapping):
                 raise TypeError(f"known must map seats to the cards they are known to hold, "
                                 f"not {quoted(known)}")
-            parts = [f"{_whole('a known seat', seat, 3)}:"
-                     f"{','.join(_card_list(cards, f'known cards of seat {seat}'))}"
-                     for seat, cards in known.items()]
-            args.append(f"known={';'.join(parts)}")
+            parts = []
+            for seat, cards in known.items():
+                names = _card_list(cards, f"known cards of seat {seat!r}")
+                if names:   # (known to hold nothing: dealt, and digested, as if left out)
+                    parts.append(f"{_whole('a known seat', seat, 3)}:{','.join(names)}")
+            if parts:
+                args.append(f"known={';'.join(parts)}")
         if time_limit is not None:
-            args.append(f"time={_number('time_limit', time_limit)}")
+            args.append(f"time={_seconds('time_limit', time_limit)!r}")
         if node_limit is not None:
             args.append(f"nodes={_whole('node_limit', node_limit, 2**63 - 1)}")
         obj = self._json_reply(" ".join(args), dict, timeout=timeout)
@@ -393,17 +407,20 @@ class EngineProcess:
 
     def analyze(self, hand, level=None, played=None, runners_up: int | None = None) -> dict:
         """:func:`guandan_core.analysis.analyze` run by the engine (under its rules): the
-        same dict. ``level`` defaults to the position's, else 2."""
-        args = ["analyze", ",".join(_card_list(hand))]
+        same dict. ``level`` as everywhere in the package (a rank name, or a rank index:
+        5 is the level 7), by default the position's, else 2; the engine takes hands of
+        1 to 27 cards."""
+        cards = _card_list(hand)
+        if not 1 <= len(cards) <= 27:
+            raise ValueError(f"the engine analyses a hand of 1 to 27 cards, not "
+                             f"{len(cards)}")
+        args = ["analyze", ",".join(cards)]
         if level is not None:
-            level = str(level)
-            if not level or any(c.isspace() for c in level):
-                raise ValueError(f"a level is 2 to A, not {quoted(level)}")
-            args.append(f"level={level}")
+            args.append(f"level={format_rank(parse_level(level))}")
         if played is not None:
-            cards = _card_list(played, "played")
-            if cards:
-                args.append(f"played={','.join(cards)}")
+            seen = _card_list(played, "played")
+            if seen:
+                args.append(f"played={','.join(seen)}")
         if runners_up is not None:
             args.append(f"runners_up={_whole('runners_up', runners_up, 10**18 - 1)}")
         return self._json_reply(" ".join(args), dict)
@@ -420,8 +437,8 @@ class EngineProcess:
     def _json_reply(self, line: str, kind=None, **options):
         text = self.command(line, **options)
         try:
-            obj = json.loads(text)
-        except ValueError:
+            obj = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
             raise self._protocol_error(f"a reply to {quoted(_shortened(line))} that is not "
                                        f"JSON: {quoted(_shortened(text))}") from None
         if kind is not None and not isinstance(obj, kind):
@@ -447,33 +464,39 @@ class EngineProcess:
         self._fail(error)
         return error
 
-    def _send(self, line: str) -> queue.SimpleQueue:
+    def _send(self, line: str, data: bytes) -> queue.SimpleQueue:
         replies = queue.SimpleQueue()
-        # (ids in the order of the lines written: the replies come in that order)
-        with self._write_lock:
-            with self._state_lock:
-                if self._failure is not None:
-                    raise self._failure
-                ident = self._next_id
-                self._next_id += 1
-                self._pending[ident] = _Pending(line, replies)
-            try:
-                self._proc.stdin.write(f"{ident} {line}\n".encode("utf-8", "surrogateescape"))
-                self._proc.stdin.flush()
-                written = True
-            except (OSError, ValueError):
-                written = False
-        if not written:
-            # (the reader sees the end of the output and fails every pending command)
-            self._reader.join(5.0)
-            self._fail(self._terminated())
+        with self._state_lock:
+            # (numbered and queued together: the lines are written, and so answered, in
+            # the order of their numbers)
+            if self._failure is not None:
+                raise self._failure.with_traceback(None)
+            ident = self._next_id
+            self._next_id += 1
+            self._pending[ident] = _Pending(line, replies)
+            self._outbox.put(b"%d %s\n" % (ident, data))
         return replies
+
+    def _write_lines(self) -> None:
+        stdin = self._proc.stdin
+        try:
+            while (data := self._outbox.get()) is not None:
+                stdin.write(data)
+                stdin.flush()
+        except (OSError, ValueError):       # (the engine is gone, or stopped reading)
+            self._fail(self._terminated())
+        finally:
+            try:
+                stdin.close()
+            except OSError:
+                pass
 
     def _fail(self, error: Exception) -> None:
         """No more replies: every waiting command gets ``error``; the process is killed."""
         with self._state_lock:
             if self._failure is None:
                 self._failure = error
+                self._outbox.put(None)
             pending, self._pending = self._pending, {}
         if self._proc.poll() is None:
             self._proc.kill()
@@ -484,28 +507,42 @@ class EngineProcess:
         for p in pending.values():
             p.replies.put(("fail", self._failure))
 
+    def _stderr_text(self) -> str:
+        return bytes(self._stderr_tail).decode("utf-8", "replace").strip()
+
     def _terminated(self) -> EngineTerminatedError:
+        """The error for an engine whose output (or input) has ended: it has exited, or
+        it is killed now."""
         try:
             code = self._proc.wait(5.0)
+            what = f"ended (exit status {code})"
         except subprocess.TimeoutExpired:
-            code = None
-        tail = bytes(self._stderr_tail).decode("utf-8", "replace").strip()
+            self._proc.kill()
+            code = self._proc.wait()
+            what = "closed its output or input but went on running: it was killed"
+        if self._closing:
+            what = f"was closed (exit status {code})"
+        tail = self._stderr_text()
         said = f": {quoted(tail.splitlines()[-1])}" if tail else ""
-        return EngineTerminatedError(f"the engine process ended (exit status {code}){said}",
-                                     code, tail)
+        return EngineTerminatedError(f"the engine process {what}{said}", code, tail)
 
     def _read_stderr(self) -> None:
-        for chunk in iter(lambda: self._proc.stderr.read1(4096), b""):
-            self._stderr_tail.extend(chunk)
+        stream = self._proc.stderr
+        try:
+            for chunk in iter(lambda: stream.read1(4096), b""):
+                self._stderr_tail.extend(chunk)
+        finally:
+            stream.close()
 
     def _read_replies(self) -> None:
+        stream = self._proc.stdout
         try:
-            self._dispatch(self._proc.stdout)
+            self._dispatch(stream)
+            self._fail(self._terminated())
         except EngineProtocolError as exc:
             self._fail(exc)
-        except (OSError, ValueError):
-            pass
-        self._fail(self._terminated())
+        finally:
+            stream.close()
 
     def _dispatch(self, stream) -> None:
         """Read the engine's output to its end, each reply and ``info`` line to the
@@ -539,7 +576,7 @@ class EngineProcess:
             elif line[:1] in ("=", "?"):
                 digits = len(line) - len(line[1:].lstrip("0123456789")) - 1
                 ident, rest = line[1:1 + digits], line[1 + digits:]
-                if not ident or (rest and not rest.startswith(" ")):
+                if not ident or len(ident) > 18 or (rest and not rest.startswith(" ")):
                     raise EngineProtocolError(f"a reply without the client's id: "
                                               f"{quoted(_shortened(line))}")
                 reply = (int(ident), line[0], [rest[1:]] if rest else [])
@@ -557,14 +594,79 @@ class EngineProcess:
         pending.replies.put((kind, payload))
 
 
+def _solve_result(obj: dict, pos: Position, at_least):
+    """The :class:`SolveResult` a solve reply records for ``pos``, checked: a KeyError,
+    TypeError or ValueError names what is missing or wrong."""
+    from solver.search import MoveScore, SolveResult
+
+    def value(v, what, none=False):
+        if (v is None and none) or (is_whole(v, -3, 3) and v != 0):
+            return v
+        raise ValueError(f"{what} {quoted(v)} is not a value")
+
+    def count(v, what):
+        if not is_whole(v, 0):
+            raise ValueError(f"{what} {quoted(v)} is not a count")
+        return v
+
+    def move(triple, at: Position, what):
+        m = Move.from_platform(triple, at.level, at.rules)
+        if not at.is_legal(m):
+            raise ValueError(f"{what} {quoted(triple)} is not a legal move there")
+        return m
+
+    lower, upper = value(obj["lower"], "lower"), value(obj["upper"], "upper")
+    exact = obj["value"]
+    if not (lower <= upper and (exact is None or lower == value(exact, "value") == upper)
+            and obj["exact"] is (exact is not None)):
+        raise ValueError(f"value {quoted(exact)}, exact {quoted(obj['exact'])}, lower "
+                         f"{lower} and upper {upper} do not agree")
+    threshold = obj.get("threshold")
+    if threshold != at_least or ("reached" in obj) is (at_least is None):
+        raise ValueError(f"threshold {quoted(threshold)} is not the question asked")
+    pv, at = [], pos.copy()
+    for seat, triple in obj["pv"]:
+        if seat != at.to_move:
+            raise ValueError(f"the line has seat {quoted(seat)} play where seat "
+                             f"{at.to_move} is to move")
+        m = move(triple, at, "the line's move")
+        pv.append((seat, m))
+        at.push(m, check=False)
+    pv_cut = obj.get("pv_cut", False)
+    if pv_cut is not True and ("pv_cut" in obj or (pv and not at.is_over)):
+        raise ValueError("the line stops before the end of the hand without pv_cut")
+    best = None if obj["best"] is None else move(obj["best"], pos, "best")
+    moves = []
+    for entry in obj.get("moves", []):
+        reaches = entry.get("reaches")
+        if reaches not in (True, False, None) or ("reaches" in entry) is (at_least is None):
+            raise ValueError(f"a move's reaches {quoted(reaches)} is not an answer")
+        moves.append(MoveScore(move(entry["move"], pos, "a scored move"),
+                               value(entry["value"], "a move's value", none=True),
+                               [move(m, pos, "an equivalent move")
+                                for m in entry.get("equivalent", [])],
+                               reaches, threshold))
+    seconds = obj["seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
+            or not 0 <= seconds < float("inf"):
+        raise ValueError(f"seconds {quoted(seconds)} is not a time")
+    return SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv, moves=moves,
+                       nodes=count(obj["nodes"], "nodes"),
+                       tt_hits=count(obj["tt_hits"], "tt_hits"), seconds=seconds,
+                       to_move=pos.to_move, threshold=threshold, pv_cut=pv_cut is True)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
 def _checked_timeout(timeout):
     if timeout is None:
         return None
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
-            or not timeout > 0 or timeout != timeout or timeout == float("inf"):
-        raise ValueError(f"timeout must be a number of seconds above 0, or None, not "
-                         f"{quoted(timeout)}")
-    return float(timeout)
+    seconds = _seconds("timeout", timeout)
+    if seconds == 0:
+        raise ValueError("timeout must be a number of seconds above 0, or None, not 0")
+    return seconds
 
 
 def _checked_command(command):
@@ -580,15 +682,15 @@ def _checked_command(command):
     return args
 
 
-def _whole(name: str, value, high: int) -> int:
-    if not is_whole(value, 0, high):
-        raise ValueError(f"{name} must be a whole number from 0 to {high}, not "
+def _whole(name: str, value, high: int, low: int = 0) -> int:
+    if not is_whole(value, low, high):
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, not "
                          f"{quoted(value)}")
     return int(value)
 
 
-def _number(name: str, value) -> str:
-    """A budget in seconds as the protocol writes it (a plain decimal number)."""
+def _seconds(name: str, value) -> float:
+    """A number of seconds, 0 or more and finite (numpy's too), else a ValueError."""
     try:
         seconds = float(value) if isinstance(value, numbers.Real) \
             and not isinstance(value, bool) else None
@@ -597,7 +699,7 @@ def _number(name: str, value) -> str:
     if seconds is None or not 0 <= seconds < float("inf"):
         raise ValueError(f"{name} must be a number of seconds, 0 or more, not "
                          f"{quoted(value)}")
-    return repr(seconds)
+    return seconds
 
 
 def _card_list(cards, what: str = "hand") -> list[str]:

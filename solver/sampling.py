@@ -531,7 +531,8 @@ def _view_key(view: _View, known) -> str:
     parts = (_DEALING, view.level, view.rules.flags(), view.seat, view.own.astype(int).tolist(),
              [tuple(map(int, h)) for h in view.hidden], view.pool.astype(int).tolist(),
              [int(x) for x in view.finished], view.to_move, table, view.owner,
-             sorted((int(s), c.astype(int).tolist()) for s, c in pinned.items()))
+             # (a seat known to hold no card is dealt as one nothing is known of)
+             sorted((int(s), c.astype(int).tolist()) for s, c in pinned.items() if c.any()))
     return hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
 
 

@@ -112,7 +112,7 @@ def test_sample_equals_in_process(engine):
 def test_analyze_equals_in_process(engine):
     engine.set_rules("standard")
     hand = "S3 S4 S5 S6 S7 H7 SB SB D9 C9"
-    got = engine.analyze(hand, level=7, played="S8 S8", runners_up=2)
+    got = engine.analyze(hand, level="7", played="S8 S8", runners_up=2)
     want = analysis.analyze(hand, "7", played="S8 S8", runners_up=2)
     assert got == json.loads(json.dumps(want))
 
@@ -308,3 +308,154 @@ def test_the_timeout_counts_from_the_command_not_from_each_info_line():
             e.command("protocol_version", on_info=lines.append, timeout=1.5)
         assert time.perf_counter() - start < 5 and len(lines) >= 5
         assert e.returncode is not None
+
+
+# An engine that answers each command by its first word, for replies a real engine never
+# gives: `position` with a summary, `solve` with SOLVE (the JSON text given).
+SCRIPTED = """import sys
+answers = {{"position": "to_move 0", "solve": {solve!r}}}
+for line in sys.stdin:
+    ident, word = line.split()[:2]
+    print("=" + ident + " " + answers.get(word, ""), flush=True)
+    print(flush=True)
+"""
+GOOD_SOLVE = {"value": 2, "exact": True, "lower": 2, "upper": 2,
+              "best": ["Pair", "5", ["S5", "H5"]], "pv": [], "pv_cut": True,
+              "nodes": 10, "tt_hits": 0, "seconds": 0.1}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({}, None),
+    ({"value": 99}, "value 99 is not a value"),
+    ({"lower": "x"}, "lower 'x' is not a value"),
+    ({"exact": False}, "do not agree"),
+    ({"lower": 1}, "do not agree"),
+    ({"best": ["Bomb", "9", ["D9", "D9", "C9", "C9"]]}, "not a legal move"),
+    ({"pv": [[1, ["Pair", "5", ["S5", "H5"]]]]}, "seat 1 play where seat 0"),
+    ({"pv": [[0, ["Pair", "5", ["S5", "H5"]]]], "pv_cut": False}, "without pv_cut"),
+    ({"nodes": -5}, "nodes -5 is not a count"),
+    ({"seconds": "NaN"}, "not JSON"),
+    ({"threshold": 2, "reached": True}, "not the question asked"),
+    ({"moves": [{"move": ["Single", "5", ["S5"]], "value": 7}]}, "a move's value 7"),
+    ({"pv": "[" * 100_000}, "not JSON"),
+])
+def test_a_solve_reply_is_checked(change, message):
+    """A reply that is not a result of this position is a protocol error, not a
+    SolveResult that lies: values in range and agreeing, moves legal where played."""
+    reply = json.dumps(GOOD_SOLVE | change)
+    if change.get("seconds") == "NaN":
+        reply = reply.replace('"NaN"', "NaN")
+    if isinstance(change.get("pv"), str):
+        reply = reply.replace('"' + change["pv"] + '"', change["pv"])
+    with _fake_engine(SCRIPTED.format(solve=reply), timeout=20) as e:
+        e.set_position(EXAMPLE)
+        if message is None:
+            result = e.solve()
+            assert (result.value, result.best.to_platform()) == (2, GOOD_SOLVE["best"])
+            return
+        with pytest.raises(EngineProtocolError, match=message):
+            e.solve()
+        assert e.returncode is not None
+
+
+def test_an_engine_that_does_not_read_cannot_block_the_caller():
+    """Writing is a thread's work: a command too long for the pipe to an engine that
+    reads nothing still ends at the timeout, and stop() and close() return at once."""
+    with _fake_engine("import time; time.sleep(30)", timeout=1) as e:
+        start = time.perf_counter()
+        with pytest.raises(TimeoutError):
+            e.command("known_command " + "x" * 300_000)
+        e.stop()
+        e.close()
+        assert time.perf_counter() - start < 10
+
+
+def test_close_does_not_wait_for_what_holds_the_engines_pipes():
+    """A child of the engine that keeps its pipes open (a shell's background job) does
+    not keep close() waiting."""
+    engine = " ".join(DEFAULT_COMMAND)
+    with _engine(["sh", "-c", f"sleep 20 & exec {engine}"], timeout=30) as e:
+        assert e.name() == "guandan-core"
+        start = time.perf_counter()
+        assert e.close() == 0
+        assert time.perf_counter() - start < 8
+    with _engine(["sh", "-c", "sleep 20 & sleep 20"], timeout=0.5) as e:
+        with pytest.raises(TimeoutError):
+            e.name()
+        start = time.perf_counter()
+        e.close()
+        assert time.perf_counter() - start < 8
+
+
+def test_close_while_another_thread_waits_for_a_solve():
+    items = json.loads((PACKAGES / "benchmarks" / "data" / "endgames_4x8.json").read_text())
+    with _engine(timeout=60) as e:
+        e.set_position(items["items"][64])
+        results = []
+        worker = threading.Thread(target=lambda: results.append(e.solve()))
+        worker.start()
+        time.sleep(0.5)
+        start = time.perf_counter()
+        assert e.close() == 0
+        worker.join(30)
+        assert time.perf_counter() - start < 10
+        assert len(results) == 1 and not results[0].exact
+        with pytest.raises(EngineTerminatedError, match="was closed"):
+            e.name()
+
+
+def test_a_failure_is_raised_again_without_growing():
+    """Every call after a failure raises the same error, its traceback started afresh
+    each time (not one traceback growing with every call)."""
+    import traceback
+    with _fake_engine("import sys; sys.exit(3)", timeout=20) as e:
+        for _ in range(200):
+            with pytest.raises(EngineTerminatedError) as info:
+                e.name()
+        assert len(traceback.extract_tb(info.value.__traceback__)) < 10
+
+
+def test_arguments_as_the_package_takes_them(engine):
+    """Levels, known cards and timeouts mean what they mean in-process."""
+    import numpy as np
+    engine.set_rules("standard")
+    hand = "S3 S4 S5 S6 S7 H7 SB SB D9 C9"
+    assert engine.analyze(hand, level=5) == json.loads(json.dumps(analysis.analyze(hand, 5)))
+    assert engine.analyze(hand, level=np.int64(12))["level"] == "A"
+    engine.set_position(EXAMPLE)
+    for known in ({}, {1: []}, {1: "S3", 3: ""}):
+        got = engine.sample(deals=3, seed=2, known=known)
+        assert got == solve_sampled(EXAMPLE, 3, seed=2, known=known, threads=1)
+    assert engine.command("name", timeout=1e10) == "guandan-core"
+    assert engine.solve(time_limit=np.float32(1e9), node_limit=np.int64(50)).nodes <= 50
+
+
+def test_more_bad_input_is_refused_before_it_is_sent(engine):
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE)
+    for call, message in [
+            (lambda: engine.command("name \ud800"), "UTF-8"),
+            (lambda: engine.command("name", timeout=10**400), "timeout must be"),
+            (lambda: engine.command("name", timeout=0), "timeout must be"),
+            (lambda: engine.sample(deals=0), "deals must be a whole number from 1"),
+            (lambda: engine.sample(deals=2, first=2**63 - 1), "first must be"),
+            (lambda: engine.play(["Single", float("nan"), []]), "JSON values"),
+            (lambda: engine.play("paß"), "'paß'"),
+            (lambda: engine.analyze("S3", level="7'"), "7'"),
+            (lambda: engine.analyze("S3", level='"7"'), '"7"'),
+            (lambda: engine.analyze([]), "1 to 27 cards, not 0"),
+            (lambda: engine.close(timeout=-1), "timeout must be")]:
+        with pytest.raises(ValueError, match=message):
+            call()
+    with pytest.raises(TypeError, match="not 5"):
+        engine.set_rules(5)
+    assert engine.name() == "guandan-core"
+    assert engine.position == Position.from_json(EXAMPLE)
+
+
+def test_close_at_once():
+    with _engine() as e:
+        assert e.name() == "guandan-core"
+        start = time.perf_counter()
+        assert e.close(timeout=0) != 0              # killed, not asked to quit
+        assert time.perf_counter() - start < 5

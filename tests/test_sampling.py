@@ -117,6 +117,18 @@ def test_known_cards_are_dealt_to_their_seat():
         assert "HA" in deal.hand(2).cards()
 
 
+def test_a_seat_known_to_hold_nothing_is_a_seat_nothing_is_known_of():
+    """Known cards of none are no knowledge: the same deals, and the same result with
+    the same view (so results with and without them merge, and the engine's ``sample``,
+    whose ``known=`` cannot name an empty seat, answers as ``solve_sampled`` does)."""
+    plain = solve_sampled(FOUR_SEATS, 4, seed=3, threads=1)
+    for known in ({}, {1: []}, {1: "", 3: []}):
+        assert [d.to_json() for d in sample_deals(FOUR_SEATS, 30, seed=3, known=known)] == \
+            [d.to_json() for d in sample_deals(FOUR_SEATS, 30, seed=3)]
+        assert solve_sampled(FOUR_SEATS, 4, seed=3, known=known, threads=1) == plain
+    assert solve_sampled(FOUR_SEATS, 4, seed=3, known={1: "S3"}, threads=1).view != plain.view
+
+
 @pytest.mark.parametrize("known, message", [
     ({0: "S5"}, "0 is not a seat whose hand is hidden"),
     ({4: "S3"}, "4 is not a seat"),
