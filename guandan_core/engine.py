@@ -123,9 +123,13 @@ class EngineProcess:
                 from None
         # (a thread each way: a write to an engine that does not read blocks no caller,
         # and close() never closes a stream a thread is reading)
-        for target, name in ((self._read_replies, "replies"), (self._write_lines, "commands"),
-                             (self._read_stderr, "stderr")):
-            threading.Thread(target=target, daemon=True, name=f"guandan engine {name}").start()
+        threads = [threading.Thread(target=target, daemon=True, name=f"guandan engine {name}")
+                   for target, name in ((self._read_stderr, "stderr"),
+                                        (self._read_replies, "replies"),
+                                        (self._write_lines, "commands"))]
+        self._stderr_reader = threads[0]
+        for thread in threads:
+            thread.start()
         if rules is not None:
             try:
                 self.set_rules(rules)
@@ -171,8 +175,10 @@ class EngineProcess:
         if self._proc.poll() is None and self._failure is None and timeout > 0:
             self.stop()
             try:
-                self.command("quit", timeout=timeout)
-            except (EngineTerminatedError, EngineProtocolError, TimeoutError):
+                # (waited for here, not through command(): its timeout would be the error
+                # that other threads' commands get, instead of "closed")
+                self._send("quit", b"quit").get(timeout=min(timeout, _DAY))
+            except (EngineTerminatedError, EngineProtocolError, TimeoutError, queue.Empty):
                 pass
         try:
             self._proc.wait(max(deadline - time.monotonic(), 0))
@@ -252,7 +258,11 @@ class EngineProcess:
             pass
 
     def protocol_version(self) -> int:
-        return self._json_reply("protocol_version")
+        version = self._json_reply("protocol_version")
+        if not is_whole(version, 1):
+            raise self._protocol_error(f"a protocol version that is not a number: "
+                                       f"{quoted(version)}")
+        return version
 
     def name(self) -> str:
         return self.command("name")
@@ -379,15 +389,15 @@ class EngineProcess:
         all its cores): the :class:`solver.SampledResult` (read back by
         :func:`solver.read_sampled`, which checks it against the position). ``known``
         maps hidden seats to cards they are known to hold."""
-        from solver.sampling import read_sampled
+        from solver.sampling import _pinned, _view, read_sampled
         pos = self._need_position()
         deals = _whole("deals", deals, 10**6, low=1)
         first = _whole("first", first, 2**63 - deals)
         args = [f"sample deals={deals} seed={_whole('seed', seed, 2**63 - 1)} first={first}"]
         if known is not None:
-            if not isinstance(known, collections.abc.Mapping):
-                raise TypeError(f"known must map seats to the cards they are known to hold, "
-                                f"not {quoted(known)}")
+            # checked here as solve_sampled checks it (a seat that is not hidden, cards
+            # that cannot be there), whatever is sent
+            _pinned(_view(pos, None, None), known)
             parts = []
             for seat, cards in known.items():
                 names = _card_list(cards, f"known cards of seat {seat!r}")
@@ -522,6 +532,8 @@ class EngineProcess:
             what = "closed its output or input but went on running: it was killed"
         if self._closing:
             what = f"was closed (exit status {code})"
+        if threading.current_thread() is not self._stderr_reader:
+            self._stderr_reader.join(1.0)       # (what it wrote last, read to its end)
         tail = self._stderr_text()
         said = f": {quoted(tail.splitlines()[-1])}" if tail else ""
         return EngineTerminatedError(f"the engine process {what}{said}", code, tail)
@@ -626,7 +638,7 @@ def _solve_result(obj: dict, pos: Position, at_least):
         raise ValueError(f"threshold {quoted(threshold)} is not the question asked")
     pv, at = [], pos.copy()
     for seat, triple in obj["pv"]:
-        if seat != at.to_move:
+        if not is_whole(seat, 0, 3) or seat != at.to_move:
             raise ValueError(f"the line has seat {quoted(seat)} play where seat "
                              f"{at.to_move} is to move")
         m = move(triple, at, "the line's move")
@@ -639,7 +651,8 @@ def _solve_result(obj: dict, pos: Position, at_least):
     moves = []
     for entry in obj.get("moves", []):
         reaches = entry.get("reaches")
-        if reaches not in (True, False, None) or ("reaches" in entry) is (at_least is None):
+        if not (reaches is True or reaches is False or reaches is None) \
+                or ("reaches" in entry) is (at_least is None):
             raise ValueError(f"a move's reaches {quoted(reaches)} is not an answer")
         moves.append(MoveScore(move(entry["move"], pos, "a scored move"),
                                value(entry["value"], "a move's value", none=True),

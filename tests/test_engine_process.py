@@ -150,7 +150,7 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
             (lambda: engine.solve(at_least=0), "at_least must be"),
             (lambda: engine.solve(all_moves="yes"), "all_moves must be"),
             (lambda: engine.sample(deals=0.5), "deals must be"),
-            (lambda: engine.sample(known={7: "S3"}), "a known seat must be"),
+            (lambda: engine.sample(known={7: "S3"}), "7 is not a seat whose hand is hidden"),
             (lambda: engine.sample(known=[1, "S3"]), "known must map"),
             (lambda: engine.analyze("S3 X9"), "X9"),
             (lambda: engine.analyze("S3", level="7 8"), "'7 8'"),
@@ -338,6 +338,10 @@ GOOD_SOLVE = {"value": 2, "exact": True, "lower": 2, "upper": 2,
     ({"threshold": 2, "reached": True}, "not the question asked"),
     ({"moves": [{"move": ["Single", "5", ["S5"]], "value": 7}]}, "a move's value 7"),
     ({"pv": "[" * 100_000}, "not JSON"),
+    ({"pv": [[True, ["Pair", "5", ["S5", "H5"]]]], "pv_cut": True}, "seat True play"),
+    ({"threshold": 2, "reached": True, "moves": [
+        {"move": ["Pair", "5", ["S5", "H5"]], "value": None, "reaches": 1}]},
+     "reaches 1 is not an answer"),
 ])
 def test_a_solve_reply_is_checked(change, message):
     """A reply that is not a result of this position is a protocol error, not a
@@ -353,8 +357,10 @@ def test_a_solve_reply_is_checked(change, message):
             result = e.solve()
             assert (result.value, result.best.to_platform()) == (2, GOOD_SOLVE["best"])
             return
+        # (the question the reply answers: asked, but for the reply that claims one)
+        asked = change.get("threshold") if "moves" in change else None
         with pytest.raises(EngineProtocolError, match=message):
-            e.solve()
+            e.solve(at_least=asked)
         assert e.returncode is not None
 
 
@@ -459,3 +465,35 @@ def test_close_at_once():
         start = time.perf_counter()
         assert e.close(timeout=0) != 0              # killed, not asked to quit
         assert time.perf_counter() - start < 5
+
+
+@pytest.mark.parametrize("known", [{7: []}, {0: []}, {-1: ""}, {"x": []}, {1.5: []},
+                                   {1: "S9"}])
+def test_known_cards_are_checked_before_the_sample(engine, known):
+    """What solve_sampled refuses is refused before anything is sent, also for a seat
+    given no cards (which is not sent at all), and the session goes on."""
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE)
+    with pytest.raises((ValueError, TypeError)) as here:
+        engine.sample(deals=2, known=known)
+    with pytest.raises(type(here.value)):
+        solve_sampled(EXAMPLE, 2, known=known, threads=1)
+    assert not isinstance(here.value, EngineProtocolError)
+    assert engine.name() == "guandan-core"
+
+
+def test_close_with_a_short_timeout_while_another_thread_waits():
+    """The waiting thread is told the engine was closed, not that its close() timed
+    out, and so is every call after."""
+    code = "import time; time.sleep(30)"
+    with _fake_engine(code) as e:
+        errors = []
+        worker = threading.Thread(target=lambda: errors.append(
+            pytest.raises(EngineTerminatedError, e.name).value))
+        worker.start()
+        time.sleep(0.3)
+        e.close(timeout=0.5)
+        worker.join(10)
+        assert len(errors) == 1 and "was closed" in str(errors[0])
+        with pytest.raises(EngineTerminatedError, match="was closed"):
+            e.name()
