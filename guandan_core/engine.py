@@ -45,7 +45,7 @@ from .rules import PRESET_NAMES, Rules
 from .usertext import quoted
 
 __all__ = ["EngineProcess", "EngineRefusedError", "EngineTerminatedError",
-           "EngineProtocolError", "DEFAULT_COMMAND"]
+           "EngineProtocolError", "DEFAULT_COMMAND", "parse_info"]
 
 # the engine of the Python running this module, whatever is on PATH
 DEFAULT_COMMAND = (sys.executable, "-m", "guandan_core.cli", "engine")
@@ -356,7 +356,8 @@ class EngineProcess:
               timeout: float | None = None):
         """:func:`solver.solve` of the engine's position, run by the engine: a
         :class:`solver.SolveResult` equal to the one ``solve`` gives in this process
-        from the same table (``seconds`` aside). ``on_info`` gets the ``info`` lines.
+        from the same table (``seconds`` aside). ``on_info`` gets each ``info`` line as a
+        dict (:func:`parse_info`), as the solve goes.
         The reply is checked: its values in range, its moves legal where they are
         played (the line played out from the position), else an
         :class:`EngineProtocolError`."""
@@ -375,7 +376,19 @@ class EngineProcess:
                 raise ValueError(f"at_least must be one of +3, +2, +1, -1, -2, -3, not "
                                  f"{quoted(at_least)}")
             args.append(f"at_least={int(at_least)}")
-        obj = self._json_reply(" ".join(args), dict, on_info=on_info, timeout=timeout)
+        if on_info is not None and not callable(on_info):
+            raise TypeError(f"on_info must be callable, not {quoted(on_info)}")
+
+        def info(text):
+            try:
+                fields = parse_info(text)
+            except ValueError as exc:
+                raise self._protocol_error(f"an info line that does not read: {exc}") \
+                    from None
+            on_info(fields)
+
+        obj = self._json_reply(" ".join(args), dict, on_info=None if on_info is None else info,
+                               timeout=timeout)
         try:
             return _solve_result(obj, pos, at_least)
         except (KeyError, TypeError, ValueError) as exc:
@@ -604,6 +617,31 @@ class EngineProcess:
                                           f"{oldest} waits (replies come in order)")
             pending = self._pending.pop(ident)
         pending.replies.put((kind, payload))
+
+
+def parse_info(text: str) -> dict:
+    """An ``info`` line (without ``info ``) as a dict: its ``key value`` pairs in order,
+    each value read as the compact JSON it is (docs/PROTOCOL.md, solve); the first key
+    names the stage. A ValueError names a line that is not pairs of a key and JSON.
+
+    >>> parse_info("bound null lower -3 upper -1 nodes 1 time 0.0016")
+    {'bound': None, 'lower': -3, 'upper': -1, 'nodes': 1, 'time': 0.0016}
+    >>> parse_info('move ["Single","B",["SB"]] value -1 index 2 count 2')["move"]
+    ['Single', 'B', ['SB']]
+    """
+    words = text.split(" ")
+    if len(words) % 2 or not all(words[::2]):
+        raise ValueError(f"an info line is key value pairs, not {quoted(_shortened(text))}")
+    out = {}
+    for key, value in zip(words[::2], words[1::2]):
+        if key in out:
+            raise ValueError(f"an info line names {key!r} twice: {quoted(_shortened(text))}")
+        try:
+            out[key] = json.loads(value, parse_constant=_no_constant)
+        except (ValueError, RecursionError):
+            raise ValueError(f"{key}'s value {quoted(_shortened(value))} is not JSON") \
+                from None
+    return out
 
 
 def _solve_result(obj: dict, pos: Position, at_least):

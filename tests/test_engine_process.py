@@ -191,7 +191,7 @@ def test_stop_from_another_thread_ends_a_solve():
         result = e.solve(on_info=infos.append)
         assert time.perf_counter() - start < 30
         assert not result.exact and result.lower <= result.upper
-        assert any(line.startswith("best ") for line in infos)
+        assert any(next(iter(fields)) == "best" for fields in infos)
         assert e.name() == "guandan-core"
 
 
@@ -497,3 +497,40 @@ def test_close_with_a_short_timeout_while_another_thread_waits():
         assert len(errors) == 1 and "was closed" in str(errors[0])
         with pytest.raises(EngineTerminatedError, match="was closed"):
             e.name()
+
+
+def test_info_lines_arrive_read_and_agree_with_the_result(engine):
+    """A solve's info lines reach on_info as dicts (parse_info), in the protocol's
+    order, and say what the result says: the value, the best move and line, every
+    scored move."""
+    engine.set_rules("standard")
+    for pos in _positions(21, 8, max_cards=4):
+        engine.set_position(pos)
+        infos = []
+        result = engine.solve(all_moves=True, on_info=infos.append)
+        stages = [next(iter(fields)) for fields in infos]
+        assert stages[-1] == "scored" and "value" in stages and "best" in stages
+        assert stages.index("value") < stages.index("best") < stages.index("scored")
+        assert set(stages[:stages.index("value")]) <= {"bound"}
+        value = infos[stages.index("value")]
+        assert (value["value"], value["lower"], value["upper"]) == \
+            (result.value, result.lower, result.upper)
+        best = infos[stages.index("best")]
+        assert best["best"] == result.best.to_platform()
+        assert best["pv"] == [[seat, m.to_platform()] for seat, m in result.pv]
+        moves = [fields for fields in infos if "move" in fields]
+        assert [(f["move"], f["value"]) for f in moves] == \
+            [(m.move.to_platform(), m.value) for m in result.moves]
+        assert infos[-1]["scored"] == len(result.moves)
+
+
+@pytest.mark.parametrize("line", ["info bound", "info bound null lower", "info x 1 x 2",
+                                  "info lower NaN", "info lower [1,"])
+def test_an_info_line_that_does_not_read_is_a_protocol_error(line):
+    code = SCRIPTED.replace('    print("=" + ident', f'    print({line!r}) if word == "solve" '
+                            'else None\n    print("=" + ident')
+    with _fake_engine(code.format(solve=json.dumps(GOOD_SOLVE)), timeout=20) as e:
+        e.set_position(EXAMPLE)
+        assert e.solve().value == 2                 # without on_info: not read
+        with pytest.raises(EngineProtocolError, match="an info line that does not read"):
+            e.solve(on_info=lambda fields: None)
