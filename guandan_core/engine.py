@@ -17,11 +17,12 @@ directly, which is faster.
 ...     (result.value, result.best.to_platform(), engine.legal_moves()[-1])
 (2, ['Pair', '5', ['S5', 'H5']], <Move Pair 5: S5 H5>)
 
-Replies are read by a thread of the client's own and matched to their commands by the
-ids the client sends, so :meth:`EngineProcess.stop` may be called from any thread while
-another waits for a ``solve`` or ``sample``. Everything else is meant for one thread at
-a time: the client keeps the position it last set, played or took back, to read the
-engine's answers with (moves need the position's level and rules).
+Commands are numbered, written by a thread of the client's own and their replies
+matched to them by number by another, so :meth:`EngineProcess.stop` may be called from
+any thread while another waits for a ``solve`` or ``sample``, and commands from several
+threads each get their own reply. Even so the rest is meant for one thread at a time:
+the client keeps the position it last set, played or took back, to read the engine's
+answers with (moves need the position's level and rules).
 """
 
 from __future__ import annotations
