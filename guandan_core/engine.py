@@ -107,7 +107,7 @@ class EngineProcess:
                  env=None, cwd=None):
         self.timeout = _checked_timeout(timeout)
         args = list(DEFAULT_COMMAND if command is None else _checked_command(command))
-        self._rules = Rules.by_name("standard")
+        self._rules: Rules | None = None        # asked for when first needed
         self._position: Position | None = None
         self._pending: dict[int, _Pending] = {}
         self._state_lock = threading.Lock()     # _pending, _next_id, _failure, _outbox
@@ -162,7 +162,15 @@ class EngineProcess:
 
     @property
     def rules(self) -> Rules:
-        """The rule set for positions set from now on."""
+        """The rule set for positions set from now on: the engine is asked the first
+        time (a command with ``--rules`` starts it with another than the standard)."""
+        if self._rules is None:
+            name = self.command("rules")
+            try:
+                self._rules = Rules.by_name(name)
+            except ValueError:
+                raise self._protocol_error(f"a rule set it does not name: "
+                                           f"{quoted(name)}") from None
         return self._rules
 
     def close(self, timeout: float = 5.0) -> int:
@@ -296,13 +304,13 @@ class EngineProcess:
         or a dict, read under :attr:`rules`) the engine's position; it is checked here
         first, so a bad one raises what :meth:`Position.from_json` raises."""
         if isinstance(position, Position):
-            if position.rules != self._rules:
+            if position.rules != self.rules:
                 raise ValueError(f"the position is under the rules {position.rules!r}, the "
-                                 f"engine's are {_preset_name(self._rules)!r}: set_rules "
+                                 f"engine's are {_preset_name(self.rules)!r}: set_rules "
                                  "first")
             pos = position
         else:
-            pos = Position.from_json(position, rules=self._rules)
+            pos = Position.from_json(position, rules=self.rules)
         self.command("position " + pos.to_json_str())
         self._position = pos
         return pos
@@ -456,7 +464,7 @@ class EngineProcess:
         return self._position
 
     def _rules_of_position(self) -> Rules:
-        return self._position.rules if self._position is not None else self._rules
+        return self._position.rules if self._position is not None else self.rules
 
     def _json_reply(self, line: str, kind=None, **options):
         text = self.command(line, **options)

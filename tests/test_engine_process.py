@@ -164,6 +164,18 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
     assert engine.name() == "guandan-core"
 
 
+def test_an_engine_started_under_other_rules_is_asked_for_them():
+    """A command line with --rules: the client reads positions under the engine's rules,
+    not the standard ones it would otherwise assume."""
+    with _engine(list(DEFAULT_COMMAND) + ["--rules", "platform"], timeout=60) as e:
+        assert e.rules == Rules.platform()
+        pos = e.set_position({"level": "2", "hands": [["S3", "S4", "S5", "S6", "H2"],
+                                                       ["C9"], [], []],
+                              "finished": [2, 3], "to_move": 0, "table": None})
+        assert pos.rules == Rules.platform()
+        assert e.legal_moves() == list(pos.legal_moves())
+
+
 def test_positions_read_under_the_rules_set():
     """Under the platform's rules a wild card does not make a straight flush of another
     suit: the engine and the client read the same position alike."""
@@ -311,9 +323,10 @@ def test_the_timeout_counts_from_the_command_not_from_each_info_line():
 
 
 # An engine that answers each command by its first word, for replies a real engine never
-# gives: `position` with a summary, `solve` with SOLVE (the JSON text given).
+# gives: `rules` with standard, `position` with a summary, `solve` with SOLVE (the JSON
+# text given).
 SCRIPTED = """import sys
-answers = {{"position": "to_move 0", "solve": {solve!r}}}
+answers = {{"rules": "standard", "position": "to_move 0", "solve": {solve!r}}}
 for line in sys.stdin:
     ident, word = line.split()[:2]
     print("=" + ident + " " + answers.get(word, ""), flush=True)
