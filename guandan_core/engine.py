@@ -208,7 +208,9 @@ class EngineProcess:
         """Send one command line (without an id: the client adds its own) and return the
         reply's payload (lines joined by ``\\n``). A ``?`` reply is an
         :class:`EngineRefusedError`; ``on_info`` is called with each ``info`` line of
-        this command (without ``info `` and the line break), in the calling thread."""
+        this command (without ``info `` and the line break), in the calling thread.
+        The client's copies of the rules and the position are not updated: change those
+        through :meth:`set_rules`, :meth:`set_position`, :meth:`play` and :meth:`undo`."""
         if not isinstance(line, str):
             raise TypeError(f"a command is a str, not {quoted(line)}")
         if "\n" in line or "\r" in line:
