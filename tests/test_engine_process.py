@@ -164,22 +164,15 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
     assert engine.name() == "guandan-core"
 
 
-def test_an_engine_started_under_other_rules_is_asked_for_them():
-    """A command line with --rules: the client reads positions under the engine's rules,
-    not the standard ones it would otherwise assume."""
-    with _engine(list(DEFAULT_COMMAND) + ["--rules", "platform"], timeout=60) as e:
-        assert e.rules == Rules.platform()
-        pos = e.set_position({"level": "2", "hands": [["S3", "S4", "S5", "S6", "H2"],
-                                                       ["C9"], [], []],
-                              "finished": [2, 3], "to_move": 0, "table": None})
-        assert pos.rules == Rules.platform()
-        assert e.legal_moves() == list(pos.legal_moves())
-
-
-def test_positions_read_under_the_rules_set():
+@pytest.mark.parametrize("how", ["set_rules", "--rules"])
+def test_positions_read_under_the_engines_rules(how):
     """Under the platform's rules a wild card does not make a straight flush of another
-    suit: the engine and the client read the same position alike."""
-    with _engine(rules="platform", timeout=60) as e:
+    suit: the engine and the client read the same position alike, whether the rules were
+    set through the client or given on the engine's command line (which the client then
+    asks for instead of assuming the standard rules)."""
+    options = dict(rules="platform") if how == "set_rules" else \
+        dict(command=list(DEFAULT_COMMAND) + ["--rules", "platform"])
+    with _engine(timeout=60, **options) as e:
         assert e.rules == Rules.platform()
         pos = e.set_position({"level": "2", "hands": [["S3", "S4", "S5", "S6", "H2"],
                                                        ["C9"], [], []],
