@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from cli_process import PACKAGES, cli_env
+from cli_process import PACKAGES, ROOT, cli_env
 from guandan_core import analysis
 from guandan_core.engine import (DEFAULT_COMMAND, EngineProcess, EngineProtocolError,
                                  EngineRefusedError, EngineTerminatedError)
@@ -27,6 +27,13 @@ EXAMPLE = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"], ["C6"
 
 def _engine(command=None, **options) -> EngineProcess:
     return EngineProcess(command, env=cli_env(), cwd=PACKAGES, **options)
+
+
+def _hard_position() -> dict:
+    """A 4 x 8 position that takes minutes to solve (from the source tree: a CMake
+    build's tests run from its build directory)."""
+    path = ROOT / "benchmarks" / "data" / "endgames_4x8.json"
+    return json.loads(path.read_text())["items"][64]
 
 
 def _fake_engine(code: str, **options) -> EngineProcess:
@@ -185,8 +192,7 @@ def test_positions_read_under_the_engines_rules(how):
 def test_stop_from_another_thread_ends_a_solve():
     """A solve with no budget, stopped from another thread: its answer is what it had
     proven (never a wrong exact value), and the engine goes on answering."""
-    items = json.loads((PACKAGES / "benchmarks" / "data" / "endgames_4x8.json").read_text())
-    hard = items["items"][64]           # hundreds of seconds to solve
+    hard = _hard_position()
     with _engine(timeout=120) as e:
         e.set_position(hard)
         infos = []
@@ -285,9 +291,8 @@ def test_a_caller_that_gives_up_stops_the_solve():
     """An on_info that raises (as Ctrl-C would, in the wait) leaves the solve it was
     following to no one: the client stops it, and the next command is answered at once
     instead of after a search of minutes."""
-    items = json.loads((PACKAGES / "benchmarks" / "data" / "endgames_4x8.json").read_text())
     with _engine(timeout=120) as e:
-        e.set_position(items["items"][64])
+        e.set_position(_hard_position())
 
         def give_up(line):
             raise KeyboardInterrupt
@@ -400,9 +405,8 @@ def test_close_does_not_wait_for_what_holds_the_engines_pipes():
 
 
 def test_close_while_another_thread_waits_for_a_solve():
-    items = json.loads((PACKAGES / "benchmarks" / "data" / "endgames_4x8.json").read_text())
     with _engine(timeout=60) as e:
-        e.set_position(items["items"][64])
+        e.set_position(_hard_position())
         results = []
         worker = threading.Thread(target=lambda: results.append(e.solve()))
         worker.start()
