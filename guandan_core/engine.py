@@ -372,21 +372,18 @@ class EngineProcess:
         The reply is checked: its values in range, its moves legal where they are
         played (the line played out from the position), else an
         :class:`EngineProtocolError`."""
+        from solver.search import _checked_flag, _checked_question
         pos = self._need_position()
         args = ["solve"]
-        if all_moves is not False:
-            if all_moves is not True:
-                raise TypeError(f"all_moves must be True or False, not {quoted(all_moves)}")
+        if _checked_flag("all_moves", all_moves):
             args.append("all")
         if time_limit is not None:
             args.append(f"time={_seconds('time_limit', time_limit)!r}")
         if node_limit is not None:
             args.append(f"nodes={_whole('node_limit', node_limit, 10**18 - 1)}")
+        at_least = _checked_question(at_least)
         if at_least is not None:
-            if not is_whole(at_least, -3, 3) or at_least == 0:
-                raise ValueError(f"at_least must be one of +3, +2, +1, -1, -2, -3, not "
-                                 f"{quoted(at_least)}")
-            args.append(f"at_least={int(at_least)}")
+            args.append(f"at_least={at_least}")
         if on_info is not None and not callable(on_info):
             raise TypeError(f"on_info must be callable, not {quoted(on_info)}")
 
@@ -426,7 +423,7 @@ class EngineProcess:
             for seat, cards in known.items():
                 names = _card_list(cards, f"known cards of seat {seat!r}")
                 if names:   # (known to hold nothing: dealt, and digested, as if left out)
-                    parts.append(f"{_whole('a known seat', seat, 3)}:{','.join(names)}")
+                    parts.append(f"{int(seat)}:{','.join(names)}")   # (_pinned checked it)
             if parts:
                 args.append(f"known={';'.join(parts)}")
         if time_limit is not None:
@@ -708,13 +705,10 @@ def _solve_result(obj: dict, pos: Position, at_least):
                                [move(m, pos, "an equivalent move")
                                 for m in entry.get("equivalent", [])],
                                reaches, threshold))
-    seconds = obj["seconds"]
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) \
-            or not 0 <= seconds < float("inf"):
-        raise ValueError(f"seconds {quoted(seconds)} is not a time")
     return SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv, moves=moves,
                        nodes=count(obj["nodes"], "nodes"),
-                       tt_hits=count(obj["tt_hits"], "tt_hits"), seconds=seconds,
+                       tt_hits=count(obj["tt_hits"], "tt_hits"),
+                       seconds=_seconds("seconds", obj["seconds"]),
                        to_move=pos.to_move, threshold=threshold, pv_cut=pv_cut is True)
 
 
