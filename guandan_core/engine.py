@@ -37,6 +37,8 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
+import weakref
 
 from .cards import format_rank, is_whole, parse_level
 from .hand import Hand, to_counts
@@ -109,28 +111,10 @@ class EngineProcess:
         args = list(DEFAULT_COMMAND if command is None else _checked_command(command))
         self._rules: Rules | None = None        # asked for when first needed
         self._position: Position | None = None
-        self._pending: dict[int, _Pending] = {}
-        self._state_lock = threading.Lock()     # _pending, _next_id, _failure, _outbox
-        self._outbox = queue.SimpleQueue()      # the lines to write, None to close stdin
-        self._next_id = 1
-        self._failure: Exception | None = None
-        self._closing = False
-        self._stderr_tail = collections.deque(maxlen=_STDERR_KEPT)
-        try:
-            self._proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, env=env, cwd=cwd)
-        except OSError as exc:
-            raise EngineTerminatedError(f"cannot start the engine {quoted(args)}: {exc}") \
-                from None
-        # (a thread each way: a write to an engine that does not read blocks no caller,
-        # and close() never closes a stream a thread is reading)
-        threads = [threading.Thread(target=target, daemon=True, name=f"guandan engine {name}")
-                   for target, name in ((self._read_stderr, "stderr"),
-                                        (self._read_replies, "replies"),
-                                        (self._write_lines, "commands"))]
-        self._stderr_reader = threads[0]
-        for thread in threads:
-            thread.start()
+        self._link = _Link(args, env, cwd)
+        # (the threads hold the link, not this object: an engine dropped without close()
+        # is collected, and then its process killed, as it is at exit)
+        self._finalizer = weakref.finalize(self, self._link.abandon)
         if rules is not None:
             try:
                 self.set_rules(rules)
@@ -146,13 +130,13 @@ class EngineProcess:
         self.close()
 
     def __repr__(self) -> str:
-        state = "running" if self._proc.poll() is None else f"exited {self._proc.returncode}"
-        return f"<EngineProcess pid={self._proc.pid} {state}>"
+        state = "running" if self._link.proc.poll() is None else f"exited {self._link.proc.returncode}"
+        return f"<EngineProcess pid={self._link.proc.pid} {state}>"
 
     @property
     def returncode(self):
         """The process's exit status, None while it runs."""
-        return self._proc.poll()
+        return self._link.proc.poll()
 
     @property
     def position(self) -> Position | None:
@@ -180,24 +164,25 @@ class EngineProcess:
         :class:`EngineTerminatedError`. Safe to call again, or after the engine died."""
         timeout = _seconds("timeout", timeout)
         deadline = time.monotonic() + timeout
-        self._closing = True
-        if self._proc.poll() is None and self._failure is None and timeout > 0:
+        self._finalizer.detach()
+        self._link.closing = True
+        if self._link.proc.poll() is None and self._link.failure is None and timeout > 0:
             self.stop()
             try:
                 # (waited for here, not through command(): its timeout would be the error
                 # that other threads' commands get, instead of "closed")
-                self._send("quit", b"quit").get(timeout=min(timeout, _DAY))
+                self._link.send("quit", b"quit").get(timeout=min(timeout, _DAY))
             except (EngineTerminatedError, EngineProtocolError, TimeoutError, queue.Empty):
                 pass
         try:
-            self._proc.wait(max(deadline - time.monotonic(), 0))
+            self._link.proc.wait(max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        self._fail(EngineTerminatedError(
-            f"the engine process was closed (exit status {self._proc.returncode})",
-            self._proc.returncode, self._stderr_text()))
-        return self._proc.returncode
+            self._link.proc.kill()
+            self._link.proc.wait()
+        self._link.fail(EngineTerminatedError(
+            f"the engine process was closed (exit status {self._link.proc.returncode})",
+            self._link.proc.returncode, self._link.stderr_text()))
+        return self._link.proc.returncode
 
     def quit(self) -> int:
         """The same as :meth:`close`."""
@@ -225,7 +210,7 @@ class EngineProcess:
             raise TypeError(f"on_info must be callable, not {quoted(on_info)}")
         timeout = self.timeout if timeout is None else _checked_timeout(timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
-        replies = self._send(line, data)
+        replies = self._link.send(line, data)
         kind = None
         try:
             while True:
@@ -236,10 +221,10 @@ class EngineProcess:
                 except queue.Empty:
                     if deadline is None or time.monotonic() < deadline:
                         continue
-                    self._fail(TimeoutError(f"no reply to {quoted(_shortened(line))} "
+                    self._link.fail(TimeoutError(f"no reply to {quoted(_shortened(line))} "
                                             f"within {timeout:g} s: the engine process was "
                                             "killed"))
-                    raise self._failure.with_traceback(None) from None
+                    raise self._link.failure.with_traceback(None) from None
                 if kind == "info":
                     if on_info is not None:
                         on_info(text)
@@ -264,7 +249,7 @@ class EngineProcess:
         it answers with what it had proven. Nothing happens when none is running, or
         when the engine has ended (the command waiting says why)."""
         try:
-            self._send("stop", b"stop")
+            self._link.send("stop", b"stop")
         except (EngineTerminatedError, EngineProtocolError, TimeoutError):
             pass
 
@@ -492,92 +477,130 @@ class EngineProcess:
 
     def _protocol_error(self, message: str) -> EngineProtocolError:
         error = EngineProtocolError(f"the engine answered {message}; it was killed")
-        self._fail(error)
+        self._link.fail(error)
         return error
 
-    def _send(self, line: str, data: bytes) -> queue.SimpleQueue:
+class _Link:
+    """The process and the threads that talk to it. It holds no reference to its
+    :class:`EngineProcess`, so that one dropped without ``close()`` can be collected."""
+
+    def __init__(self, args: list, env, cwd):
+        self.pending: dict[int, _Pending] = {}
+        self.state_lock = threading.Lock()      # pending, next_id, failure, outbox
+        self.outbox = queue.SimpleQueue()       # the lines to write, None to close stdin
+        self.next_id = 1
+        self.failure: Exception | None = None
+        self.closing = False
+        self.stderr_tail = collections.deque(maxlen=_STDERR_KEPT)
+        try:
+            self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, env=env, cwd=cwd)
+        except OSError as exc:
+            raise EngineTerminatedError(f"cannot start the engine {quoted(args)}: {exc}") \
+                from None
+        # (a thread each way: a write to an engine that does not read blocks no caller,
+        # and close() never closes a stream a thread is reading)
+        threads = [threading.Thread(target=target, daemon=True, name=f"guandan engine {name}")
+                   for target, name in ((self.read_stderr, "stderr"),
+                                        (self.read_replies, "replies"),
+                                        (self.write_lines, "commands"))]
+        self.stderr_reader = threads[0]
+        for thread in threads:
+            thread.start()
+
+    def abandon(self) -> None:
+        """The engine was dropped without ``close()`` (or the interpreter exits): kill
+        the process, as ``close(timeout=0)`` would."""
+        if self.proc.poll() is None:
+            warnings.warn(f"the engine process {self.proc.pid} was still running: it was "
+                          "killed (close() it, or use a with-block)", ResourceWarning)
+        self.closing = True
+        self.fail(EngineTerminatedError("the engine process was dropped without close()",
+                                        self.proc.returncode, self.stderr_text()))
+
+    def send(self, line: str, data: bytes) -> queue.SimpleQueue:
         replies = queue.SimpleQueue()
-        with self._state_lock:
+        with self.state_lock:
             # (numbered and queued together: the lines are written, and so answered, in
             # the order of their numbers)
-            if self._failure is not None:
-                raise self._failure.with_traceback(None)
-            ident = self._next_id
-            self._next_id += 1
-            self._pending[ident] = _Pending(line, replies)
-            self._outbox.put(b"%d %s\n" % (ident, data))
+            if self.failure is not None:
+                raise self.failure.with_traceback(None)
+            ident = self.next_id
+            self.next_id += 1
+            self.pending[ident] = _Pending(line, replies)
+            self.outbox.put(b"%d %s\n" % (ident, data))
         return replies
 
-    def _write_lines(self) -> None:
-        stdin = self._proc.stdin
+    def write_lines(self) -> None:
+        stdin = self.proc.stdin
         try:
-            while (data := self._outbox.get()) is not None:
+            while (data := self.outbox.get()) is not None:
                 stdin.write(data)
                 stdin.flush()
         except (OSError, ValueError):       # (the engine is gone, or stopped reading)
-            self._fail(self._terminated())
+            self.fail(self.terminated())
         finally:
             try:
                 stdin.close()
             except OSError:
                 pass
 
-    def _fail(self, error: Exception) -> None:
+    def fail(self, error: Exception) -> None:
         """No more replies: every waiting command gets ``error``; the process is killed."""
-        with self._state_lock:
-            if self._failure is None:
-                self._failure = error
-                self._outbox.put(None)
-            pending, self._pending = self._pending, {}
-        if self._proc.poll() is None:
-            self._proc.kill()
+        with self.state_lock:
+            if self.failure is None:
+                self.failure = error
+                self.outbox.put(None)
+            pending, self.pending = self.pending, {}
+        if self.proc.poll() is None:
+            self.proc.kill()
             try:
-                self._proc.wait(5.0)
+                self.proc.wait(5.0)
             except subprocess.TimeoutExpired:
                 pass
         for p in pending.values():
-            p.replies.put(("fail", self._failure))
+            p.replies.put(("fail", self.failure))
 
-    def _stderr_text(self) -> str:
-        return bytes(self._stderr_tail).decode("utf-8", "replace").strip()
+    def stderr_text(self) -> str:
+        return bytes(self.stderr_tail).decode("utf-8", "replace").strip()
 
-    def _terminated(self) -> EngineTerminatedError:
+    def terminated(self) -> EngineTerminatedError:
         """The error for an engine whose output (or input) has ended: it has exited, or
         it is killed now."""
         try:
-            code = self._proc.wait(5.0)
+            code = self.proc.wait(5.0)
             what = f"ended (exit status {code})"
         except subprocess.TimeoutExpired:
-            self._proc.kill()
-            code = self._proc.wait()
+            self.proc.kill()
+            code = self.proc.wait()
             what = "closed its output or input but went on running: it was killed"
-        if self._closing:
+        if self.closing:
             what = f"was closed (exit status {code})"
-        if threading.current_thread() is not self._stderr_reader:
-            self._stderr_reader.join(1.0)       # (what it wrote last, read to its end)
-        tail = self._stderr_text()
+        if threading.current_thread() is not self.stderr_reader:
+            self.stderr_reader.join(1.0)       # (what it wrote last, read to its end)
+        tail = self.stderr_text()
         said = f": {quoted(tail.splitlines()[-1])}" if tail else ""
         return EngineTerminatedError(f"the engine process {what}{said}", code, tail)
 
-    def _read_stderr(self) -> None:
-        stream = self._proc.stderr
+    def read_stderr(self) -> None:
+        stream = self.proc.stderr
         try:
             for chunk in iter(lambda: stream.read1(4096), b""):
-                self._stderr_tail.extend(chunk)
+                self.stderr_tail.extend(chunk)
         finally:
             stream.close()
 
-    def _read_replies(self) -> None:
-        stream = self._proc.stdout
+    def read_replies(self) -> None:
+        stream = self.proc.stdout
         try:
-            self._dispatch(stream)
-            self._fail(self._terminated())
+            self.dispatch(stream)
+            self.fail(self.terminated())
         except EngineProtocolError as exc:
-            self._fail(exc)
+            self.fail(exc)
         finally:
             stream.close()
 
-    def _dispatch(self, stream) -> None:
+    def dispatch(self, stream) -> None:
         """Read the engine's output to its end, each reply and ``info`` line to the
         command it answers (the oldest one waiting: the engine answers in order)."""
         reply = None            # (ident, kind, lines) of the reply being read
@@ -597,11 +620,11 @@ class EngineProcess:
                 if line:
                     reply[2].append(line)
                     continue
-                self._deliver(reply[0], reply[1], "\n".join(reply[2]))
+                self.deliver(reply[0], reply[1], "\n".join(reply[2]))
                 reply = None
             elif line.startswith("info "):
-                with self._state_lock:
-                    first = next(iter(self._pending.values()), None)
+                with self.state_lock:
+                    first = next(iter(self.pending.values()), None)
                 if first is None:
                     raise EngineProtocolError(f"an info line with no command running: "
                                               f"{quoted(_shortened(line))}")
@@ -617,14 +640,16 @@ class EngineProcess:
                 raise EngineProtocolError(f"a line outside any reply: "
                                           f"{quoted(_shortened(line))}")
 
-    def _deliver(self, ident: int, kind: str, payload: str) -> None:
-        with self._state_lock:
-            oldest = next(iter(self._pending), None)
+    def deliver(self, ident: int, kind: str, payload: str) -> None:
+        with self.state_lock:
+            oldest = next(iter(self.pending), None)
             if ident != oldest:
                 raise EngineProtocolError(f"a reply to command {ident} while command "
                                           f"{oldest} waits (replies come in order)")
-            pending = self._pending.pop(ident)
+            pending = self.pending.pop(ident)
         pending.replies.put((kind, payload))
+
+
 
 
 def parse_info(text: str) -> dict:

@@ -544,3 +544,66 @@ def test_an_info_line_that_does_not_read_is_a_protocol_error(line):
         assert e.solve().value == 2                 # without on_info: not read
         with pytest.raises(EngineProtocolError, match="an info line that does not read"):
             e.solve(on_info=lambda fields: None)
+
+
+def _gone(pid: int, within: float) -> bool:
+    """Whether process ``pid`` has ended (and been reaped) within ``within`` seconds."""
+    import os
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_an_engine_dropped_without_close_is_killed_and_its_threads_end():
+    """The client's threads hold no reference to the EngineProcess: dropping it kills the
+    process (a ResourceWarning says so, as Popen's does), and its threads end."""
+    import gc
+    import weakref
+    before = {t for t in threading.enumerate() if t.name.startswith("guandan engine")}
+    e = _engine(timeout=60)
+    e.set_position(EXAMPLE)
+    assert e.solve().value == 2
+    pid, ref = e._link.proc.pid, weakref.ref(e)
+    with pytest.warns(ResourceWarning, match=f"engine process {pid} was still running"):
+        del e
+        gc.collect()
+    assert ref() is None
+    assert _gone(pid, 10)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        left = {t for t in threading.enumerate() if t.name.startswith("guandan engine")}
+        if left <= before:
+            break
+        time.sleep(0.05)
+    assert left <= before
+
+
+def test_a_closed_engine_warns_of_nothing_when_dropped():
+    import gc
+    import warnings
+    e = _engine(timeout=60)
+    assert e.close() == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        del e
+        gc.collect()
+
+
+def test_an_engine_left_running_at_exit_is_killed():
+    """A script that ends with its engine still open leaves no engine process behind
+    (it is killed at exit, not left to notice that its input ended)."""
+    from cli_process import run_python
+    done = run_python("from guandan_core.engine import EngineProcess\n"
+                      "import sys\n"
+                      # (an engine that ignores the end of its input, as a busy one does)
+                      "e = EngineProcess([sys.executable, '-c', 'import time, signal; "
+                      "signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                      "time.sleep(60)'])\n"
+                      "print(e._link.proc.pid)\n", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert _gone(int(done.stdout.split()[-1]), 10)
