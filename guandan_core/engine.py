@@ -355,12 +355,14 @@ class EngineProcess:
         from the same table (``seconds`` aside). ``on_info`` gets each ``info`` line as a
         dict (:func:`parse_info`), as the solve goes.
         The reply is checked: its values in range, its moves legal where they are
-        played (the line played out from the position), else an
-        :class:`EngineProtocolError`."""
+        played (the line played out from the position), and its parts agreeing (the
+        line from the best move to an end within the bounds, the scored moves the
+        legal ones, the best at the value), else an :class:`EngineProtocolError`."""
         from solver.search import _checked_flag, _checked_question
         pos = self._need_position()
         args = ["solve"]
-        if _checked_flag("all_moves", all_moves):
+        all_moves = _checked_flag("all_moves", all_moves)
+        if all_moves:
             args.append("all")
         if time_limit is not None:
             args.append(f"time={_seconds('time_limit', time_limit)!r}")
@@ -383,7 +385,7 @@ class EngineProcess:
         obj = self._json_reply(" ".join(args), dict, on_info=None if on_info is None else info,
                                timeout=timeout)
         try:
-            return _solve_result(obj, pos, at_least)
+            return _solve_result(obj, pos, at_least, all_moves)
         except (KeyError, TypeError, ValueError) as exc:
             raise self._protocol_error(f"a solve reply that is not a result "
                                        f"({type(exc).__name__}: {exc})") from None
@@ -677,7 +679,7 @@ def parse_info(text: str) -> dict:
     return out
 
 
-def _solve_result(obj: dict, pos: Position, at_least):
+def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
     """The :class:`SolveResult` a solve reply records for ``pos``, checked: a KeyError,
     TypeError or ValueError names what is missing or wrong."""
     from solver.search import MoveScore, SolveResult
@@ -719,6 +721,23 @@ def _solve_result(obj: dict, pos: Position, at_least):
     if pv_cut is not True and ("pv_cut" in obj or (pv and not at.is_over)):
         raise ValueError("the line stops before the end of the hand without pv_cut")
     best = None if obj["best"] is None else move(obj["best"], pos, "best")
+    # what the reply says of itself must agree, though only a second solve could say
+    # whether it is right: the line starts with the best move and ends where the value
+    # says; the question answered is the one the bounds answer
+    if pv and pv[0][1] != best:
+        raise ValueError(f"the line starts with {pv[0][1]}, not with the best move {best}")
+    if pv and not pv_cut and not lower <= at.team_value(pos.to_move) <= upper:
+        raise ValueError(f"the line ends at {at.team_value(pos.to_move):+d} for the mover's "
+                         f"team, outside {lower}..{upper}")
+    reached = None
+    if at_least is not None:
+        reached = True if lower >= at_least else False if upper < at_least else None
+        if obj["reached"] is not reached:
+            raise ValueError(f"reached {quoted(obj['reached'])} where the bounds "
+                             f"{lower}..{upper} answer {reached}")
+    if ("moves" in obj) is not all_moves:
+        raise ValueError("every move scored, not asked for" if not all_moves else
+                         "no move scored, though every move was asked for")
     moves = []
     for entry in obj.get("moves", []):
         reaches = entry.get("reaches")
@@ -730,6 +749,25 @@ def _solve_result(obj: dict, pos: Position, at_least):
                                [move(m, pos, "an equivalent move")
                                 for m in entry.get("equivalent", [])],
                                reaches, threshold))
+    if all_moves:
+        listed = [m for score in moves for m in [score.move, *score.equivalent]]
+        legal = pos.legal_moves()
+        if len(listed) != len(legal) or set(listed) != set(legal):
+            raise ValueError(f"the scored moves and their equivalents are {len(listed)} "
+                             f"moves, not the position's {len(legal)} legal moves, each "
+                             "once")
+        for score in moves:
+            if score.value is not None and score.value > upper:
+                raise ValueError(f"{score.move} is scored {score.value:+d}, above the "
+                                 f"upper bound {upper:+d}")
+            if score.reaches and not reached or score.reaches is False and reached \
+                    and best in (score.move, *score.equivalent):
+                raise ValueError(f"{score.move} reaches {score.reaches} where the "
+                                 f"position's answer is {reached}")
+            if exact is not None and best in (score.move, *score.equivalent) \
+                    and score.value not in (None, exact):
+                raise ValueError(f"the best move is scored {score.value:+d}, not the "
+                                 f"value {exact:+d}")
     return SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv, moves=moves,
                        nodes=count(obj["nodes"], "nodes"),
                        tt_hits=count(obj["tt_hits"], "tt_hits"),

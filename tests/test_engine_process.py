@@ -371,7 +371,63 @@ def test_a_solve_reply_is_checked(change, message):
         # (the question the reply answers: asked, but for the reply that claims one)
         asked = change.get("threshold") if "moves" in change else None
         with pytest.raises(EngineProtocolError, match=message):
-            e.solve(at_least=asked)
+            e.solve(at_least=asked, all_moves="moves" in change)
+        assert e.returncode is not None
+
+
+def _scores(reply: dict, **values) -> dict:
+    """``reply`` with the scored moves of the given ranks (``Pair_5``) given other values,
+    or taken out where the value is ``"drop"``."""
+    moves = []
+    for entry in reply["moves"]:
+        name = "_".join(entry["move"][:2])
+        if values.get(name) != "drop":
+            moves.append(entry | ({"value": values[name]} if name in values else {}))
+    return reply | {"moves": moves}
+
+
+# the example solved in this process with every move scored (the whole line, value +2)
+# and its threshold question (at least +3: not reached)
+SOLVED = solve(EXAMPLE, all_moves=True, fresh_tables=True).to_json()
+SOLVED_3 = solve(EXAMPLE, all_moves=True, at_least=3, fresh_tables=True).to_json()
+
+
+@pytest.mark.parametrize("reply, asked, message", [
+    (SOLVED, {"all_moves": True}, None),
+    (SOLVED_3, {"all_moves": True, "at_least": 3}, None),
+    (SOLVED | {"pv": SOLVED["pv"][:1], "pv_cut": True}, {"all_moves": True}, None),
+    (SOLVED | {"pv": [[0, ["Single", "J", ["SJ"]]]], "pv_cut": True}, {"all_moves": True},
+     "the line starts with Single J: SJ, not with the best move Pair 5"),
+    (SOLVED | {"value": 1, "lower": 1, "upper": 1}, {"all_moves": True},
+     r"the line ends at \+2 for the mover's team, outside 1..1"),
+    (SOLVED_3 | {"reached": True}, {"all_moves": True, "at_least": 3},
+     r"reached True where the bounds -3..2 answer False"),
+    (SOLVED, {}, "every move scored, not asked for"),
+    ({k: v for k, v in SOLVED.items() if k != "moves"}, {"all_moves": True},
+     "no move scored, though every move was asked for"),
+    (_scores(SOLVED, Single_J="drop"), {"all_moves": True},
+     "are 3 moves, not the position's 4 legal moves"),
+    (SOLVED | {"moves": SOLVED["moves"] + SOLVED["moves"][-1:]}, {"all_moves": True},
+     "are 5 moves, not the position's 4 legal moves"),
+    (_scores(SOLVED, Single_J=3), {"all_moves": True},
+     r"Single J: SJ is scored \+3, above the upper bound \+2"),
+    (_scores(SOLVED, Pair_5=-1), {"all_moves": True}, "the best move is scored -1, not"),
+    (SOLVED_3 | {"moves": [m | {"reaches": True} for m in SOLVED_3["moves"]]},
+     {"all_moves": True, "at_least": 3}, "reaches True where the position's answer is False"),
+])
+def test_a_solve_reply_must_agree_with_itself(reply, asked, message):
+    """What a reply says of itself is checked too (whether it is right only a second
+    solve could say): the line starts with the best move and ends at the value, the
+    question is answered as the bounds answer it, the scored moves are the legal moves,
+    none above the value, the best one at it."""
+    with _fake_engine(SCRIPTED.format(solve=json.dumps(reply)), timeout=20) as e:
+        e.set_position(EXAMPLE)
+        if message is None:
+            result = e.solve(**asked)
+            assert result.to_json() | {"seconds": 0} == reply | {"seconds": 0}
+            return
+        with pytest.raises(EngineProtocolError, match=message):
+            e.solve(**asked)
         assert e.returncode is not None
 
 
@@ -607,3 +663,22 @@ def test_an_engine_left_running_at_exit_is_killed():
                       "print(e._link.proc.pid)\n", timeout=60)
     assert done.returncode == 0, done.stderr
     assert _gone(int(done.stdout.split()[-1]), 10)
+
+
+def test_every_in_process_result_passes_the_reply_checks():
+    """The checks on a solve reply refuse nothing the solver gives: random positions,
+    with and without every move scored, a threshold, and node limits that stop the search
+    before the value, during the line or during the scoring."""
+    from guandan_core.engine import _solve_result
+    rng = random.Random(38)
+    checked = 0
+    for pos in _positions(38, 300, max_cards=6):
+        all_moves = rng.random() < 0.5
+        at_least = rng.choice([None, None, -2, 1, 2, 3])
+        node_limit = rng.choice([None, None, 40, 400])
+        want = solve(pos, all_moves=all_moves, at_least=at_least, node_limit=node_limit,
+                     fresh_tables=True)
+        reply = json.loads(json.dumps(want.to_json()))
+        assert _solve_result(reply, pos, at_least, all_moves) == want
+        checked += want.pv_cut or not want.exact
+    assert checked >= 20        # (limits did stop some searches)
