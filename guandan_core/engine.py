@@ -40,6 +40,7 @@ import time
 import warnings
 import weakref
 
+from .analysis import unseen_pool
 from .cards import format_rank, is_whole, parse_level
 from .hand import Hand, to_counts
 from .moves import Move
@@ -437,6 +438,7 @@ class EngineProcess:
             args.append(f"level={format_rank(parse_level(level))}")
         if played is not None:
             seen = _card_list(played, "played")
+            unseen_pool(cards, seen)    # (a card held and played three times: refused here)
             if seen:
                 args.append(f"played={','.join(seen)}")
         if runners_up is not None:

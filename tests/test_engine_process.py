@@ -13,6 +13,7 @@ import pytest
 
 from cli_process import PACKAGES, ROOT, cli_env
 from guandan_core import analysis
+from guandan_core.cards import CardError
 from guandan_core.engine import (DEFAULT_COMMAND, EngineProcess, EngineProtocolError,
                                  EngineRefusedError, EngineTerminatedError)
 from guandan_core.position import Position, PositionError
@@ -521,6 +522,10 @@ def test_more_bad_input_is_refused_before_it_is_sent(engine):
             call()
     with pytest.raises(TypeError, match="not 5"):
         engine.set_rules(5)
+    # (the engine refuses it too: here it must be the client's own error)
+    with pytest.raises(CardError, match="more than the two copies of S5") as info:
+        engine.analyze("S5 S5 H6", played="S5")
+    assert not isinstance(info.value, EngineRefusedError)
     assert engine.name() == "guandan-core"
     assert engine.position == Position.from_json(EXAMPLE)
 
