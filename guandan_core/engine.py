@@ -417,12 +417,17 @@ class EngineProcess:
         if time_limit is not None:
             args.append(f"time={_seconds('time_limit', time_limit)!r}")
         if node_limit is not None:
-            args.append(f"nodes={_whole('node_limit', node_limit, 2**63 - 1)}")
+            node_limit = _whole('node_limit', node_limit, 2**63 - 1)
+            args.append(f"nodes={node_limit}")
         obj = self._json_reply(" ".join(args), dict, timeout=timeout)
         try:
-            return read_sampled(obj, pos, known)
+            result = read_sampled(obj, pos, known)
         except (ValueError, TypeError) as exc:
             raise self._protocol_error(f"a sample reply that is not a result: {exc}") from None
+        if result.node_limit != node_limit:
+            raise self._protocol_error(f"a sample solved under the node limit "
+                                       f"{result.node_limit}, not {node_limit}")
+        return result
 
     def analyze(self, hand, level=None, played=None, runners_up: int | None = None) -> dict:
         """:func:`guandan_core.analysis.analyze` run by the engine (under its rules): the

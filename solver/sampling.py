@@ -41,7 +41,8 @@ from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import quoted
 
 from .batch import solve_many
-from .search import DEFAULT_TABLE_BITS, Stop, _checked_stop, _solvable, as_position
+from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _solvable,
+                     as_position)
 
 __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
@@ -484,7 +485,9 @@ class SampledResult:
     seed, a stream no one can name again); ``deals``: the deals searched, as ``(start,
     end)`` ranges of that stream's deal numbers (``end`` not included; empty without a
     seed); ``view``: a digest of what the seat to move saw and the ``known`` cards (the
-    deals' source), so that results of other positions are not merged."""
+    deals' source), so that results of other positions are not merged; ``node_limit``:
+    the node limit each deal was solved under (None: none), which decides what is
+    counted, so that results of other limits are not merged either."""
     moves: list                    # [SampledMove, ...]
     samples: int                   # deals searched: n, unless stop ended the call first
     solved: int                    # deals solved exactly, the ones counted
@@ -493,6 +496,7 @@ class SampledResult:
     seed: int | None = None
     deals: tuple = ()              # ((start, end), ...), sorted, apart
     view: str | None = None
+    node_limit: int | None = None
 
     @property
     def best(self) -> Move | None:
@@ -505,7 +509,7 @@ class SampledResult:
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "deals": [list(span) for span in self.deals],
-                "view": self.view,
+                "view": self.view, "node_limit": self.node_limit,
                 "best": None if self.best is None else self.best.to_platform(),
                 "samples": self.samples, "solved": self.solved,
                 "moves": [m.to_json() for m in self.moves], "nodes": self.nodes,
@@ -558,6 +562,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     start = time.perf_counter()
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
     first, n = _checked_slice(first, n)
+    time_limit, node_limit = _checked_limits(time_limit, node_limit)
     _checked_stop(stop)         # (read before each chunk)
     dealer = _Dealer(view, seed, known)
     dealer.skip(first, stop)
@@ -603,7 +608,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start,
                          named, _joined((k, k + 1) for k in numbers)
                          if named is not None else (),
-                         _view_key(view, known))
+                         _view_key(view, known), node_limit)
 
 
 def _best_first(m: SampledMove) -> tuple:
@@ -662,6 +667,9 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     seed = obj.get("seed")
     if seed is not None:
         seed = count(seed, "seed")
+    node_limit = obj.get("node_limit")
+    if node_limit is not None:
+        node_limit = count(node_limit, "node_limit")
     deals = obj.get("deals", [])
     if not isinstance(deals, list) or not all(
             isinstance(d, list) and len(d) == 2 and is_whole(d[0], 0, MAX_DEALS) and
@@ -726,11 +734,11 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
             raise ValueError(f"best is {quoted(obj['best'])}, but the moves' counts make "
                              f"{quoted(best)}")
     return SampledResult(moves, samples, solved, nodes, float(seconds), seed, spans,
-                         expected)
+                         expected, node_limit)
 
 
-_RESULT_KEYS = ("seed", "deals", "view", "best", "samples", "solved", "moves", "nodes",
-                "seconds")
+_RESULT_KEYS = ("seed", "deals", "view", "node_limit", "best", "samples", "solved", "moves",
+                "nodes", "seconds")
 _MOVE_KEYS = ("move", "mean", "best", "values", "equivalent")
 
 
@@ -750,7 +758,8 @@ def merge_sampled(results) -> SampledResult:
     the same moves, grouped alike (else a ``ValueError`` names the move that differs).
     They must be of one ``view`` (the same position and known cards), and the results
     of whole-number seeds must share one and search no deal twice (else a
-    ``ValueError`` says which); the merged ``deals`` are theirs together. A result of a
+    ``ValueError`` says which), under one node limit (it decides which deals count);
+    the merged ``deals`` are theirs together. A result of a
     fresh or ``random.Random`` seed has no stream to check: with one among them, the
     merged seed is None (and ``deals`` empty), the others still checked.
 
@@ -779,6 +788,10 @@ def merge_sampled(results) -> SampledResult:
     if len(views) > 1:
         raise ValueError(f"the results are of different positions or known cards (views "
                          f"{', '.join(sorted(str(v) for v in views))})")
+    limits = {r.node_limit for r in results}
+    if len(limits) > 1:
+        raise ValueError(f"the results were solved under different node limits: "
+                         f"{', '.join(sorted(str(x) for x in limits))} (None: no limit)")
     named = [r for r in results if r.seed is not None]
     seeds = {r.seed for r in named}
     if len(seeds) > 1:
@@ -819,4 +832,5 @@ def merge_sampled(results) -> SampledResult:
     moves.sort(key=_best_first)
     return SampledResult(moves, sum(r.samples for r in results),
                          sum(r.solved for r in results), sum(r.nodes for r in results),
-                         sum(r.seconds for r in results), seed, deals, views.pop())
+                         sum(r.seconds for r in results), seed, deals, views.pop(),
+                         limits.pop())

@@ -163,6 +163,9 @@ def test_bad_merges_are_one_line(tmp_path):
     other.write_text(json.dumps(solve_sampled(SMALL, 3, seed=2, first=3).to_json()))
     broken = tmp_path / "broken.json"
     broken.write_text("{")
+    limited = tmp_path / "limited.json"
+    limited.write_text(json.dumps(solve_sampled(SMALL, 3, seed=1, first=3,
+                                                node_limit=10**6).to_json()))
     wrong = tmp_path / "wrong.json"
     got = solve_sampled(SMALL, 3, seed=1, first=3).to_json()
     got["moves"][0]["move"] = ["Bomb", "5", ["S5", "H5", "C5", "D5"]]
@@ -171,6 +174,8 @@ def test_bad_merges_are_one_line(tmp_path):
         ([str(part), str(part)], "the results search some deals twice: deals 0 to 2 and 0 "
                                  "to 2"),
         ([str(part), str(other)], "the results are of different seeds: 1, 2"),
+        ([str(part), str(limited)], "the results were solved under different node limits: "
+                                    "1000000, None"),
         ([str(broken)], f"{str(broken)!r}: not valid JSON"),
         ([str(wrong)], f"{str(wrong)!r}: moves[0].move: "),
         ([str(tmp_path / "missing.json")], "missing.json"),

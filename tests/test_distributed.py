@@ -77,7 +77,7 @@ def test_slices_that_a_limit_leaves_unsolved_merge_too():
     parts = [solve_sampled(FOUR_SEATS, 1, seed=3, node_limit=150, threads=1, first=i)
              for i in range(12)]
     assert any(p.solved == 0 for p in parts) and any(p.solved for p in parts)
-    assert merge_sampled(parts) == whole
+    assert merge_sampled(parts) == whole and whole.node_limit == 150
     empty = [p for p in parts if not p.solved]
     merged = merge_sampled(empty)
     assert (merged.moves, merged.best, merged.samples, merged.solved) == \
@@ -142,6 +142,13 @@ def test_bad_merges_and_slices_are_named():
     fresh = solve_sampled(FOUR_SEATS, 3, threads=1)
     with pytest.raises(ValueError, match="search some deals twice"):
         merge_sampled([one, fresh, one])      # (a result without a seed checks no less)
+    # (the limit decides which deals count: slices under others are not one run's answer)
+    for limits in ((None, 10**6), (150, 10**6)):
+        with pytest.raises(ValueError, match=re.escape(
+                "the results were solved under different node limits: "
+                f"{', '.join(sorted(str(x) for x in limits))} (None: no limit)")):
+            merge_sampled([solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=3 * i,
+                                         node_limit=limit) for i, limit in enumerate(limits)])
     with pytest.raises(ValueError, match="at least one SampledResult"):
         merge_sampled([])
     with pytest.raises(TypeError, match="a list of SampledResults, not one"):
@@ -196,6 +203,7 @@ def test_a_result_read_back_from_its_json_is_the_result():
                           back]) == solve_sampled(EXAMPLE_POSITION, 7, seed=3, threads=1)
     none = solve_sampled(FOUR_SEATS, 2, seed=1, node_limit=3, threads=1)
     assert none.solved == 0 and read_sampled(none.to_json(), FOUR_SEATS) == none
+    assert (none.node_limit, none.to_json()["node_limit"], result.node_limit) == (3, 3, None)
 
 
 def _broken(change):
@@ -211,6 +219,8 @@ def _broken(change):
                                    "not -1"),
     (lambda o: o.update(seed="7"), "seed must be a whole number from 0 to"),
     (lambda o: o.update(seed=2**63), "seed must be a whole number from 0 to"),
+    (lambda o: o.update(node_limit=-1), "node_limit must be a whole number from 0 to"),
+    (lambda o: o.update(node_limit=1.5), "node_limit must be a whole number from 0 to"),
     (lambda o: o.update(seconds="x"), "seconds must be a number from 0 to 1e15, not 'x'"),
     (lambda o: o.update(seconds=10**400), "seconds must be a number from 0 to 1e15"),
     (lambda o: o.update(view="0" * 16), "the result is of another position or other known "

@@ -115,6 +115,19 @@ def test_sample_equals_in_process(engine):
     got = engine.sample(deals=6, seed=11, first=3, known={1: ["S3"]})
     want = solve_sampled(EXAMPLE, 6, seed=11, first=3, known={1: ["S3"]}, threads=1)
     assert got == want and got.solved == 6
+    got = engine.sample(deals=4, seed=2, node_limit=300)
+    want = solve_sampled(EXAMPLE, 4, seed=2, node_limit=300, threads=1)
+    assert got == want and got.node_limit == 300 and got.solved < 4
+
+
+def test_a_sample_reply_of_another_node_limit_is_a_protocol_error():
+    reply = solve_sampled(EXAMPLE, 2, seed=0, node_limit=10**6, threads=1).to_json()
+    with _fake_engine(SCRIPTED.format(answers={"sample": json.dumps(reply)}),
+                      timeout=20) as e:
+        e.set_position(EXAMPLE)
+        with pytest.raises(EngineProtocolError, match="a sample solved under the node limit "
+                                                      "1000000, not 5000"):
+            e.sample(deals=2, node_limit=5000)
 
 
 def test_analyze_equals_in_process(engine):
@@ -322,10 +335,10 @@ def test_the_timeout_counts_from_the_command_not_from_each_info_line():
 
 
 # An engine that answers each command by its first word, for replies a real engine never
-# gives: `rules` with standard, `position` with a summary, `solve` with SOLVE (the JSON
-# text given).
+# gives: `rules` with standard, `position` with a summary, the words of ANSWERS (a dict
+# given) with their text.
 SCRIPTED = """import sys
-answers = {{"rules": "standard", "position": "to_move 0", "solve": {solve!r}}}
+answers = {{"rules": "standard", "position": "to_move 0"}} | {answers!r}
 for line in sys.stdin:
     ident, word = line.split()[:2]
     print("=" + ident + " " + answers.get(word, ""), flush=True)
@@ -363,7 +376,7 @@ def test_a_solve_reply_is_checked(change, message):
         reply = reply.replace('"NaN"', "NaN")
     if isinstance(change.get("pv"), str):
         reply = reply.replace('"' + change["pv"] + '"', change["pv"])
-    with _fake_engine(SCRIPTED.format(solve=reply), timeout=20) as e:
+    with _fake_engine(SCRIPTED.format(answers={"solve": reply}), timeout=20) as e:
         e.set_position(EXAMPLE)
         if message is None:
             result = e.solve()
@@ -421,7 +434,7 @@ def test_a_solve_reply_must_agree_with_itself(reply, asked, message):
     solve could say): the line starts with the best move and ends at the value, the
     question is answered as the bounds answer it, the scored moves are the legal moves,
     none above the value, the best one at it."""
-    with _fake_engine(SCRIPTED.format(solve=json.dumps(reply)), timeout=20) as e:
+    with _fake_engine(SCRIPTED.format(answers={"solve": json.dumps(reply)}), timeout=20) as e:
         e.set_position(EXAMPLE)
         if message is None:
             result = e.solve(**asked)
@@ -600,7 +613,7 @@ def test_info_lines_arrive_read_and_agree_with_the_result(engine):
 def test_an_info_line_that_does_not_read_is_a_protocol_error(line):
     code = SCRIPTED.replace('    print("=" + ident', f'    print({line!r}) if word == "solve" '
                             'else None\n    print("=" + ident')
-    with _fake_engine(code.format(solve=json.dumps(GOOD_SOLVE)), timeout=20) as e:
+    with _fake_engine(code.format(answers={"solve": json.dumps(GOOD_SOLVE)}), timeout=20) as e:
         e.set_position(EXAMPLE)
         assert e.solve().value == 2                 # without on_info: not read
         with pytest.raises(EngineProtocolError, match="an info line that does not read"):
