@@ -129,6 +129,17 @@ def bounded_seconds_type(high: float = 1e6, inf_means_none: bool = False):
     return parse
 
 
+def nonempty_type(description: str):
+    """An argparse ``type``: any text but the empty one, else a usage error
+    "DESCRIPTION, not ''" (an unset shell variable would otherwise mean a default that
+    differs from the option's: no log, every network interface)."""
+    def parse(text: str) -> str:
+        if not text:
+            raise argparse.ArgumentTypeError(f"{description}, not ''")
+        return text
+    return parse
+
+
 def add_rules_option(parser, note: str = "") -> None:
     """The ``--rules`` option of the commands that read cards: a preset name (its names
     from :data:`~guandan_core.rules.PRESET_NAMES`, checked by ``Rules.by_name``)."""
@@ -150,19 +161,33 @@ class _StoreOnce(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-_GIVEN = "_options_given"       # (the namespace's record of _StoreOnce, dropped after parsing)
+class _FlagOnce(argparse._StoreTrueAction):
+    """argparse's ``store_true``, but a flag given twice is a usage error too (a doubled
+    ``--json`` is a slip worth a word, as a doubled option with a value is)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if ("flag", self.dest) in given:
+            raise argparse.ArgumentError(self, "given twice: give it once")
+        given[("flag", self.dest)] = True
+        super().__call__(parser, namespace, values, option_string)
+
+
+# (the namespace's record of the options given, dropped after parsing)
+_GIVEN = "_options_given"
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with its usage errors on one line of stderr, like every other error of the
     command line (argparse's own print the usage first, over several lines), and options
-    that take a value refused when given twice. Sub-command parsers are of this class too
+    refused when given twice. Sub-command parsers are of this class too
     (``add_subparsers`` makes them of the parent's class)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.register("action", None, _StoreOnce)       # (no action= given: store)
         self.register("action", "store", _StoreOnce)
+        self.register("action", "store_true", _FlagOnce)
 
     def parse_known_args(self, args=None, namespace=None):
         namespace, rest = super().parse_known_args(args, namespace)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import bounded_seconds_type, whole_number_type
+from .cli import bounded_seconds_type, nonempty_type, whole_number_type
 from .platform_client import check_url, play_lines, play_websocket
 from .platform_seat import PlatformSeat
 from .players import PLAYERS, make_player
@@ -38,6 +38,8 @@ def cmd_bot(args) -> int:
                          "ws://127.0.0.1:23456/game/client1) or --stdio")
     if args.url is not None:
         check_url(args.url)
+    if args.stdio and sys.stdin is None:
+        raise ValueError("--stdio: there is no standard input (it is closed)")
     seat = PlatformSeat(_player(args), args.rules)
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     try:
@@ -101,7 +103,7 @@ def register(subparsers) -> None:
                    help="seconds the sampling player's search may take a move (default 0.8, "
                         "inside the platform's answer time of about a second; inf: no "
                         "bound); a move that meets the bound depends on the machine's speed")
-    p.add_argument("--log", metavar="FILE",
+    p.add_argument("--log", metavar="FILE", type=nonempty_type("a file name"),
                    help="append every message received and answer sent to FILE, one JSON "
                         "object a line ({\"in\": ...} / {\"out\": ...}); --stdio replays such "
                         "a file")

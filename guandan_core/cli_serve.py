@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import sys
 
-from .cli import bounded_seconds_type, whole_number_type
+from .cli import bounded_seconds_type, nonempty_type, whole_number_type
 from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve, ws_url
 
 __all__ = ["register", "cmd_serve"]
@@ -55,6 +55,8 @@ def register(subparsers) -> None:
                     "the order they connect) and play games with them in the AI "
                     "competition platform's messages, under its rules (RULES sec. 9).")
     p.add_argument("--host", default="127.0.0.1",
+                   type=nonempty_type("an address to listen on (0.0.0.0 or :: for every "
+                                      "interface)"),
                    help="address to listen on, IPv4 or IPv6 (default 127.0.0.1: this "
                         "machine only; 0.0.0.0 or ::: every interface, for clients on other "
                         "machines)")
@@ -73,6 +75,6 @@ def register(subparsers) -> None:
                    metavar="SECONDS",
                    help="seconds a client may take over an answer, from the act message "
                         "(default: no limit)")
-    p.add_argument("--log", metavar="FILE", help="write the game log (guandan play --json's "
+    p.add_argument("--log", metavar="FILE", type=nonempty_type("a file name"), help="write the game log (guandan play --json's "
                                                  "events) to FILE")
     p.set_defaults(func=cmd_serve)

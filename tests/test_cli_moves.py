@@ -98,6 +98,16 @@ def test_classify_names_every_reading(capsys):
      "argument --level: given twice ('7' and '8')"),
     (["play", "--seed", "1", "--seed", "1"], "argument --seed: given twice (1 and 1)"),
     (["engine", "--rules", "platform", "--rules", "standard"], "argument --rules: given twice"),
+    # flags too (they passed)
+    (["moves", "S3 S4", "--json", "--json"], "guandan moves: error: argument --json: given "
+                                             "twice: give it once"),
+    (["solve", "--example", "--all-moves", "--fresh-tables", "--all-moves"],
+     "argument --all-moves: given twice"),
+    # an empty value was no log, or every network interface
+    (["bot", "--stdio", "--log", ""], "guandan bot: error: argument --log: a file name, not ''"),
+    (["serve", "--log", ""], "guandan serve: error: argument --log: a file name, not ''"),
+    (["serve", "--host", ""], "argument --host: an address to listen on (0.0.0.0 or :: for "
+                              "every interface), not ''"),
     # int() read these, the protocol's runners_up= does not
     (["analyze", "S3 S4", "--level", "7", "--runners-up", "1_0"],
      "argument --runners-up: a whole number of runner-up splits from 0 to 10**18 - 1, not '1_0'"),

@@ -222,9 +222,13 @@ def test_closed_output_is_one_line_and_status_2(command):
 
 
 def test_closed_input():
-    """`guandan solve - <&-`: an error naming '-'; `guandan engine <&-`: no commands, exit 0."""
+    """`guandan solve - <&-`: an error naming '-'; `guandan engine <&-`: no commands, exit 0;
+    `guandan bot --stdio <&-`: an error (it was a traceback)."""
     for command, code, err in ((["solve", "-"], 2, "guandan solve: error: '-': there is no "
-                                "standard input (it is closed)\n"), (["engine"], 0, "")):
+                                "standard input (it is closed)\n"), (["engine"], 0, ""),
+                               (["bot", "--stdio", "--player", "greedy"], 2,
+                                "guandan bot: error: --stdio: there is no standard input (it "
+                                "is closed)\n")):
         proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *command],
                               stdin=subprocess.DEVNULL, capture_output=True, cwd=PACKAGES,
                               env=cli_env(), timeout=120, preexec_fn=lambda: os.close(0))
