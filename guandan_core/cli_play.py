@@ -296,15 +296,15 @@ _SHAPES = {("deal", "hands"): ("lists of card strings", lambda hands: all(
 
 
 def _read_events(lines):
-    """Parse JSON lines into (event number, line number, dict), and the rules its first
-    event names (None without one); LogFormatError if bad."""
-    events = []
-    logged = None
+    """Parse JSON lines into (event number, line number, dict), one at a time (a log is
+    read twice, not held as events: they take twenty times its text);
+    LogFormatError if bad."""
+    number = 0
     for line_no, line in enumerate(lines, 1):
         text = line.strip()
         if not text:
             continue
-        number = len(events) + 1
+        number += 1
         where = f"event {number} (line {line_no})"
         try:
             ev = parse_json(text)
@@ -320,7 +320,7 @@ def _read_events(lines):
                 raise LogFormatError(f"{where}: a rules event comes first in a log, or not "
                                      "at all")
             try:
-                logged = MatchRules.from_json(ev)
+                MatchRules.from_json(ev)
             except RulesError as exc:
                 raise LogFormatError(f"{where}: {exc}") from None
         if ev["event"] != "rules":      # (MatchRules.from_json refuses its own unknown keys)
@@ -345,8 +345,29 @@ def _read_events(lines):
             if shape is not None and not shape[1](value):
                 raise LogFormatError(f"{where}: {ev['event']} field {name!r} is not "
                                      f"{shape[0]}: {value!r}")
-        events.append((number, line_no, ev))
-    return events, logged
+        yield number, line_no, ev
+
+
+class _LogLines:
+    """The lines of a log's text, split at line feeds alone (``str.splitlines`` also
+    splits at U+2028 and others, which JSON strings may hold), made as they are read."""
+    CHUNK = 1 << 20     # characters split at a time: split() at C speed, never a list of
+                        # every line (eight bytes a byte for a file of blank lines)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __iter__(self):
+        text, start, size = self.text, 0, len(self.text)
+        while start < size:
+            end = text.find("\n", min(start + self.CHUNK, size))     # (cut at a line feed)
+            if end < 0:
+                end = size
+            lines = text[start:end].split("\n")
+            if end == size and text.endswith("\n"):
+                lines.pop()         # (after the last line feed: no line)
+            yield from lines
+            start = end + 1
 
 
 def _seat(value, what):
@@ -585,22 +606,30 @@ class _Checker:
 
 def check_log(lines, rules: MatchRules | None = None) -> str:
     """Check a JSON-lines log; returns a summary, raises :class:`ReplayError` at the first
-    event that breaks a rule, :class:`LogFormatError` for unreadable input."""
-    events, logged = _read_events(lines)
-    if not events:
+    event that breaks a rule, :class:`LogFormatError` for unreadable input (every line is
+    read before the first rule is checked: a log that does not read says so first).
+    ``lines``: any iterable of lines (read twice when it can be)."""
+    if iter(lines) is lines:
+        lines = list(lines)         # (a one-way iterator, read twice)
+    logged, count_events, full = None, 0, False
+    for number, _, ev in _read_events(lines):
+        if ev["event"] == "rules":
+            logged = MatchRules.from_json(ev)
+        count_events = number
+        full = full or ev["event"] in _MATCH_EVENTS
+    if not count_events:
         raise LogFormatError("the log holds no events")
     if logged is not None:
         if rules is not None and MatchRules.of(rules) != logged:
             raise LogFormatError(f"the log was played under {_rules_name(logged)}, not the "
                                  f"rules asked for ({_rules_name(MatchRules.of(rules))})")
         rules = logged
-    full = any(ev["event"] in _MATCH_EVENTS for _, _, ev in events)
     checker = _Checker(MatchRules.of(rules), full)
     handlers = {"deal": checker.deal, "tribute": checker.tribute,
                 "return": checker.return_, "resist": checker.resist,
                 "play": checker.play, "end": checker.end, "rules": lambda ev: None}
     plays = 0
-    for number, line, ev in events:
+    for number, line, ev in _read_events(lines):
         try:
             handlers[ev["event"]](ev)
         except (ValueError, PositionError) as exc:
@@ -614,7 +643,7 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
     what = "plays and match rules" if full else "plays"
     def count(n, noun):
         return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-    return (f"valid: {count(len(events), 'event')}, {count(checker.hands_seen, 'hand')}, "
+    return (f"valid: {count(count_events, 'event')}, {count(checker.hands_seen, 'hand')}, "
             f"{count(plays, 'play')} checked ({what}){note}")
 
 
@@ -628,8 +657,7 @@ def _rules_name(rules: MatchRules) -> str:
 def cmd_replay(args) -> int:
     try:
         rules = None if args.rules is None else MatchRules.by_name(args.rules)
-        lines = read_text(args.file).splitlines()
-        summary = check_log(lines, rules)
+        summary = check_log(_LogLines(read_text(args.file)), rules)
     except ReplayError as exc:
         print(f"invalid: {one_line(exc)}")
         return 1

@@ -3,6 +3,7 @@ formats, determinism, the log checker and error handling (RULES.md sec. 6-9)."""
 
 import json
 import pickle
+import random
 import re
 import subprocess
 import sys
@@ -325,6 +326,36 @@ def test_replay_finds_the_broken_event(log_file, tmp_path, capsys):
         assert lines[0].startswith(f"invalid: event {number} "), (name, lines[0])
         found = words.search(lines[0]) if isinstance(words, re.Pattern) else words in lines[0]
         assert found, (name, lines[0])
+
+
+def test_replay_splits_lines_at_line_feeds_alone(log_file, tmp_path, capsys, monkeypatch):
+    """A JSON string may hold U+2028, U+2029 or U+0085 as they are (str.splitlines cut the
+    line there, and the log was "not valid JSON"): such a card is a card the rules refuse,
+    exit 1. Lines are split a chunk at a time, the same at every chunk size, CRLF too."""
+    _, events = log_file
+    for odd in ("\u2028", "\u2029", "\x85"):
+        bad = json.loads(json.dumps(events))
+        deal = next(e for e in bad if e["event"] == "deal")
+        deal["hands"][0][0] += odd
+        path = tmp_path / "odd.jsonl"
+        path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in bad),
+                        encoding="utf-8")
+        assert odd in path.read_text(encoding="utf-8")
+        code, out, err = run(["replay", str(path)], capsys)
+        assert code == 1 and out.startswith("invalid: event ") and err == "", (out, err)
+    text = "".join(json.dumps(e) + "\r\n" + "\n" * (i % 3) for i, e in enumerate(events))
+    (tmp_path / "crlf.jsonl").write_text(text, newline="")
+    want = run(["replay", str(tmp_path / "crlf.jsonl")], capsys)
+    assert want[0] == 0 and f"{len(events)} events" in want[1]
+    rng = random.Random(38)
+    for chunk in (1, 2, 3, 7, 50):
+        monkeypatch.setattr(cli_play._LogLines, "CHUNK", chunk)
+        assert run(["replay", str(tmp_path / "crlf.jsonl")], capsys) == want
+        for _ in range(300):
+            text = "".join(rng.choice(["a", "\n", "\r", "\u2028", "bc"])
+                           for _ in range(rng.randrange(12)))
+            lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+            assert list(cli_play._LogLines(text)) == (lines if text else []), text
 
 
 def test_replay_bad_input(tmp_path, capsys):
