@@ -85,7 +85,7 @@ def cmd_sample(args) -> int:
         if len(found) != 1:
             raise ValueError(f"{args.position!r} holds {len(found)} positions: "
                              "guandan sample takes one")
-        label, obj = found[0]
+        label, obj = next(iter(found))
     try:
         if not isinstance(obj, dict):      # (a JSON string is no position, nor its text)
             raise ValueError(f"a position is a JSON object, not {type(obj).__name__}")

@@ -33,9 +33,28 @@ def _read_position(path: str):
         raise ValueError(f"{path!r}: {exc}") from None
 
 
-def _positions_in(obj, source: str):
-    """(label, position JSON) pairs from one file: a position (RULES sec. 7), a JSON array
-    of positions, or an object whose "items" are positions (the benchmark sets)."""
+class _Labelled:
+    """The (label, position JSON) pairs of one file, labelled as they are read (labels made
+    up front for a ten-million-item array took 1.3 GB before its first item was looked
+    at); ``len()`` counts them."""
+
+    def __init__(self, source: str, items: list, whole: bool):
+        self.source, self.items, self.whole = source, items, whole
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __iter__(self):
+        if self.whole:
+            yield self.source, self.items[0]
+        else:
+            for i, item in enumerate(self.items):
+                yield f"{self.source}#{i}", item
+
+
+def _positions_in(obj, source: str) -> _Labelled:
+    """The (label, position JSON) pairs of one file: a position (RULES sec. 7), a JSON
+    array of positions, or an object whose "items" are positions (the benchmark sets)."""
     if isinstance(obj, dict) and "items" in obj and "hands" not in obj:
         extra = sorted(set(obj) - {"items", "about"})
         if extra:       # a misspelt key would be dropped silently
@@ -48,8 +67,8 @@ def _positions_in(obj, source: str):
     if isinstance(obj, list):
         if not obj:
             raise ValueError(f"{source!r} holds no positions")
-        return [(f"{source}#{i}", item) for i, item in enumerate(obj)]
-    return [(source, obj)]
+        return _Labelled(source, obj, False)
+    return _Labelled(source, [obj], True)
 
 
 def _signed(v) -> str:
@@ -212,19 +231,18 @@ def cmd_solve(args) -> int:
         raise ValueError("- (standard input) is given twice: it can be read only once")
     rules = Rules.by_name(args.rules)     # (before reading: stdin may wait for a while)
     if args.example:
-        labelled = [("example", EXAMPLE_POSITION)]
+        sources = [_Labelled("example", [EXAMPLE_POSITION], True)]
     else:
-        labelled = []
-        for path in args.positions:
-            labelled += _positions_in(_read_position(path), path)
-    positions = []
-    for label, obj in labelled:
+        sources = [_positions_in(_read_position(path), path) for path in args.positions]
+    labels, positions = [], []
+    for label, obj in (pair for source in sources for pair in source):
         try:
             position = Position.from_parsed_json(obj, rules)
         except ValueError as exc:
             raise ValueError(f"{label!r}: {exc}") from None
         if position.is_over:        # (a finished hand reads, as to_json writes it)
             raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
+        labels.append(label)
         positions.append(position)
     single = len(positions) == 1
     # several positions: solved on every core (--threads), printed in input order as each
@@ -236,7 +254,7 @@ def cmd_solve(args) -> int:
         nonlocal printed
         done[i] = (result, interrupted)
         while printed in done:
-            label, (ready, interrupted) = labelled[printed][0], done.pop(printed)
+            label, (ready, interrupted) = labels[printed], done.pop(printed)
             if args.json:
                 out = ready.to_json()
                 if not single:

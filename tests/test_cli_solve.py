@@ -395,6 +395,20 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
                   f"before = peak(); read_text({str(ROOT / 'README.md')!r}); print(peak() - before)\n")
         proc = run_python(script, timeout=60)
         assert proc.returncode == 0 and int(proc.stdout) < 64 * 1024, proc
+        # ... nor a long array whose first item is no position a label for every item
+        # (a million items: 160 MB before the first was looked at, now about 15 MB)
+        (tmp_path / "many.json").write_text("[" + "0," * 10**6 + "0]")
+        for command in ("solve", "sample"):
+            script = ("import sys\nfrom guandan_core.cli import main\n"
+                      "def peak(): return int([l for l in open('/proc/self/status')"
+                      " if l.startswith('VmHWM')][0].split()[1])\n"
+                      f"before = peak(); code = main([{command!r}, "
+                      f"{str(tmp_path / 'many.json')!r}]); print(code, peak() - before)\n")
+            proc = run_python(script, timeout=60)
+            code, grown = map(int, proc.stdout.split())
+            assert code == 2 and grown < 60 * 1024, proc
+            assert ("#0': a position is a JSON object, not int" if command == "solve" else
+                    "holds 1000001 positions: guandan sample takes one") in proc.stderr
     # a long bad value is shortened on the one line
     (tmp_path / "long.json").write_text(json.dumps(dict(EXAMPLE_POSITION, level="Q" * 10**6)))
     proc = run_cli(["solve", str(tmp_path / "long.json")])
