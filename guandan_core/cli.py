@@ -258,7 +258,22 @@ def main(argv=None) -> int:
         if sys.stderr is not None:
             print(f"guandan {args.command}: error: standard output is closed", file=sys.stderr)
         return 2
-    return _flushed(_run(args), args.command)
+    # what the output's encoding cannot write (a card typed '7♥' and echoed, under an ASCII
+    # locale) is written as escapes: valid input is not an encoding error
+    errors = getattr(sys.stdout, "errors", None)
+    _set_stdout_errors("backslashreplace")
+    try:
+        return _flushed(_run(args), args.command)
+    finally:
+        _set_stdout_errors(errors)
+
+
+def _set_stdout_errors(errors) -> None:
+    try:
+        if errors is not None and sys.stdout is not None and sys.stdout.errors != errors:
+            sys.stdout.reconfigure(errors=errors)
+    except (AttributeError, OSError, ValueError):
+        pass    # (a stream that cannot change, or is gone: it stays as it was)
 
 
 def _run(args) -> int:

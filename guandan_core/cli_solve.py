@@ -262,11 +262,9 @@ def cmd_solve(args) -> int:
                 print(json.dumps(out), flush=not single)
             else:
                 if not single:
-                    # (a file name may hold a line break, or characters the output
-                    # cannot encode: written as escapes)
-                    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-                    print("== " + one_line(label).encode(encoding, "backslashreplace")
-                          .decode(encoding))
+                    # (a file name may hold a line break; characters the output cannot
+                    # encode are written as escapes, as main() sets up)
+                    print("== " + one_line(label))
                 _print_result(positions[printed], ready,
                               "Ctrl-C" if interrupted and not ready.exact else "a limit")
             printed += 1

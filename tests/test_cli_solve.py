@@ -342,6 +342,28 @@ def test_several_positions_with_names_the_output_cannot_encode(tmp_path):
     assert proc.returncode == 0 and proc.stderr == "" and "\\xe9.json\n" in proc.stdout
 
 
+def test_valid_input_is_no_encoding_error_under_an_ascii_output(tmp_path):
+    """What an ASCII output cannot write is written as escapes: an unknown card typed
+    '7♥' is classified, and a log holding one replays to its rule error (exit 1), instead
+    of exit 2 with "'ascii' codec can't encode"."""
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "guandan_core.cli", *args],
+                              capture_output=True, text=True, cwd=PACKAGES,
+                              env=cli_env(PYTHONIOENCODING="ascii"), timeout=120)
+    proc = run("classify", "7♥ 8♥")
+    assert (proc.returncode, proc.stdout, proc.stderr) == \
+        (0, "7\\u2665 8\\u2665: not a combination at level 2\n", "")
+    log = subprocess.run([sys.executable, "-m", "guandan_core.cli", "play", "--seed", "1",
+                          "--json"], capture_output=True, text=True, cwd=PACKAGES,
+                         env=cli_env(), timeout=120).stdout.splitlines()
+    deal = json.loads(log[1])
+    deal["hands"][1][0] = "C3♥"
+    (tmp_path / "log.jsonl").write_text("\n".join([log[0], json.dumps(deal), *log[2:]]))
+    proc = run("replay", str(tmp_path / "log.jsonl"))
+    assert (proc.returncode, proc.stderr) == (1, "")
+    assert proc.stdout == "invalid: event 2 (line 2): seat 1: unknown card 'C3\\u2665'\n"
+
+
 def test_fresh_tables_make_node_counts_independent_of_threads(tmp_path, capsys):
     """--fresh-tables: each position from empty tables, so the node counts and what a
     node limit leaves are those of solve(p, fresh_tables=True), with 1 or 2 threads."""
