@@ -37,7 +37,9 @@ as a lead.
 
 Anything the seat cannot reconcile raises :class:`PlatformError`, which names it, rather
 than letting a player choose from a wrong picture of the game: a message of an unknown
-kind, or with a missing or malformed key; a play out of turn, a pass on lead, a play after
+kind, or with a missing or malformed key among those it reads (the keys it has no use
+for, such as a ``notify play``'s ``greaterPos`` or an ``act``'s ``curAction``, are left
+alone); a play out of turn, a pass on lead, a play after
 the hand is over, a card seen more than twice; at an ``act``, a hand, a card count, a turn
 or a play to beat other than the messages before it leave, or an action list that is not
 this engine's legal moves; an ``episodeOver`` before the hand is over, or whose order or
@@ -238,7 +240,8 @@ def _listing(moves, limit: int = 3) -> str:
 
 def read_act(message: dict, rules=None) -> ActRequest:
     """Read an ``act`` message on its own (:class:`ActRequest`); :class:`PlatformError`
-    names a missing or malformed key. The play to beat is read at the message's
+    names a missing or malformed key among those it reads (``curPos`` and ``curAction``
+    are not; ``indexRange`` when present). The play to beat is read at the message's
     ``curRank`` under ``rules`` (``Rules.platform()`` unless given)."""
     rules = Rules.platform() if rules is None else Rules.of(rules)
     if not isinstance(message, dict) or message.get("type") != "act":
