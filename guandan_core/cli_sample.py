@@ -94,6 +94,15 @@ def cmd_sample(args) -> int:
         raise ValueError(f"{label!r}: {exc}") from None
     if pos.is_over:
         raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
+    if known:
+        # checked against the position here, to be named as the option (the solver's own
+        # check names its argument, known)
+        from solver.sampling import _pinned, _view
+        try:
+            _pinned(_view(pos, None, None), known)
+        except ValueError as exc:
+            reason = str(exc).removeprefix("known: ")
+            raise ValueError(f"--known: {reason}") from None
     if args.merge is not None:
         result = _merged(pos, args.merge, known or None)
     else:

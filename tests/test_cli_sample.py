@@ -61,8 +61,11 @@ def test_a_limit_that_stops_deals_is_reported(capsys):
     (["--example", "--known", "SK"], "--known: 'SK' is not SEAT:CARDS"),
     (["--example", "--known", "1:XX"], "--known: seat 1: unknown card 'XX'"),
     (["--example", "--known", "1: ;3:SK"], "--known: '1:' names no cards"),
-    (["--example", "--known", "0:C5"], "0 is not a seat whose hand is hidden from seat 0"),
-    (["--example", "--known", "1:S3"], "S3 is not among the cards hidden from seat 0"),
+    # named as the option, as the errors above are (they said 'known:')
+    (["--example", "--known", "0:C5"], "error: --known: 0 is not a seat whose hand is hidden "
+                                       "from seat 0"),
+    (["--example", "--known", "1:S3"], "error: --known: S3 is not among the cards hidden "
+                                       "from seat 0"),
     (["--example", "--deals", "0"], "--deals: a whole number of deals from 1 to 1000000"),
     (["--example", "--seed", "-1"], "--seed: a whole number from 0 to 2**63 - 1"),
     (["--example", "--rules", "house"], "house"),
