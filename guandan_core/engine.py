@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import collections
 import collections.abc
+import copy
 import json
 import numbers
 import os
@@ -85,6 +86,13 @@ class EngineProtocolError(RuntimeError):
     """The engine wrote something the protocol does not allow (a line outside a reply,
     a reply to a command never sent, JSON that does not parse). The process is killed,
     since what it answers next cannot be trusted either."""
+
+
+def _fresh(error: BaseException) -> BaseException:
+    """A copy of ``error`` without a traceback, to raise (or keep) in its place."""
+    copy_of = copy.copy(error)
+    copy_of.__traceback__ = None
+    return copy_of
 
 
 def _shortened(text: str, most: int = 200) -> str:
@@ -165,7 +173,6 @@ class EngineProcess:
         :class:`EngineTerminatedError`. Safe to call again, or after the engine died."""
         timeout = _seconds("timeout", timeout)
         deadline = time.monotonic() + timeout
-        self._finalizer.detach()
         self._link.closing = True
         if self._link.proc.poll() is None and self._link.failure is None and timeout > 0:
             self.stop()
@@ -183,6 +190,7 @@ class EngineProcess:
         self._link.fail(EngineTerminatedError(
             f"the engine process was closed (exit status {self._link.proc.returncode})",
             self._link.proc.returncode, self._link.stderr_text()))
+        self._finalizer.detach()    # (only now: a close() cut short still kills at exit)
         return self._link.proc.returncode
 
     def quit(self) -> int:
@@ -225,7 +233,7 @@ class EngineProcess:
                     self._link.fail(TimeoutError(f"no reply to {quoted(_shortened(line))} "
                                             f"within {timeout:g} s: the engine process was "
                                             "killed"))
-                    raise self._link.failure.with_traceback(None) from None
+                    raise _fresh(self._link.failure) from None
                 if kind == "info":
                     if on_info is not None:
                         on_info(text)
@@ -234,9 +242,9 @@ class EngineProcess:
                 elif kind == "?":
                     raise EngineRefusedError(line, text)
                 else:
-                    # the failure that ended the process (its traceback starts afresh:
-                    # every later call raises the same object)
-                    raise text.with_traceback(None)
+                    # the failure that ended the process (a copy: every later call
+                    # raises it too, each with a traceback of its own)
+                    raise _fresh(text) from None
         except BaseException:
             # the caller gives up on this command (Ctrl-C, on_info raised): a solve or
             # sample it started need not run on for nobody (its reply, and stop's, are
@@ -519,13 +527,15 @@ class _Link:
 
     def abandon(self) -> None:
         """The engine was dropped without ``close()`` (or the interpreter exits): kill
-        the process, as ``close(timeout=0)`` would."""
+        the process; its end of output then ends the threads. It may run on any thread,
+        inside the garbage collector (one of the link's own, holding ``state_lock``), so
+        it takes no lock and waits for nothing."""
+        self.closing = True
         if self.proc.poll() is None:
+            self.proc.kill()
+            # (after the kill: a warning made an error must not leave the process running)
             warnings.warn(f"the engine process {self.proc.pid} was still running: it was "
                           "killed (close() it, or use a with-block)", ResourceWarning)
-        self.closing = True
-        self.fail(EngineTerminatedError("the engine process was dropped without close()",
-                                        self.proc.returncode, self.stderr_text()))
 
     def send(self, line: str, data: bytes) -> queue.SimpleQueue:
         replies = queue.SimpleQueue()
@@ -533,7 +543,7 @@ class _Link:
             # (numbered and queued together: the lines are written, and so answered, in
             # the order of their numbers)
             if self.failure is not None:
-                raise self.failure.with_traceback(None)
+                raise _fresh(self.failure)
             ident = self.next_id
             self.next_id += 1
             self.pending[ident] = _Pending(line, replies)
@@ -558,7 +568,9 @@ class _Link:
         """No more replies: every waiting command gets ``error``; the process is killed."""
         with self.state_lock:
             if self.failure is None:
-                self.failure = error
+                # (a copy that is never raised: a raised error's traceback would hold the
+                # frames of the EngineProcess's methods, and so the EngineProcess)
+                self.failure = _fresh(error)
                 self.outbox.put(None)
             pending, self.pending = self.pending, {}
         if self.proc.poll() is None:

@@ -658,14 +658,101 @@ def test_an_engine_dropped_without_close_is_killed_and_its_threads_end():
 
 
 def test_a_closed_engine_warns_of_nothing_when_dropped():
+    """close() detaches the finalizer once the process is reaped (and only then: a close
+    cut short still kills at exit)."""
     import gc
     import warnings
     e = _engine(timeout=60)
-    assert e.close() == 0
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    finalizer = e._finalizer
+    assert e.close() == 0 and not finalizer.alive
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         del e
         gc.collect()
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]
+    e = _engine(timeout=60)
+    assert e.name() == "guandan-core"
+    pid = e._link.proc.pid
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+    e._link.send = interrupted      # (Ctrl-C while close() sends quit)
+    with pytest.raises(KeyboardInterrupt):
+        e.close()
+    assert e._finalizer.alive and e.returncode is None
+    with pytest.warns(ResourceWarning, match="was still running"):
+        del e, interrupted
+        gc.collect()
+    assert _gone(pid, 10)
+
+
+def test_a_failed_engine_dropped_is_collected_too():
+    """The failure every later call raises is kept as a copy never raised: a raised one's
+    traceback held the frames of the methods that raised it, and so the engine."""
+    import gc
+    import weakref
+    e = _fake_engine("import time; time.sleep(30)", timeout=0.3)
+    with pytest.raises(TimeoutError):
+        e.name()
+    with pytest.raises(TimeoutError) as again:
+        e.name()
+    ref = weakref.ref(e)
+    del e, again
+    gc.collect()
+    assert ref() is None
+
+
+def test_a_warning_made_an_error_still_leaves_the_process_killed(monkeypatch):
+    """The process is killed before the ResourceWarning is given: a warnings filter that
+    makes it an error (raised inside the collector, so only reported) kills it anyway."""
+    import gc
+    import warnings
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", reported.append)
+    e = _engine(timeout=60)
+    pid = e._link.proc.pid
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        del e
+        gc.collect()
+    assert _gone(pid, 10)
+    assert [type(r.exc_value) for r in reported] == [ResourceWarning]
+
+
+def test_an_engine_collected_on_its_own_reply_thread_does_not_deadlock():
+    """An engine in a reference cycle is freed by the cyclic collector on whatever thread
+    allocates: here its reply thread, which holds the link's lock while it routes info
+    lines. The finalizer takes no lock (it kills the process; its end of output ends the
+    threads): taking one hung that thread for good and left the process running."""
+    import gc
+    import warnings
+    streaming = ("import sys, time\nsys.stdin.readline()\nwhile True:\n"
+                 "    print('info n 1', flush=True)\n    time.sleep(0.0005)\n")
+    thresholds = gc.get_threshold()
+    gc.disable()
+    try:
+        e = _fake_engine(streaming)
+        e.itself = e                        # (a cycle: only the cyclic collector frees it)
+        link = e._link
+        link.send("go", b"go")              # (a command waiting, its info lines coming)
+        time.sleep(0.3)
+        gc.collect()
+        gc.set_threshold(3, 1, 1000)        # (collections often, on every thread)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            del e
+            gc.enable()
+            deadline = time.monotonic() + 10
+            while link.proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.05)
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.enable()
+    assert link.proc.poll() is not None
+    deadline = time.monotonic() + 10
+    while link.failure is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "was closed" in str(link.failure) and not link.state_lock.locked()
 
 
 def test_an_engine_left_running_at_exit_is_killed():
