@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 import numpy as np
@@ -349,9 +350,10 @@ def _read_events(lines):
 
 
 class _LogLines:
-    """The lines of a log's text, split at line feeds alone (``str.splitlines`` also
-    splits at U+2028 and others, which JSON strings may hold), made as they are read."""
-    CHUNK = 1 << 20     # characters split at a time: split() at C speed, never a list of
+    """The lines of a log's text, split at line feeds, CR LF pairs and lone CRs alone
+    (``str.splitlines`` also splits at U+2028 and others, which JSON strings may hold),
+    made as they are read."""
+    CHUNK = 1 << 20     # characters split at a time: split at C speed, never a list of
                         # every line (eight bytes a byte for a file of blank lines)
 
     def __init__(self, text: str):
@@ -363,11 +365,17 @@ class _LogLines:
             end = text.find("\n", min(start + self.CHUNK, size))     # (cut at a line feed)
             if end < 0:
                 end = size
-            lines = text[start:end].split("\n")
-            if end == size and text.endswith("\n"):
-                lines.pop()         # (after the last line feed: no line)
+            piece = text[start:end]
+            if end < size and piece.endswith("\r"):
+                piece = piece[:-1]      # (a CR LF cut at its LF: one line break)
+            lines = _LINE_BREAK.split(piece)
+            if end == size and piece[-1] in "\r\n":
+                lines.pop()             # (after the last line break: no line)
             yield from lines
             start = end + 1
+
+
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
 def _seat(value, what):

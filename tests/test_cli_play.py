@@ -328,10 +328,11 @@ def test_replay_finds_the_broken_event(log_file, tmp_path, capsys):
         assert found, (name, lines[0])
 
 
-def test_replay_splits_lines_at_line_feeds_alone(log_file, tmp_path, capsys, monkeypatch):
+def test_replay_splits_lines_at_line_breaks_alone(log_file, tmp_path, capsys, monkeypatch):
     """A JSON string may hold U+2028, U+2029 or U+0085 as they are (str.splitlines cut the
     line there, and the log was "not valid JSON"): such a card is a card the rules refuse,
-    exit 1. Lines are split a chunk at a time, the same at every chunk size, CRLF too."""
+    exit 1. LF, CR LF and CR end lines; lines are split a chunk at a time, the same at
+    every chunk size."""
     _, events = log_file
     for odd in ("\u2028", "\u2029", "\x85"):
         bad = json.loads(json.dumps(events))
@@ -343,19 +344,26 @@ def test_replay_splits_lines_at_line_feeds_alone(log_file, tmp_path, capsys, mon
         assert odd in path.read_text(encoding="utf-8")
         code, out, err = run(["replay", str(path)], capsys)
         assert code == 1 and out.startswith("invalid: event ") and err == "", (out, err)
-    text = "".join(json.dumps(e) + "\r\n" + "\n" * (i % 3) for i, e in enumerate(events))
+    # CR LF and lone CRs end lines as LFs do (splitlines split there too)
+    breaks = ("\r\n", "\r", "\n", "\r\n\r\n")
+    text = "".join(json.dumps(e) + breaks[i % 4] for i, e in enumerate(events))
     (tmp_path / "crlf.jsonl").write_text(text, newline="")
     want = run(["replay", str(tmp_path / "crlf.jsonl")], capsys)
     assert want[0] == 0 and f"{len(events)} events" in want[1]
+    # event 6 is on line 7: the CR LF pair after event 4 ends a line and a blank one
+    bad = text.replace(json.dumps(events[5]), "{", 1)
+    (tmp_path / "bad.jsonl").write_text(bad, newline="")
     rng = random.Random(38)
     for chunk in (1, 2, 3, 7, 50):
         monkeypatch.setattr(cli_play._LogLines, "CHUNK", chunk)
         assert run(["replay", str(tmp_path / "crlf.jsonl")], capsys) == want
+        assert "event 6 (line 7): not valid JSON" in \
+            run(["replay", str(tmp_path / "bad.jsonl")], capsys)[2]
         for _ in range(300):
-            text = "".join(rng.choice(["a", "\n", "\r", "\u2028", "bc"])
+            text = "".join(rng.choice(["a", "\n", "\r", "\r\n", "\u2028", "bc"])
                            for _ in range(rng.randrange(12)))
-            lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
-            assert list(cli_play._LogLines(text)) == (lines if text else []), text
+            lines = [line.replace("\u2028", "x") for line in cli_play._LogLines(text)]
+            assert lines == text.replace("\u2028", "x").splitlines(), text
 
 
 def test_replay_bad_input(tmp_path, capsys):
