@@ -260,20 +260,20 @@ def main(argv=None) -> int:
         return 2
     # what the output's encoding cannot write (a card typed '7♥' and echoed, under an ASCII
     # locale) is written as escapes: valid input is not an encoding error
-    errors = getattr(sys.stdout, "errors", None)
-    _set_stdout_errors("backslashreplace")
+    stdout, errors = sys.stdout, getattr(sys.stdout, "errors", None)
+    _set_errors(stdout, "backslashreplace")
     try:
         return _flushed(_run(args), args.command)
     finally:
-        _set_stdout_errors(errors)
+        _set_errors(stdout, errors)     # (the stream changed, whatever sys.stdout is now)
 
 
-def _set_stdout_errors(errors) -> None:
+def _set_errors(stream, errors) -> None:
     try:
-        if errors is not None and sys.stdout is not None and sys.stdout.errors != errors:
-            sys.stdout.reconfigure(errors=errors)
+        if errors is not None and stream.errors != errors:
+            stream.reconfigure(errors=errors)
     except (AttributeError, OSError, ValueError):
-        pass    # (a stream that cannot change, or is gone: it stays as it was)
+        pass    # (a stream that cannot change, or is closed: it stays as it was)
 
 
 def _run(args) -> int:

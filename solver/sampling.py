@@ -653,7 +653,8 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
         except ValueError as exc:
             raise ValueError(f"{what}: {exc}") from None
 
-    for key in ("view", "samples", "solved", "nodes", "moves"):
+    # (node_limit too: a result saved before it was recorded cannot say what it counted)
+    for key in ("view", "node_limit", "samples", "solved", "nodes", "moves"):
         if key not in obj:
             raise ValueError(f"a sampled result needs the key {key!r}")
     _no_other_keys(obj, _RESULT_KEYS, "a sampled result")
@@ -667,7 +668,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     seed = obj.get("seed")
     if seed is not None:
         seed = count(seed, "seed")
-    node_limit = obj.get("node_limit")
+    node_limit = obj["node_limit"]
     if node_limit is not None:
         node_limit = count(node_limit, "node_limit")
     deals = obj.get("deals", [])

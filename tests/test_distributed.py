@@ -226,6 +226,8 @@ def _broken(change):
     (lambda o: o.update(view="0" * 16), "the result is of another position or other known "
                                         "cards: its view is '0000000000000000'"),
     (lambda o: o.pop("view"), "needs the key 'view'"),
+    # (saved before the limit was recorded: it cannot say which deals it counted)
+    (lambda o: o.pop("node_limit"), "needs the key 'node_limit'"),
     (lambda o: o.update(deals=[[0, 2]]), "deals [[0, 2]] are not the 3 deals searched"),
     (lambda o: o.update(deals=[[0, 1], [1, 3]]), "are not the 3 deals searched, in sorted "
                                                  "ranges apart"),
