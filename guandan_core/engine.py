@@ -71,6 +71,9 @@ class EngineRefusedError(ValueError):
         self.command = command
         self.reason = reason
 
+    def __reduce__(self):       # (copied and pickled by its two arguments, not its message)
+        return type(self), (self.command, self.reason)
+
 
 class EngineTerminatedError(RuntimeError):
     """The engine process has exited (or was killed after a timeout): no reply will
@@ -174,6 +177,14 @@ class EngineProcess:
         timeout = _seconds("timeout", timeout)
         deadline = time.monotonic() + timeout
         self._link.closing = True
+        if self._link.on_own_thread():
+            # (a finalizer run by the collector on one of the link's threads, which may
+            # hold its lock and cannot read a reply while it waits for one: the kill
+            # alone; that thread's end of output then ends the others)
+            self._link.proc.kill()
+            self._link.proc.wait()
+            self._finalizer.detach()
+            return self._link.proc.returncode
         if self._link.proc.poll() is None and self._link.failure is None and timeout > 0:
             self.stop()
             try:
@@ -187,6 +198,7 @@ class EngineProcess:
         except subprocess.TimeoutExpired:
             self._link.proc.kill()
             self._link.proc.wait()
+        self._link.stderr_reader.join(1.0)      # (what it wrote last, read to its end)
         self._link.fail(EngineTerminatedError(
             f"the engine process was closed (exit status {self._link.proc.returncode})",
             self._link.proc.returncode, self._link.stderr_text()))
@@ -257,6 +269,8 @@ class EngineProcess:
         """End the ``solve`` or ``sample`` running (or sent) at once, from any thread:
         it answers with what it had proven. Nothing happens when none is running, or
         when the engine has ended (the command waiting says why)."""
+        if self._link.on_own_thread():
+            return      # (a finalizer on a link thread, which may hold its lock: see close)
         try:
             self._link.send("stop", b"stop")
         except (EngineTerminatedError, EngineProtocolError, TimeoutError):
@@ -521,9 +535,17 @@ class _Link:
                    for target, name in ((self.read_stderr, "stderr"),
                                         (self.read_replies, "replies"),
                                         (self.write_lines, "commands"))]
-        self.stderr_reader = threads[0]
-        for thread in threads:
-            thread.start()
+        self.stderr_reader, self.threads = threads[0], threads
+        try:
+            for thread in threads:
+                thread.start()
+        except BaseException:       # (no thread, or Ctrl-C: no process left behind)
+            self.proc.kill()
+            self.proc.wait()
+            raise
+
+    def on_own_thread(self) -> bool:
+        return threading.current_thread() in self.threads
 
     def abandon(self) -> None:
         """The engine was dropped without ``close()`` (or the interpreter exits): kill
@@ -531,6 +553,7 @@ class _Link:
         inside the garbage collector (one of the link's own, holding ``state_lock``), so
         it takes no lock and waits for nothing."""
         self.closing = True
+        self.outbox.put(None)       # (the writer ends and closes stdin; a put takes no lock)
         if self.proc.poll() is None:
             self.proc.kill()
             # (after the kill: a warning made an error must not leave the process running)

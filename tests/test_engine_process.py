@@ -719,11 +719,23 @@ def test_a_warning_made_an_error_still_leaves_the_process_killed(monkeypatch):
     assert [type(r.exc_value) for r in reported] == [ResourceWarning]
 
 
-def test_an_engine_collected_on_its_own_reply_thread_does_not_deadlock():
+class _Owner:
+    """What embeds an engine and closes it when it is itself collected."""
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def __del__(self):
+        self.engine.close()
+
+
+@pytest.mark.parametrize("freed", ["dropped", "closed by its owner's __del__"])
+def test_an_engine_collected_on_its_own_reply_thread_does_not_deadlock(freed):
     """An engine in a reference cycle is freed by the cyclic collector on whatever thread
     allocates: here its reply thread, which holds the link's lock while it routes info
-    lines. The finalizer takes no lock (it kills the process; its end of output ends the
-    threads): taking one hung that thread for good and left the process running."""
+    lines. Neither the finalizer nor a close() there takes that lock or waits for a reply
+    (the process is killed; its end of output ends the threads): either hung that thread
+    for good and left the process running."""
     import gc
     import warnings
     streaming = ("import sys, time\nsys.stdin.readline()\nwhile True:\n"
@@ -732,7 +744,10 @@ def test_an_engine_collected_on_its_own_reply_thread_does_not_deadlock():
     gc.disable()
     try:
         e = _fake_engine(streaming)
-        e.itself = e                        # (a cycle: only the cyclic collector frees it)
+        if freed == "dropped":
+            e.itself = e                    # (a cycle: only the cyclic collector frees it)
+        else:
+            e.owner = _Owner(e)
         link = e._link
         link.send("go", b"go")              # (a command waiting, its info lines coming)
         time.sleep(0.3)
@@ -754,6 +769,42 @@ def test_an_engine_collected_on_its_own_reply_thread_does_not_deadlock():
     while link.failure is None and time.monotonic() < deadline:
         time.sleep(0.05)
     assert "was closed" in str(link.failure) and not link.state_lock.locked()
+    for thread in link.threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in link.threads)
+
+
+def test_the_errors_copy_and_pickle_whole():
+    """An engine's errors go through copy and pickle (a process pool's results) whole."""
+    import copy
+    import pickle
+    errors = [EngineRefusedError("play x", "not a move"),
+              EngineTerminatedError("it ended", 3, "the end of stderr"),
+              EngineProtocolError("a line outside any reply"), TimeoutError("no reply")]
+    for error in errors:
+        for back in (copy.copy(error), pickle.loads(pickle.dumps(error))):
+            assert type(back) is type(error) and str(back) == str(error)
+            assert back.__dict__ == error.__dict__
+
+
+def test_a_thread_that_cannot_start_leaves_no_process(monkeypatch):
+    started = []
+    real_start = threading.Thread.start
+
+    def start(thread):
+        if thread.name == "guandan engine replies":
+            raise RuntimeError("can't start new thread")
+        real_start(thread)
+    real_popen = __import__("subprocess").Popen
+
+    def popen(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+    monkeypatch.setattr(threading.Thread, "start", start)
+    monkeypatch.setattr("guandan_core.engine.subprocess.Popen", popen)
+    with pytest.raises(RuntimeError, match="can't start new thread"):
+        _engine(timeout=10)
+    assert len(started) == 1 and started[0].returncode is not None
 
 
 def test_an_engine_left_running_at_exit_is_killed():
