@@ -75,6 +75,6 @@ def register(subparsers) -> None:
                    metavar="SECONDS",
                    help="seconds a client may take over an answer, from the act message "
                         "(default: no limit)")
-    p.add_argument("--log", metavar="FILE", type=nonempty_type("a file name"), help="write the game log (guandan play --json's "
-                                                 "events) to FILE")
+    p.add_argument("--log", metavar="FILE", type=nonempty_type("a file name"),
+                   help="write the game log (guandan play --json's events) to FILE")
     p.set_defaults(func=cmd_serve)

@@ -142,8 +142,9 @@ class EngineProcess:
         self.close()
 
     def __repr__(self) -> str:
-        state = "running" if self._link.proc.poll() is None else f"exited {self._link.proc.returncode}"
-        return f"<EngineProcess pid={self._link.proc.pid} {state}>"
+        proc = self._link.proc
+        state = "running" if proc.poll() is None else f"exited {proc.returncode}"
+        return f"<EngineProcess pid={proc.pid} {state}>"
 
     @property
     def returncode(self):
@@ -243,8 +244,8 @@ class EngineProcess:
                     if deadline is None or time.monotonic() < deadline:
                         continue
                     self._link.fail(TimeoutError(f"no reply to {quoted(_shortened(line))} "
-                                            f"within {timeout:g} s: the engine process was "
-                                            "killed"))
+                                                 f"within {timeout:g} s: the engine process "
+                                                 "was killed"))
                     raise _fresh(self._link.failure) from None
                 if kind == "info":
                     if on_info is not None:
@@ -510,6 +511,7 @@ class EngineProcess:
         error = EngineProtocolError(f"the engine answered {message}; it was killed")
         self._link.fail(error)
         return error
+
 
 class _Link:
     """The process and the threads that talk to it. It holds no reference to its
