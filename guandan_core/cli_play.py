@@ -50,7 +50,7 @@ import numpy as np
 
 from .cards import (CardError, LevelError, format_card, format_rank, is_whole, parse_card,
                     parse_cards, parse_level)
-from .cli import _Parser, whole_number_type
+from .cli import whole_number_type
 from .jsontext import parse_json, read_text
 from .usertext import one_line
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
@@ -61,7 +61,7 @@ from .position import IllegalMoveError, Position, PositionError
 from .rules import PRESET_NAMES, RulesError
 
 __all__ = ["add_play_parser", "add_replay_parser", "register", "cmd_play", "cmd_replay",
-           "check_log", "ReplayError", "LogFormatError", "main"]
+           "check_log", "ReplayError", "LogFormatError"]
 
 _RULE_CHOICES = PRESET_NAMES
 _PROGRESS_MIN_HANDS = 20
@@ -674,20 +674,3 @@ def cmd_replay(args) -> int:
         return 2
     print(summary)
     return 0
-
-
-def main(argv=None) -> int:
-    """Run ``play`` / ``replay`` without the package CLI (for tests and debugging)."""
-    parser = _Parser(prog="guandan")
-    sub = parser.add_subparsers(dest="command", required=True)
-    register(sub)
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except (ValueError, OSError) as exc:
-        print(f"guandan {args.command}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())
