@@ -767,18 +767,14 @@ def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
     best = None if obj["best"] is None else move(obj["best"], pos, "best")
     # what the reply says of itself must agree, though only a second solve could say
     # whether it is right: the line starts with the best move and ends where the value
-    # says; the question answered is the one the bounds answer
+    # says; the question answered is the one the bounds answer (below)
     if pv and pv[0][1] != best:
         raise ValueError(f"the line starts with {pv[0][1]}, not with the best move {best}")
-    if pv and not pv_cut and not lower <= at.team_value(pos.to_move) <= upper:
-        raise ValueError(f"the line ends at {at.team_value(pos.to_move):+d} for the mover's "
-                         f"team, outside {lower}..{upper}")
-    reached = None
-    if at_least is not None:
-        reached = True if lower >= at_least else False if upper < at_least else None
-        if obj["reached"] is not reached:
-            raise ValueError(f"reached {quoted(obj['reached'])} where the bounds "
-                             f"{lower}..{upper} answer {reached}")
+    if pv and not pv_cut:
+        end = at.team_value(pos.to_move)
+        if not lower <= end <= upper:
+            raise ValueError(f"the line ends at {end:+d} for the mover's team, outside "
+                             f"{lower}..{upper}")
     if ("moves" in obj) is not all_moves:
         raise ValueError("every move scored, not asked for" if not all_moves else
                          "no move scored, though every move was asked for")
@@ -793,30 +789,36 @@ def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
                                [move(m, pos, "an equivalent move")
                                 for m in entry.get("equivalent", [])],
                                reaches, threshold))
+    result = SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv,
+                         moves=moves, nodes=count(obj["nodes"], "nodes"),
+                         tt_hits=count(obj["tt_hits"], "tt_hits"),
+                         seconds=_seconds("seconds", obj["seconds"]),
+                         to_move=pos.to_move, threshold=threshold, pv_cut=pv_cut is True)
+    reached = result.reached
+    if at_least is not None and obj["reached"] is not reached:
+        raise ValueError(f"reached {quoted(obj['reached'])} where the bounds "
+                         f"{lower}..{upper} answer {reached}")
     if all_moves:
-        listed = [m for score in moves for m in [score.move, *score.equivalent]]
+        groups = [(score, [score.move, *score.equivalent]) for score in moves]
+        listed = [m for _, group in groups for m in group]
         legal = pos.legal_moves()
         if len(listed) != len(legal) or set(listed) != set(legal):
             raise ValueError(f"the scored moves and their equivalents are {len(listed)} "
                              f"moves, not the position's {len(legal)} legal moves, each "
                              "once")
-        for score in moves:
+        for score, group in groups:
+            is_best = best in group
             if score.value is not None and score.value > upper:
                 raise ValueError(f"{score.move} is scored {score.value:+d}, above the "
                                  f"upper bound {upper:+d}")
             if score.reaches and not reached or score.reaches is False and reached \
-                    and best in (score.move, *score.equivalent):
+                    and is_best:
                 raise ValueError(f"{score.move} reaches {score.reaches} where the "
                                  f"position's answer is {reached}")
-            if exact is not None and best in (score.move, *score.equivalent) \
-                    and score.value not in (None, exact):
+            if exact is not None and is_best and score.value not in (None, exact):
                 raise ValueError(f"the best move is scored {score.value:+d}, not the "
                                  f"value {exact:+d}")
-    return SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv, moves=moves,
-                       nodes=count(obj["nodes"], "nodes"),
-                       tt_hits=count(obj["tt_hits"], "tt_hits"),
-                       seconds=_seconds("seconds", obj["seconds"]),
-                       to_move=pos.to_move, threshold=threshold, pv_cut=pv_cut is True)
+    return result
 
 
 def _no_constant(name: str):
