@@ -316,15 +316,11 @@ def _read_events(lines):
         fields = _FIELDS.get(ev["event"]) if isinstance(ev["event"], str) else None
         if fields is None:
             raise LogFormatError(f"{where}: unknown event {ev['event']!r}")
-        if ev["event"] == "rules":
-            if number != 1:
-                raise LogFormatError(f"{where}: a rules event comes first in a log, or not "
-                                     "at all")
-            try:
-                MatchRules.from_json(ev)
-            except RulesError as exc:
-                raise LogFormatError(f"{where}: {exc}") from None
-        if ev["event"] != "rules":      # (MatchRules.from_json refuses its own unknown keys)
+        if ev["event"] == "rules" and number != 1:
+            raise LogFormatError(f"{where}: a rules event comes first in a log, or not at "
+                                 "all")
+        if ev["event"] != "rules":      # (check_log reads it: MatchRules.from_json refuses
+                                        # its own unknown keys)
             unknown = sorted(set(ev) - set(fields) - {"event"}, key=str)
             if unknown:
                 raise LogFormatError(f"{where}: {ev['event']} event with unknown field "
@@ -620,9 +616,12 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
     if iter(lines) is lines:
         lines = list(lines)         # (a one-way iterator, read twice)
     logged, count_events, full = None, 0, False
-    for number, _, ev in _read_events(lines):
-        if ev["event"] == "rules":
-            logged = MatchRules.from_json(ev)
+    for number, line_no, ev in _read_events(lines):
+        if ev["event"] == "rules":      # (the first event: _read_events sees to it)
+            try:
+                logged = MatchRules.from_json(ev)
+            except RulesError as exc:
+                raise LogFormatError(f"event 1 (line {line_no}): {exc}") from None
         count_events = number
         full = full or ev["event"] in _MATCH_EVENTS
     if not count_events:
