@@ -411,24 +411,17 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
         assert_one_line_error(run_cli(["solve", "/dev/zero"]), "more than 256 MiB")
     if os.path.exists("/proc/self/status"):
         # ... and a small file does not set aside those 256 MiB (read(256 MiB) did)
-        script = ("from guandan_core.jsontext import read_text\n"
-                  "def peak(): return int([l for l in open('/proc/self/status')"
-                  " if l.startswith('VmPeak')][0].split()[1])\n"
-                  f"before = peak(); read_text({str(ROOT / 'README.md')!r}); print(peak() - before)\n")
-        proc = run_python(script, timeout=60)
-        assert proc.returncode == 0 and int(proc.stdout) < 64 * 1024, proc
+        proc, grown = _kib_grown("from guandan_core.jsontext import read_text",
+                                 f"read_text({str(ROOT / 'README.md')!r})", "VmPeak")
+        assert proc.returncode == 0 and grown < 64 * 1024, proc
         # ... nor a long array whose first item is no position a label for every item
         # (a million items: 160 MB before the first was looked at, now about 15 MB)
         (tmp_path / "many.json").write_text("[" + "0," * 10**6 + "0]")
         for command in ("solve", "sample"):
-            script = ("import sys\nfrom guandan_core.cli import main\n"
-                      "def peak(): return int([l for l in open('/proc/self/status')"
-                      " if l.startswith('VmHWM')][0].split()[1])\n"
-                      f"before = peak(); code = main([{command!r}, "
-                      f"{str(tmp_path / 'many.json')!r}]); print(code, peak() - before)\n")
-            proc = run_python(script, timeout=60)
-            code, grown = map(int, proc.stdout.split())
-            assert code == 2 and grown < 60 * 1024, proc
+            proc, grown = _kib_grown("from guandan_core.cli import main", f"print(main(["
+                                     f"{command!r}, {str(tmp_path / 'many.json')!r}]))",
+                                     "VmHWM")
+            assert int(proc.stdout.split()[0]) == 2 and grown < 60 * 1024, proc
             assert ("#0': a position is a JSON object, not int" if command == "solve" else
                     "holds 1000001 positions: guandan sample takes one") in proc.stderr
     # a long bad value is shortened on the one line
@@ -436,6 +429,18 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
     proc = run_cli(["solve", str(tmp_path / "long.json")])
     assert_one_line_error(proc, "1,000,002 characters")
     assert len(proc.stderr) < 500
+
+
+def _kib_grown(setup: str, statement: str, field: str):
+    """``statement`` run after ``setup`` in a fresh Python with the packages: (the finished
+    process, how many KiB its ``field`` of /proc/self/status, VmPeak or VmHWM, grew over
+    the statement). What the statement prints comes first in the output."""
+    script = (f"{setup}\n"
+              "def peak(): return int([l for l in open('/proc/self/status')"
+              f" if l.startswith({field!r})][0].split()[1])\n"
+              f"before = peak()\n{statement}\nprint(peak() - before)\n")
+    proc = run_python(script, timeout=60)
+    return proc, int(proc.stdout.split()[-1])
 
 
 def test_unknown_rules_are_named_before_any_position_is_read(tmp_path):
