@@ -172,7 +172,8 @@ class EngineProcess:
 
     def close(self, timeout: float = 5.0) -> int:
         """Stop a running solve or sample, send ``quit`` and wait for the process to
-        exit, killing it after ``timeout`` seconds (0: at once); its exit status. A
+        exit, killing it after ``timeout`` seconds (0: at once); its exit status (None if
+        it could not be reaped within 5 seconds of the kill, see ``_Link.reap``). A
         command another thread waits for gets its answer first (a stopped solve's) or an
         :class:`EngineTerminatedError`. Safe to call again, or after the engine died."""
         timeout = _seconds("timeout", timeout)
@@ -182,8 +183,7 @@ class EngineProcess:
             # (a finalizer run by the collector on one of the link's threads, which may
             # hold its lock and cannot read a reply while it waits for one: the kill
             # alone; that thread's end of output then ends the others)
-            self._link.proc.kill()
-            self._link.proc.wait()
+            self._link.reap()
             self._finalizer.detach()
             return self._link.proc.returncode
         if self._link.proc.poll() is None and self._link.failure is None and timeout > 0:
@@ -197,8 +197,7 @@ class EngineProcess:
         try:
             self._link.proc.wait(max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
-            self._link.proc.kill()
-            self._link.proc.wait()
+            self._link.reap()
         self._link.stderr_reader.join(1.0)      # (what it wrote last, read to its end)
         self._link.fail(EngineTerminatedError(
             f"the engine process was closed (exit status {self._link.proc.returncode})",
@@ -542,9 +541,19 @@ class _Link:
             for thread in threads:
                 thread.start()
         except BaseException:       # (no thread, or Ctrl-C: no process left behind)
-            self.proc.kill()
-            self.proc.wait()
+            self.reap()
             raise
+
+    def reap(self):
+        """Kill the process and wait for its end, at most 5 seconds; its exit status (None
+        if it could not be reaped: a wait without a bound blocks for good on a thread
+        already inside this process's ``poll()``, where a finalizer run by the collector
+        can close the engine)."""
+        self.proc.kill()
+        try:
+            return self.proc.wait(5.0)
+        except subprocess.TimeoutExpired:
+            return self.proc.returncode
 
     def on_own_thread(self) -> bool:
         return threading.current_thread() in self.threads
@@ -599,11 +608,7 @@ class _Link:
                 self.outbox.put(None)
             pending, self.pending = self.pending, {}
         if self.proc.poll() is None:
-            self.proc.kill()
-            try:
-                self.proc.wait(5.0)
-            except subprocess.TimeoutExpired:
-                pass
+            self.reap()
         for p in pending.values():
             p.replies.put(("fail", self.failure))
 
@@ -617,8 +622,7 @@ class _Link:
             code = self.proc.wait(5.0)
             what = f"ended (exit status {code})"
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = self.proc.wait()
+            code = self.reap()
             what = "closed its output or input but went on running: it was killed"
         if self.closing:
             what = f"was closed (exit status {code})"
