@@ -620,17 +620,31 @@ def test_an_info_line_that_does_not_read_is_a_protocol_error(line):
             e.solve(on_info=lambda fields: None)
 
 
+def _soon(condition, within: float = 10) -> bool:
+    """Whether ``condition()`` holds within ``within`` seconds (asked every 50 ms)."""
+    deadline = time.monotonic() + within
+    while not condition():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def _gone(pid: int, within: float) -> bool:
     """Whether process ``pid`` has ended (and been reaped) within ``within`` seconds."""
     import os
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
+
+    def ended():
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        time.sleep(0.05)
-    return False
+        return False
+    return _soon(ended, within)
+
+
+def _engine_threads() -> set:
+    return {t for t in threading.enumerate() if t.name.startswith("guandan engine")}
 
 
 def test_an_engine_dropped_without_close_is_killed_and_its_threads_end():
@@ -638,7 +652,7 @@ def test_an_engine_dropped_without_close_is_killed_and_its_threads_end():
     process (a ResourceWarning says so, as Popen's does), and its threads end."""
     import gc
     import weakref
-    before = {t for t in threading.enumerate() if t.name.startswith("guandan engine")}
+    before = _engine_threads()
     e = _engine(timeout=60)
     e.set_position(EXAMPLE)
     assert e.solve().value == 2
@@ -648,13 +662,7 @@ def test_an_engine_dropped_without_close_is_killed_and_its_threads_end():
         gc.collect()
     assert ref() is None
     assert _gone(pid, 10)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        left = {t for t in threading.enumerate() if t.name.startswith("guandan engine")}
-        if left <= before:
-            break
-        time.sleep(0.05)
-    assert left <= before
+    assert _soon(lambda: _engine_threads() <= before)
 
 
 def test_a_closed_engine_warns_of_nothing_when_dropped():
@@ -758,16 +766,12 @@ def test_an_engine_collected_on_its_own_reply_thread_does_not_deadlock(freed):
             warnings.simplefilter("ignore", ResourceWarning)
             del e
             gc.enable()
-            deadline = time.monotonic() + 10
-            while link.proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.05)
+            _soon(lambda: link.proc.poll() is not None)
     finally:
         gc.set_threshold(*thresholds)
         gc.enable()
     assert link.proc.poll() is not None
-    deadline = time.monotonic() + 10
-    while link.failure is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert _soon(lambda: link.failure is not None)
     assert "was closed" in str(link.failure) and not link.state_lock.locked()
     for thread in link.threads:
         thread.join(10)
