@@ -50,6 +50,30 @@ def test_slices_of_deals_are_the_deals_of_one_call(cuts):
     assert len({d.counts(1).tobytes() for d in whole}) > 1      # (deals that differ)
 
 
+def test_a_generators_slice_past_its_first_chunk_is_those_deals_of_one_call():
+    """With a random.Random, ``first`` draws the shuffles before it a chunk (1,024) at a
+    time: a slice that starts past several chunks, and in the middle of one, is still
+    the last deals of one call over the whole range."""
+    for first in (1024, 1500, 2 * 1024 + 7):
+        whole = sample_deals(FOUR_SEATS, first + 2, seed=random.Random(1))
+        part = sample_deals(FOUR_SEATS, 2, seed=random.Random(1), first=first)
+        assert part == whole[first:]
+    assert len(set(whole)) > 1
+
+
+def test_a_seeds_deals_are_fixed():
+    """A whole-number seed names the same deals on any machine and in any release of the
+    same way of dealing (``_DEALING``, part of every result's view), so that slices solved
+    apart merge. Deals 0 and 5 of seed 7, written down when that way was made: if this
+    fails, the deals changed, and ``_DEALING`` must change with them."""
+    from solver.sampling import _DEALING
+    deals = sample_deals(FOUR_SEATS, 6, seed=7)
+    hidden = [[Hand.from_counts(deals[i].counts(s)).cards() for s in (1, 2, 3)]
+              for i in (0, 5)]
+    assert (_DEALING, hidden) == (2, [[["C6", "CQ", "HA"], ["S4", "SK"], ["S3", "D6", "D7"]],
+                                      [["S3", "C6", "CQ"], ["D7", "SK"], ["S4", "D6", "HA"]]])
+
+
 def test_merged_slices_are_the_answer_of_one_call():
     """On random endgames, slices cut at random points, merged in any order: equal to one
     call (every count, the order of the moves, nodes). The check can fail: somewhere a
@@ -132,6 +156,18 @@ def test_bad_merges_and_slices_are_named():
     fewer.moves.pop()
     with pytest.raises(ValueError, match="list or group their moves differently: move "):
         merge_sampled([one, fewer])
+    # the same moves, one of them at another place in the legal order, or grouped apart
+    grouped = next(i for i, m in enumerate(one.moves) if m.equivalent)
+    for change in ("legal_index", "equivalent"):
+        later = copy.deepcopy(solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=3))
+        moved = later.moves[grouped]
+        if change == "legal_index":
+            moved.legal_index += 5
+        else:
+            moved.equivalent.clear()
+        with pytest.raises(ValueError, match=re.escape(
+                f"list or group their moves differently: move '{moved.move}' differs")):
+            merge_sampled([one, later])
     with pytest.raises(ValueError, match="the results are of different seeds: 1, 2"):
         merge_sampled([one, solve_sampled(FOUR_SEATS, 3, seed=2, threads=1, first=3)])
     with pytest.raises(ValueError, match="the results search some deals twice: deals 0 to 2 "

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from guandan_core import Hand
+from guandan_core.cards import format_card
 from guandan_core.match import Match
 from guandan_core.players import RandomPlayer
 from guandan_core.position import OUTCOMES, Position, PositionError
@@ -335,6 +336,19 @@ def test_a_limited_answer_does_not_depend_on_earlier_solves_or_threads():
     assert full[0] == full[1]
 
 
+def test_nodes_are_the_deals_searches_from_empty_tables():
+    """``nodes`` adds up each deal's search, every move scored, from empty tables: the
+    same count a solve of each deal on its own gives, after other solves or not."""
+    from solver import solve
+    deals = sample_deals(FOUR_SEATS, 20, seed=7)
+    expected = sum(solve(d, all_moves=True, pv=False, fresh_tables=True).nodes
+                   for d in deals)
+    solve(deals[3], all_moves=True)         # (tables that know part of the deals now)
+    for threads in (1, 2):
+        result = solve_sampled(FOUR_SEATS, 20, seed=7, threads=threads)
+        assert result.nodes == expected > 20 * len(deals[0].legal_moves())
+
+
 def test_a_stop_during_the_call_counts_the_deals_searched():
     """Stopped while its first 27-card deal is searched (on one thread): that deal is
     searched but not solved, the others are never started, and `samples` says 1, not the
@@ -407,6 +421,40 @@ def test_deals_of_an_observation_give_tribute_cards_to_their_holders():
             for seat, cards in surely.items():
                 assert all(deal.counts(seat)[k] >= n for k, n in cards.items())
         checked += 1
+    assert checked > 5
+
+
+def test_a_tribute_card_is_pinned_once_and_its_other_copy_dealt_at_random():
+    """A seat that received a card holds that one copy surely, not the other: where the
+    other copy is hidden too, some deals give it to another seat."""
+    checked = 0
+    for i, (obs, true, _) in enumerate(_tribute_observations()):
+        pool = hidden_pool(obs)
+        for seat, cards in _surely(obs).items():
+            for kind, n in cards.items():
+                if pool[kind] <= sum(c[kind] for c in _surely(obs).values()) or checked > 12:
+                    continue        # (no copy of the kind left free)
+                held = [d.counts(seat)[kind] for d in sample_deals(obs, 40, seed=i)]
+                assert min(held) == n and max(held) > n     # (the free copy goes anywhere)
+                checked += 1
+    assert checked > 5
+
+
+def test_known_cards_of_a_tribute_receiver_add_to_its_tribute_card():
+    """``known`` cards of a seat that surely holds a tribute card: the deals give it both
+    (the known cards do not take the tribute card's place)."""
+    checked = 0
+    for i, (obs, true, _) in enumerate(_tribute_observations()):
+        pool, surely = hidden_pool(obs), _surely(obs)
+        for seat, cards in surely.items():
+            others = [k for k in np.flatnonzero(pool) if k not in cards and true[seat][k]]
+            if not others or sum(cards.values()) >= obs.cards_left[seat] or checked > 12:
+                continue
+            known = {seat: [format_card(others[0])]}
+            for deal in sample_deals(obs, 10, seed=i, known=known):
+                assert deal.counts(seat)[others[0]] >= 1
+                assert all(deal.counts(seat)[k] >= n for k, n in cards.items())
+            checked += 1
     assert checked > 5
 
 
