@@ -801,6 +801,43 @@ def test_limits_name_the_suits_of_the_move_that_proved_the_bound():
     assert checked > 500, checked
 
 
+def test_on_info_reports_the_search_as_it_goes():
+    """Issue 4 (API): ``on_info``'s events agree with the answer they lead to: the bounds
+    narrow to the result's, ``nodes`` and ``seconds`` only grow and stay within the
+    result's, the best event names the result's move and line, and one move event a
+    scored move group carries its value, numbered in order; in threshold mode, whether
+    each move reaches the threshold."""
+    checked = 0
+    for obj in _endgames_4x6(12):
+        for at_least in (None, 1):
+            events = []
+            r = solve(obj, all_moves=True, at_least=at_least, fresh_tables=True,
+                      on_info=events.append)
+            nodes = [e["nodes"] for e in events]
+            seconds = [e["seconds"] for e in events]
+            assert nodes == sorted(nodes) and nodes[-1] <= r.nodes
+            assert seconds == sorted(seconds) and 0 <= seconds[0]
+            assert seconds[-1] <= r.seconds
+            bounds = [(e["lower"], e["upper"]) for e in events if e["stage"] == "bound"]
+            assert bounds[-1] == (r.lower, r.upper)
+            assert all(a <= c <= d <= b for (a, b), (c, d) in zip(bounds, bounds[1:]))
+            best = [e for e in events if e["stage"] == "best"]
+            assert [(e["move"], e["pv"], e["pv_cut"]) for e in best] == \
+                ([(r.best, r.pv, r.pv_cut)] if r.best is not None else [])
+            moves = [e for e in events if e["stage"] == "move"]
+            assert [e["index"] for e in moves] == list(range(1, len(r.moves) + 1))
+            assert {e["count"] for e in moves} == {len(r.moves)}
+            if at_least is None:
+                got = [(e["move"], e["value"], e["equivalent"]) for e in moves]
+                assert got == [(m.move, m.value, m.equivalent) for m in r.moves]
+            else:
+                got = [(e["move"], e["reaches"], e["equivalent"]) for e in moves]
+                assert got == [(m.move, m.reaches, m.equivalent) for m in r.moves]
+                assert all(e["value"] is None for e in moves)
+            checked += 1
+    assert checked == 24
+
+
 def test_a_limit_met_after_the_value_still_names_a_move_that_reaches_it():
     """Issue 4 (limits): a budget that runs out while the best move is being chosen (the
     value already proven) keeps the value exact and gives the move that proved it, checked
