@@ -300,7 +300,7 @@ def _tribute_card(counts, level: int) -> int:
                 best = k
     if best is None:
         raise ValueError("the payer holds no card that can be given as tribute "
-                         f"({format_cards(_kinds(counts)) or 'no cards'})")
+                         f"({' '.join(format_cards(_kinds(counts))) or 'no cards'})")
     return best
 
 

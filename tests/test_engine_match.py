@@ -969,6 +969,38 @@ def test_sec8_choose_tribute_picks_among_the_highest_cards():
                      choose_tribute=lambda payer, h, a: 28)
 
 
+def test_sec8_choices_given_as_numpy_ints_are_kept_as_ints():
+    """RULES 8: a choose_tribute or choose_return answering with a numpy integer (an
+    index into a numpy array, say) is taken as the card kind it names, and the plan holds
+    plain ints, so that it can be written as JSON."""
+    from guandan_core.match import plan_tribute
+    hands = [Hand(h).counts for h in ("S3 S4 D5", "SA HA DA C2", "S5 S6 D8", "H9 D9 C7 S3")]
+    plan = plan_tribute((0, 2, 1, 3), hands, "2", MatchRules.standard(),
+                        choose_tribute=lambda payer, h, allowed: np.int64(allowed[-1]),
+                        choose_return=lambda receiver, payer, h, allowed:
+                        np.int64(allowed[-1]))
+    # (C2 is a level card, above the aces, and seat 1's only highest card)
+    assert [(p, r, format_card(k)) for p, r, k in plan.payments] == [(1, 0, "C2"),
+                                                                    (3, 2, "D9")]
+    assert [(r, p, format_card(k)) for r, p, k in plan.returns] == [(0, 1, "D5"),
+                                                                   (2, 3, "D9")]
+    for entry in plan.payments + plan.returns:
+        assert all(type(x) is int for x in entry)
+    json.dumps([plan.payments, plan.returns])
+
+
+def test_sec8_a_payer_with_no_card_it_may_give_is_named():
+    """RULES 8: the tribute is the payer's highest card that is not wild; a hand of wild
+    cards alone (or none: a hand made up for the call) has none to give, which is a
+    ValueError naming the seat, not a KeyError."""
+    from guandan_core.match import plan_tribute
+    for payer_hand, shown in (("H2 H2", "H2 H2"), ("", "no cards")):
+        hands = [Hand(h).counts for h in ("S3 S4", payer_hand, "S5 S6", "H9 D9")]
+        with pytest.raises(ValueError, match=r"^seat 1: the payer holds no card that can be "
+                                             rf"given as tribute \({shown}\)$"):
+            plan_tribute((0, 2, 3, 1), hands, "2", MatchRules.standard())
+
+
 def test_sec8_a_players_tribute_or_return_outside_the_rules_is_refused():
     """RULES 8: a player's choose_tribute or choose_return answer that is not one of the
     cards it may give is an IllegalMoveError naming the seat and the answer."""
