@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from guandan_core import Hand, Move, Rules, legal_moves
+from guandan_core import Hand, Move, MoveError, Rules, legal_moves
 from reference import _cards, ref_legal_moves
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "platform_actionlist_level2.json")
@@ -81,3 +81,12 @@ def test_sec7_a_move_is_answered_by_its_index_in_the_platform_list(actionlist):
         pair.index_in([actions[0], "x"], level, rules)
     with pytest.raises(TypeError, match="actions must be a list of platform actions, not str"):
         pair.index_in("PASS", level, rules)
+    # an action of another type or size is passed over unread, even one that is no
+    # reading of its cards; one whose cards are not a list has no size, and is read
+    nine = Move.from_platform(["Pair", "9", ["S9", "D9"]], level, rules)
+    others = [actions[0], ["Single", "3", ["S4"]], ["Trips", "9", ["S9"]]]
+    assert nine.index_in(others + [["Pair", "9", ["D9", "S9"]]], level, rules) == 3
+    for cards in (5, None, "S9 D9"):
+        with pytest.raises(MoveError, match=r"action 0: cards must be a list of card "
+                                            r"strings, not"):
+            nine.index_in([["Single", "9", cards], ["Pair", "9", ["D9", "S9"]]], level, rules)

@@ -66,13 +66,15 @@ def test_sec1_every_card_reads_alike_in_every_notation():
     suit symbols) all give that kind."""
     from guandan_core.cards import format_card, parse_card
     symbols = dict(zip("SHCD", "♠♥♣♦"))
+    hollow = dict(zip("SHCD", "♤♡♧♢"))
     for kind in range(54):
         text = format_card(kind)
         forms = [text, text.lower()]
         if kind < 52:
             suit, rank = text[0], text[1:].replace("T", "10")
             forms += [suit + rank, rank + suit, rank.lower() + suit.lower(),
-                      symbols[suit] + rank, rank + symbols[suit]]
+                      symbols[suit] + rank, rank + symbols[suit],
+                      hollow[suit] + rank, rank + hollow[suit]]
         assert {form: parse_card(form) for form in forms} == {form: kind for form in forms}
 
 
@@ -161,14 +163,31 @@ def test_sec1_cards_counts_and_card_helpers_are_told_apart_and_checked():
         with pytest.raises(CardError, match="True/False is not a card count"):
             (hand_batch if isinstance(counts[0], list) else Hand.from_counts)(counts)
     assert Hand.from_counts([1] + [0] * 53) == Hand("S2")
+    # a count out of range, or no whole number, is named as it was given (a numpy scalar
+    # as its number), with the reason
+    for counts, named in (([np.int64(3)], "S2 3 times (each card exists twice)"),
+                          ([0, 0, -1], "C2 -1 times (each card exists twice)"),
+                          ([0, 2.5], "H2 2.5 times (counts are whole numbers)")):
+        for dtype in (None, object):
+            with pytest.raises(CardError, match=re.escape(f"hand holds {named}")):
+                Hand.from_counts(np.array(counts + [0] * (54 - len(counts)), dtype=dtype))
     for call, bad, error in ((format_rank, -1, LevelError), (format_rank, True, LevelError),
                              (format_rank, 13, LevelError), (wild_kind, 13, LevelError),
                              (card_rank, 60, CardError), (card_suit, -1, CardError),
-                             (card_rank, 2.0, CardError)):
+                             (card_rank, 2.0, CardError), (card_rank, 54, CardError),
+                             (card_suit, 54, CardError), (card_rank, -1, CardError)):
         with pytest.raises(error, match=re.escape(f"{bad!r}") + "$"):
             call(bad)
     assert (format_rank(np.int64(12)), wild_kind(np.int64(5)), card_rank(53),
             card_suit(52)) == ("A", 21, 14, -1)
+    # every kind's rank and suit are those its notation names (jokers: ranks 13, 14)
+    for kind in range(54):
+        text = format_card(kind)
+        if kind < 52:
+            assert (format_rank(card_rank(kind)), "SHCD"[card_suit(kind)]) == \
+                (text[1], text[0])
+        else:
+            assert (card_rank(kind), card_suit(kind)) == ({"SB": 13, "HR": 14}[text], -1)
     for bad in (b"H7", {"H7": 1}):
         with pytest.raises(TypeError, match=re.escape(f"not {bad!r}")):
             parse_cards(bad)
@@ -278,6 +297,7 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
     for fields, named in (((77, 3, 0, [12]), "type_id is a whole number 0..10, not 77"),
                           ((1, 12, 0, [60]), "card kind is a whole number 0..53, not 60"),
                           ((1, 12, 0, [-1]), "not -1"), ((1, 99, 0, [3]), "label"),
+                          ((1, 17, 0, [3]), "label"), ((1, -1, 0, [3]), "label"),
                           ((1, 12, 0, [3.0]), "not 3.0"), ((1, 12, 0, [True]), "not True"),
                           ((5, 0, 0, range(11)), "at most 10 cards, not 11"),
                           ((1, 12, 0, [3], ["Z"]), "not ('Z',)"),
@@ -303,9 +323,13 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
     assert Move.parse(" pass ", "2") is Move.PASS
     with pytest.raises(MoveError, match="paß"):      # "paß".upper() is "PASS"
         Move.parse("paß", "2")
+    for bad in ("Pair: S4 D4", "Pair 4 S4 D4", "Pair 4 x: S4 D4", ":"):
+        with pytest.raises(MoveError, match=re.escape(f"a move is written 'Type rank: cards', "
+                                                      f"not {bad!r}")):
+            Move.parse(bad, "2")
 
 
-@pytest.mark.parametrize("bad", ["1", "Z", "11", "B", 13, -1, "SB"])
+@pytest.mark.parametrize("bad", ["1", "Z", "11", "B", 13, -1, "SB", True, False])
 def test_sec2_bad_level_rejected(bad):
     """RULES 2: a level is a rank from 2 to A."""
     with pytest.raises(LevelError) as err:
@@ -412,8 +436,12 @@ def test_sec4_move_from_platform_random_actions_are_moves_or_move_errors():
 
 
 def test_sec4_move_from_platform_pass_spellings():
-    for cards in ("PASS", None, [], ()):
-        assert Move.from_platform(["PASS", "PASS", cards], "7").is_pass
+    for rank in ("PASS", None):
+        for cards in ("PASS", None, [], ()):
+            assert Move.from_platform(["PASS", rank, cards], "7") is Move.PASS
+    for bad in (["PASS", "3", None], ["PASS", "PASS", ["S3"]], ["PASS", [], None]):
+        with pytest.raises(MoveError, match="malformed pass"):
+            Move.from_platform(bad, "7")
 
 
 def test_sec7_move_platform_round_trip():
@@ -823,12 +851,22 @@ def test_sec5_bomb_ladder():
     for i, a in enumerate(ladder):
         for j, b in enumerate(ladder):
             assert beats(a, b) == (i > j), (str(a), str(b))
+    # bomb_order_key orders them alike (a total order: distinct keys), and is -1 for
+    # what is no bomb
+    from guandan_core.moves import bomb_order_key
+    keys = [bomb_order_key(b) for b in ladder]
+    assert keys == sorted(set(keys)) and keys[0] >= 0
+    assert [bomb_order_key(m) for m in (M("Single", "R", "HR", L), Move.PASS)] == [-1, -1]
 
 
 def test_sec5_pass_never_beats_nor_is_beaten():
     """RULES 5/6 / API: the pass never beats and is never beaten."""
     for m in (M("Single", "3", "S3"), M("Bomb", "JOKER", "SB SB HR HR")):
         assert not beats(Move.PASS, m) and not beats(m, Move.PASS)
+        # (no move is no pass: a MoveError, either way round)
+        for pair in ((m, None), (None, m), (m, ["Single", "3", ["S3"]])):
+            with pytest.raises(MoveError, match="beats.. takes two Moves"):
+                beats(*pair)
     assert not beats(Move.PASS, Move.PASS)
 
 
