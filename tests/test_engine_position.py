@@ -93,6 +93,9 @@ BAD_POSITIONS = [
     ("owner not a seat", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=0,
         table={"owner": 7, "play": ["Single", "9", ["S9"]]}), "not a seat"),
+    ("owner -1", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": -1, "play": ["Single", "9", ["S9"]]}), "owner: -1 is not a seat"),
     ("seat to move is out", dict(hands=[["S3"], [], ["S5"], ["S6"]], finished=[1],
                                  to_move=1), "holds no cards"),
     ("to_move not a seat", dict(to_move=4), "to_move"),
@@ -100,7 +103,9 @@ BAD_POSITIONS = [
     ("empty hand not finished", dict(hands=[["S3"], [], ["S5"], ["S6"]]),
      "not in finished"),
     ("hand already over", dict(hands=[[], ["S4"], [], ["S6"]], finished=[0, 2], to_move=1),
-     "already over"),
+     "already over: seats 0 and 2 are both out"),
+    ("hand already over, team 1", dict(hands=[["S3"], [], ["S5"], []], finished=[3, 1],
+                                       to_move=0), "already over: seats 1 and 3 are both out"),
     ("seat twice in finished", dict(hands=[["S3"], [], ["S5"], ["S6"]], finished=[1, 1]),
      "twice"),
     ("owner out but not last out", dict(
@@ -609,6 +614,38 @@ def test_move_list_is_lazy_and_ordered():
     assert M(pos, "Single", "9", "S9") in ml and M(pos, "Single", "4", "S4") not in ml
 
 
+def test_a_finished_hand_has_no_moves():
+    """RULES 6: once a team is out the hand is over: nobody is to move, and the move
+    collections are empty."""
+    pos = P(["S3 H3", "S4", "", ""], finished=(2, 3))
+    pos.push(pos.parse_move(["Pair", "3", ["H3", "S3"]]))
+    assert pos.is_over and pos.to_move is None
+    assert (pos.count_moves(), pos.legal_moves(), len(pos.move_list())) == (0, [], 0)
+
+
+def test_sec7_hands_and_seats_given_as_numpy_values():
+    """RULES 7: a hand given as 54 counts of any integer type, or as card kinds in a
+    short array, and seats given as numpy integers make the same position, whose seats are
+    plain ints (so that its JSON can be written)."""
+    lists = [["S3", "H3"], ["S4"], [], ["SB", "SB"]]
+    expected = Position("2", lists, finished=[2], to_move=1,
+                        table=Move.from_platform(["Single", "9", ["S9"]], "2"), owner=0)
+    as_counts = [Hand(h).counts.astype(np.int64) for h in lists]
+    as_kinds = [np.array(Hand(h).kinds(), dtype=np.uint8) for h in lists]
+    for hands in (as_counts, as_kinds, [Hand(h).counts for h in lists]):
+        pos = Position("2", hands, finished=[np.int64(2)], to_move=np.int64(1),
+                       table=Move.from_platform(["Single", "9", ["S9"]], "2"),
+                       owner=np.int64(0))
+        assert pos == expected and pos.to_json_str() == expected.to_json_str()
+        assert type(pos.to_move) is int and type(pos.owner) is int
+        assert all(type(seat) is int for seat in pos.finished)
+    assert Position("2", [np.array([1, 2], dtype=np.uint8), ["S4"], ["S5"], ["S6"]]).hand(0) \
+        == Hand("H2 C2")
+    for hands in (lists[:3], lists + [[]]):
+        with pytest.raises(PositionError, match=f"a position has 4 hands, not {len(hands)}"):
+            Position("2", hands)
+
+
 def test_hands_are_hand_objects():
     pos = Position.from_json(SEC7_EXAMPLE)
     assert pos.hands[0] == Hand("S3 S4") and pos.hand(1) == Hand("HR")
@@ -661,6 +698,12 @@ def test_parse_move_reads_platform_actions_and_text_at_the_positions_level_and_r
           table=["Single", "4", ["S4"]], owner=0).parse_move("Single 3: S3")
     with pytest.raises(MoveError, match="a move is written 'Type rank: cards', not 'S3'"):
         lead.parse_move("S3")
+    # a Move read at another level is refused by name (a pair of 7s at level 2 is below
+    # the 8s; at level 7 it is the level's pair, above the aces)
+    sevens = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    with pytest.raises(IllegalMoveError, match=re.escape(
+            '["Pair", "7", ["S7", "C7"]] is not a reading of its cards at level 7')):
+        P(["S7 C7", "S9", "", ""], finished=(2, 3), level="7").parse_move(sevens)
     with pytest.raises(MoveError, match=r"a move is \[type, rank, cards\], not 3"):
         lead.parse_move(3)
 
