@@ -1269,6 +1269,50 @@ def test_solve_many_keeps_a_table_a_core_at_its_first_size(monkeypatch):
     assert solver.search._spares == []
 
 
+def test_solve_many_keeps_at_most_a_worker_a_core(monkeypatch):
+    """Workers beyond available_cores() end with their job: calls on more threads than
+    cores, one after another, leave at most one idle worker a core, and no other
+    solve_many threads."""
+    import threading
+    import time
+    import solver.batch
+    monkeypatch.setattr(solver.batch, "available_cores", lambda: 1)
+    items = _endgames_4x6(3)
+    for _ in range(4):
+        assert all(r.exact for r in solve_many(items, threads=3))
+        assert solver.batch._idle[0] <= 1
+    deadline = time.monotonic() + 10
+    while True:             # (a worker that is not kept ends just after its call's end)
+        alive = [t for t in threading.enumerate() if t.name == "solve_many"]
+        if len(alive) <= 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    assert len(alive) == solver.batch._idle[0] <= 1
+
+
+def test_solve_many_checks_its_options_with_no_positions_and_passes_a_workers_error_on(
+        monkeypatch):
+    """Bad options are named even when there is nothing to solve; an exception raised in a
+    worker reaches the caller as it was raised."""
+    import solver.batch
+    for options, error, named in (({"time_limit": -1}, ValueError, "time_limit"),
+                                  ({"node_limit": 0.5}, ValueError, "node_limit"),
+                                  ({"at_least": "x"}, ValueError, "'x'"),
+                                  ({"all_moves": 2}, TypeError, "all_moves"),
+                                  ({"pv": 2}, TypeError, "pv"),
+                                  ({"fresh_tables": 2}, TypeError, "fresh_tables")):
+        with pytest.raises(error, match=named):
+            solve_many([], **options)
+    failure = RuntimeError("worker failed")
+
+    def failing(*args, **kwargs):
+        raise failure
+    monkeypatch.setattr(solver.batch, "solve", failing)
+    with pytest.raises(RuntimeError) as caught:
+        solve_many(_endgames_4x6(3), threads=2)
+    assert caught.value is failure
+
+
 def test_solve_many_calls_from_two_threads_at_once_share_the_workers():
     """Two callers' solve_many calls at once share the kept workers and tables (lent to
     one worker at a time) and each answers as one solve after another."""
