@@ -257,6 +257,32 @@ def test_empty_and_tiny_hands():
 TWENTY_EIGHT_CARDS = " ".join(s + r for s in "SHCD" for r in "3456789")   # each card once
 
 
+def test_a_bad_level_is_refused_for_any_hand():
+    """RULES sec. 2: a level index is 0..12 even when the hand (or the split) is empty."""
+    from guandan_core.cards import LevelError
+    for call in (lambda: best_split("", 13), lambda: control([], "S3", 13),
+                 lambda: best_split("S3", -1), lambda: analyze("", 13)):
+        with pytest.raises(LevelError, match="13|-1"):
+            call()
+
+
+def test_all_eight_cards_of_a_rank_are_one_bomb():
+    """RULES sec. 4: eight aces are one 8-card bomb (two plays with the three), not two
+    4-card bombs (three plays)."""
+    res = best_split("SA SA HA HA CA CA DA DA S3", "2")
+    assert strs(res.split) == ["Single 3: S3", "Bomb A: SA SA HA HA CA CA DA DA"]
+
+
+def test_runners_up_may_be_any_whole_number_type():
+    """A numpy integer asks for as many runners-up as the int (uint8's 255 is 255, not
+    a number that wraps)."""
+    hand = "S9 C9 D9 S8 C8 D8 H7 H7"
+    as_int = best_split(hand, "7", runners_up=255)
+    for n in (np.uint8(255), np.int64(255)):
+        assert best_split(hand, "7", runners_up=n) == as_int
+    assert len(as_int.runners_up) > 3
+
+
 def test_hand_too_big_is_refused():
     """RULES sec. 1: a hand holds at most 27 cards (the old case held S2 eight times and
     was refused for that before the size was looked at)."""
@@ -470,7 +496,7 @@ def test_joker_bomb_is_control():
     hand = Hand("SB SB HR HR")
     res = best_split(hand, "2")
     [info] = control(res, hand, "2")
-    assert not info.beatable and info.by is None
+    assert not info.beatable and info.by is None and not info.only_bombs
 
 
 def test_big_joker_single_only_beaten_by_a_bomb():
@@ -526,6 +552,13 @@ def test_analyze_dict():
     assert ctrl["JOKER"]["beatable"] is False and ctrl["JOKER"]["by"] is None
     assert ctrl["9"]["beatable"] is True and ctrl["9"]["by"][0] == "Bomb"
     json.dumps(out)
+    # the split's counts are those of its plays
+    for hand in ("S3 S4 S5 H6 C7 C8 D9 D9 DT", "S3 S3 H4 H4", "S9 C9 D9 H7 H7 SB SB HR HR",
+                 "S2 S2 C2 C2 S5 D7 DK HA"):
+        out = analyze(hand, "7")
+        split = best_split(hand, "7").split
+        assert (out["split_bombs"], out["split_singles"]) == \
+            (sum(m.is_bomb for m in split), sum(m.type == "Single" for m in split))
 
 
 # ----------------------------------------------------------------------------- CLI
