@@ -257,6 +257,36 @@ def test_an_opponent_that_fails_leaves_the_environment_as_it_was():
     assert env.history[len(before[0]) + 1][0] == 1
 
 
+def test_a_reset_that_fails_leaves_no_hand_to_step_in():
+    """An opponent that raises while a new hand begins (before the agent's first turn):
+    the environment has no hand then, and a step says so instead of playing on in the
+    hand before; it always holds four seats' players."""
+    class Switch:
+        fail = False
+
+        def __call__(self, obs):
+            if self.fail:
+                raise ZeroDivisionError("boom")
+            return GreedyPlayer()(obs)
+
+    switch = Switch()
+    env = HandEnv(agent_seats=(0,), opponents=switch)
+    assert len(env.players) == 4
+    for seed in range(20):
+        switch.fail = False
+        env.reset(seed=seed)
+        switch.fail = True
+        try:
+            env.reset(seed=seed + 1)
+        except ZeroDivisionError:
+            break               # (seed + 1's first leader is an opponent)
+    else:
+        pytest.fail("no hand began with an opponent to move")
+    assert env.position is None
+    with pytest.raises(RuntimeError, match="step before reset"):
+        env.step(0)
+
+
 def test_copies_numpy_inputs_and_kept_views():
     """copy.copy is a real copy; numpy seeds and actions are taken; a kept Observation
     and a returned array do not change with later steps, and changing a returned array

@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from guandan_core.cards import parse_level
+from guandan_core.cards import parse_card, parse_level
 from guandan_core.env import GameEnv
 from guandan_core.match import Match
 from guandan_core.players import GreedyPlayer, RandomPlayer
@@ -234,6 +234,9 @@ def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
                             obs["cards_left"].copy()))
             card = getattr(cards, info["choice"])(info["observation"], info["allowed_cards"])
             action = env.action_of(card)
+            # (a card is named by its text or its kind alike; no table at a choice)
+            kind = parse_card(card) if isinstance(card, str) else int(card)
+            assert env.action_of(kind) == action and obs["table_owner"] == -1
         else:
             assert obs["phase"] == 0
             action = env.action_of(agents[int(obs["seat"])](info["observation"]))

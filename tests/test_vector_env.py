@@ -133,6 +133,18 @@ def test_each_row_has_its_own_opponents():
         assert _same(_row(obs, 0), _row(obs, 1))
 
 
+def test_actions_may_come_as_any_ordered_iterable():
+    """step's actions, one an environment in order, as a list, an array, a tuple or an
+    iterator: the same step."""
+    answers = []
+    for wrap in (list, np.array, tuple, iter):
+        venv = VectorHandEnv(3)
+        venv.reset(seed=4)
+        obs, rewards, *_ = venv.step(wrap([0, 1, 0]))
+        answers.append((obs["hand"].tolist(), [list(e.history) for e in venv.envs]))
+    assert all(a == answers[0] for a in answers)
+
+
 def test_bad_calls_are_named_and_move_nothing():
     venv = VectorHandEnv(2)
     with pytest.raises(RuntimeError, match="step before reset"):
