@@ -227,6 +227,78 @@ def test_sec7_bad_messages_are_named(message, error):
     assert isinstance(info.value, ValueError)
 
 
+def _lead_act(**changes):
+    """A lead act (seat to play one of its singles), with ``changes`` (a new actionList
+    with its indexRange)."""
+    message = _act(HAND, [["Single", "4", ["H4"]], ["Single", "4", ["C4"]]]) | changes
+    if isinstance(message["actionList"], list):
+        message["indexRange"] = len(message["actionList"]) - 1
+    return message
+
+
+@pytest.mark.parametrize("changes, error", [
+    ({"type": "notify"}, "not an act message"),
+    ({"actionList": []}, "actionList is a non-empty list of actions, not []"),
+    ({"actionList": "PASS"}, "actionList is a non-empty list of actions, not 'PASS'"),
+    ({"publicInfo": [{"rest": 27}] * 3}, "publicInfo is four"),
+    ({"publicInfo": [{"rest": 27}] * 3 + [{"rest": 29}]}, "publicInfo is four"),
+    ({"publicInfo": [{"rest": 27}] * 3 + [27]}, "publicInfo is four"),
+    ({"greaterPos": 0, "greaterAction": [None] * 3}, "greaterPos is 0 but greaterAction is"),
+    ({"handCards": " ".join(HAND)}, "handCards is a list of card strings, not"),
+    ({"handCards": None}, "handCards is a list of card strings, not None"),
+    ({"handCards": {"S2": 1}}, "handCards is a list of card strings, not"),
+])
+def test_sec7_malformed_act_fields_are_named(changes, error):
+    """RULES 7: each key of an act message that read_act reads is checked, and a bad one
+    is a PlatformError naming it."""
+    with pytest.raises(PlatformError, match=re.escape(error)):
+        read_act(_lead_act(**changes))
+
+
+def test_sec7_malformed_actions_and_plays_are_named():
+    """RULES 7: an action whose type is not a string, a tribute action of an unknown
+    card, a play that is not [type, rank, cards] or a pass that carries cards: each a
+    PlatformError naming it. A lead's greaterAction is not read (the platform leaves the
+    last trick's there)."""
+    leftover = read_act(_lead_act(greaterPos=-1, greaterAction=["Single", "4", ["H4"]]))
+    assert leftover.table is None and leftover.table_owner is None
+    for message, error in (
+            (_lead_act(actionList=[[["Single"], "4", ["H4"]]]), "unknown move type ['Single']"),
+            (_act(HAND, [["tribute", "tribute", ["XX"]]], stage="tribute",
+                  ranks=AFTER_A_HAND), "unknown card 'XX'")):
+        with pytest.raises(PlatformError, match=re.escape(error)):
+            read_act(message).actions
+    with pytest.raises(PlatformError, match=re.escape("unknown move type ['Single']")):
+        _begun().receive(_lead_act(actionList=[["Single", "4", ["H4"]],
+                                               [["Single"], "4", ["H4"]]]))
+    for triple, error in ((["Single", ["S4"]], "is [type, rank, cards], not"),
+                          (["Single", "4", ["S4"], "x"], "is [type, rank, cards], not"),
+                          (["PASS", "PASS", ["S3"]], "malformed pass")):
+        with pytest.raises(PlatformError, match=re.escape(error)):
+            _begun().receive(_play(0, triple))
+
+
+def test_sec8_malformed_exchange_and_end_messages_are_named():
+    """RULES 8: a tribute result of no entry or of three, an entry of four fields, an
+    anti-tribute seat that is none, a restCards entry of three fields: each a
+    PlatformError naming it (on a seat that has not seen a hand end, too)."""
+    for change, error in ((dict(result=[]), "result is a list of one or two"),
+                          (dict(result=[[3, 0, "S2"], [1, 2, "S3"], [0, 1, "S4"]]),
+                           "result is a list of one or two"),
+                          (dict(result=[[0, 2, "S3", "junk"]]),
+                           "a result entry is [giver, receiver, card], not")):
+        with pytest.raises(PlatformError, match=re.escape(error)):
+            _begun(seat=0).receive(_notify("tribute", **change))
+    with pytest.raises(PlatformError, match=re.escape("antiPos is a seat 0..3, not 7")):
+        _begun(seat=0).receive(_notify("anti-tribute", antiPos=[7]))
+    rest3 = REST[54:81]
+    end = {"type": "notify", "stage": "episodeOver", "order": [0, 2, 1, 3], "curRank": "2",
+           "restCards": [[1, HAND], [3, rest3, "extra"]]}
+    with pytest.raises(PlatformError, match=re.escape("a restCards entry is [seat, cards], "
+                                                      "not")):
+        _team_0_out().receive(end)
+
+
 def test_sec7_a_message_that_contradicts_the_earlier_ones_is_refused():
     """RULES 7: a missed or wrong message is caught at the next act, never played on."""
     actions = _lead_list()
