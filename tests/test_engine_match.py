@@ -529,6 +529,10 @@ def test_players():
     # the same choice through the slow path over a plain list of moves
     assert GreedyPlayer._from_moves(pos.legal_moves(), True, 0).to_platform() == \
         ["Single", "4", ["S4"]]
+    # (and following: the lowest play that beats, never a bomb, else the pass)
+    assert GreedyPlayer._from_moves(pos2.legal_moves(), False, 0).to_platform() == \
+        ["Single", "9", ["S9"]]
+    assert GreedyPlayer._from_moves(pos3.legal_moves(), False, 0) == Move.PASS
     # random: every legal move (pass included) gets chosen
     r = RandomPlayer(0)
     seen = {r(obs_of(pos2)) for _ in range(300)}

@@ -35,14 +35,24 @@ def test_it_plays_whole_matches_and_the_same_seeds_give_the_same_game():
 def test_a_searched_move_is_the_best_over_the_sampled_deals():
     """When at most max_cards cards are in play, the move is solve_sampled's best over
     deals drawn from the player's own seeded generator; before, greedy's."""
-    checked = {"searched": 0, "greedy": 0}
+    checked = {"searched": 0, "greedy": 0, "at the bound": 0}
 
     def watcher(obs):
         mine, twin = SamplingPlayer(7, deals=6), random.Random(7)
         move = mine(obs)
-        if sum(obs.cards_left) > 24 or len(obs.legal_moves) == 1:
+        in_play = sum(obs.cards_left)
+        if in_play > 24 or len(obs.legal_moves) == 1:
             assert move == GreedyPlayer()(obs)
             checked["greedy"] += 1
+            if len(obs.legal_moves) > 1 and in_play <= 30 and not checked["at the bound"]:
+                # max_cards is the most cards in play that are searched: this many are
+                at_bound, below = (SamplingPlayer(7, deals=6, max_cards=in_play - k)
+                                   for k in (0, 1))
+                expected = solve_sampled(obs, 6, seed=random.Random(7), threads=1,
+                                         node_limit=2_000_000).best
+                assert (at_bound(obs), at_bound.searched) == (expected, 1)
+                assert (below(obs), below.searched) == (GreedyPlayer()(obs), 0)
+                checked["at the bound"] += 1
         else:
             expected = solve_sampled(obs, 6, seed=twin, threads=1, node_limit=2_000_000).best
             assert move == expected and mine.searched == 1
@@ -50,7 +60,7 @@ def test_a_searched_move_is_the_best_over_the_sampled_deals():
         return move
 
     Match([watcher, GreedyPlayer(), GreedyPlayer(), GreedyPlayer()], seed=11).play_hand()
-    assert checked["searched"] >= 3 and checked["greedy"] >= 3
+    assert checked["searched"] >= 3 and checked["greedy"] >= 3 and checked["at the bound"]
 
 
 def test_it_beats_greedy_players_on_the_same_deals():
