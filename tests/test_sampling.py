@@ -426,7 +426,8 @@ def test_deals_of_an_observation_give_tribute_cards_to_their_holders():
 
 def test_a_tribute_card_is_pinned_once_and_its_other_copy_dealt_at_random():
     """A seat that received a card holds that one copy surely, not the other: where the
-    other copy is hidden too, some deals give it to another seat."""
+    other copy is hidden too, it is dealt at random, to another seat in some deals and
+    to this one in others."""
     checked = 0
     for i, (obs, true, _) in enumerate(_tribute_observations()):
         pool = hidden_pool(obs)
