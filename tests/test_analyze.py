@@ -21,7 +21,7 @@ import pytest
 from guandan_core import Hand, Move, Rules, classify, legal_moves
 from guandan_core.analysis import (analyze, best_split, control, list_bombs, split_score,
                                    unseen_pool)
-from guandan_core.cards import format_card, parse_level
+from guandan_core.cards import LevelError, format_card, parse_level
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_process import PACKAGES, ROOT, cli_env  # noqa: E402
@@ -259,7 +259,6 @@ TWENTY_EIGHT_CARDS = " ".join(s + r for s in "SHCD" for r in "3456789")   # each
 
 def test_a_bad_level_is_refused_for_any_hand():
     """RULES sec. 2: a level index is 0..12 even when the hand (or the split) is empty."""
-    from guandan_core.cards import LevelError
     for call in (lambda: best_split("", 13), lambda: control([], "S3", 13),
                  lambda: best_split("S3", -1), lambda: analyze("", 13)):
         with pytest.raises(LevelError, match="13|-1"):

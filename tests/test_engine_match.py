@@ -977,7 +977,6 @@ def test_sec8_choices_given_as_numpy_ints_are_kept_as_ints():
     """RULES 8: a choose_tribute or choose_return answering with a numpy integer (an
     index into a numpy array, say) is taken as the card kind it names, and the plan holds
     plain ints, so that it can be written as JSON."""
-    from guandan_core.match import plan_tribute
     hands = [Hand(h).counts for h in ("S3 S4 D5", "SA HA DA C2", "S5 S6 D8", "H9 D9 C7 S3")]
     plan = plan_tribute((0, 2, 1, 3), hands, "2", MatchRules.standard(),
                         choose_tribute=lambda payer, h, allowed: np.int64(allowed[-1]),
@@ -997,7 +996,6 @@ def test_sec8_a_payer_with_no_card_it_may_give_is_named():
     """RULES 8: the tribute is the payer's highest card that is not wild; a hand of wild
     cards alone (or none: a hand made up for the call) has none to give, which is a
     ValueError naming the seat, not a KeyError."""
-    from guandan_core.match import plan_tribute
     for payer_hand, shown in (("H2 H2", "H2 H2"), ("", "no cards")):
         hands = [Hand(h).counts for h in ("S3 S4", payer_hand, "S5 S6", "H9 D9")]
         with pytest.raises(ValueError, match=r"^seat 1: the payer holds no card that can be "

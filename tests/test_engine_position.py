@@ -628,14 +628,13 @@ def test_sec7_hands_and_seats_given_as_numpy_values():
     short array, and seats given as numpy integers make the same position, whose seats are
     plain ints (so that its JSON can be written)."""
     lists = [["S3", "H3"], ["S4"], [], ["SB", "SB"]]
-    expected = Position("2", lists, finished=[2], to_move=1,
-                        table=Move.from_platform(["Single", "9", ["S9"]], "2"), owner=0)
+    table = Move.from_platform(["Single", "9", ["S9"]], "2")
+    expected = Position("2", lists, finished=[2], to_move=1, table=table, owner=0)
     as_counts = [Hand(h).counts.astype(np.int64) for h in lists]
     as_kinds = [np.array(Hand(h).kinds(), dtype=np.uint8) for h in lists]
     for hands in (as_counts, as_kinds, [Hand(h).counts for h in lists]):
         pos = Position("2", hands, finished=[np.int64(2)], to_move=np.int64(1),
-                       table=Move.from_platform(["Single", "9", ["S9"]], "2"),
-                       owner=np.int64(0))
+                       table=table, owner=np.int64(0))
         assert pos == expected and pos.to_json_str() == expected.to_json_str()
         assert type(pos.to_move) is int and type(pos.owner) is int
         assert all(type(seat) is int for seat in pos.finished)

@@ -278,27 +278,6 @@ def test_sec7_malformed_actions_and_plays_are_named():
             _begun().receive(_play(0, triple))
 
 
-def test_sec8_malformed_exchange_and_end_messages_are_named():
-    """RULES 8: a tribute result of no entry or of three, an entry of four fields, an
-    anti-tribute seat that is none, a restCards entry of three fields: each a
-    PlatformError naming it (on a seat that has not seen a hand end, too)."""
-    for change, error in ((dict(result=[]), "result is a list of one or two"),
-                          (dict(result=[[3, 0, "S2"], [1, 2, "S3"], [0, 1, "S4"]]),
-                           "result is a list of one or two"),
-                          (dict(result=[[0, 2, "S3", "junk"]]),
-                           "a result entry is [giver, receiver, card], not")):
-        with pytest.raises(PlatformError, match=re.escape(error)):
-            _begun(seat=0).receive(_notify("tribute", **change))
-    with pytest.raises(PlatformError, match=re.escape("antiPos is a seat 0..3, not 7")):
-        _begun(seat=0).receive(_notify("anti-tribute", antiPos=[7]))
-    rest3 = REST[54:81]
-    end = {"type": "notify", "stage": "episodeOver", "order": [0, 2, 1, 3], "curRank": "2",
-           "restCards": [[1, HAND], [3, rest3, "extra"]]}
-    with pytest.raises(PlatformError, match=re.escape("a restCards entry is [seat, cards], "
-                                                      "not")):
-        _team_0_out().receive(end)
-
-
 def test_sec7_a_message_that_contradicts_the_earlier_ones_is_refused():
     """RULES 7: a missed or wrong message is caught at the next act, never played on."""
     actions = _lead_list()
@@ -517,6 +496,8 @@ def test_sec8_episode_over_must_agree_with_the_plays():
         ({"restCards": [[1, HAND[:26] + ["S3"]], [3, rest3]]}, "restCards gives this seat"),
         ({"restCards": [[1, HAND], [3, rest3[:26] + ["HA"]]]},
          "more than the two copies of HA"),
+        ({"restCards": [[1, HAND], [3, rest3, "extra"]]},
+         re.escape("a restCards entry is [seat, cards], not")),
     ]
     for change, error in bad_cases:
         with pytest.raises(PlatformError, match=error):
@@ -636,6 +617,14 @@ def test_sec8_tribute_messages_out_of_order_are_refused():
     refused(_begun(seat=0), [tribute, _notify("back", result=[[3, 1, "S5"]]), tribute],
             "a tribute stage after back")
     refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[1, 1])], "names a seat twice")
+    # messages of the wrong shape (on a seat that has not seen a hand end, too)
+    refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[7])],
+            re.escape("antiPos is a seat 0..3, not 7"))
+    for result in ([], [[3, 0, "S2"], [1, 2, "S3"], [0, 1, "S4"]]):
+        refused(_begun(seat=0), [_notify("tribute", result=result)],
+                "result is a list of one or two")
+    refused(_begun(seat=0), [_notify("tribute", result=[[0, 2, "S3", "junk"]])],
+            re.escape("a result entry is [giver, receiver, card], not"))
     refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[1]), tribute],
             "a tribute stage after anti-tribute")
     # acts: a return from a seat that received nothing, a tribute in a game's first hand

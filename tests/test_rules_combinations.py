@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from guandan_core import (CardError, Hand, LevelError, Move, MoveError, Rules, beats,
-                          classify, legal_moves, moves_array)
+                          bomb_order_key, classify, legal_moves, moves_array)
 from guandan_core.cards import parse_card, parse_level
 
 STANDARD = Rules.standard()
@@ -853,7 +853,6 @@ def test_sec5_bomb_ladder():
             assert beats(a, b) == (i > j), (str(a), str(b))
     # bomb_order_key orders them alike (a total order: distinct keys), and is -1 for
     # what is no bomb
-    from guandan_core.moves import bomb_order_key
     keys = [bomb_order_key(b) for b in ladder]
     assert keys == sorted(set(keys)) and keys[0] >= 0
     assert [bomb_order_key(m) for m in (M("Single", "R", "HR", L), Move.PASS)] == [-1, -1]

@@ -430,10 +430,10 @@ def test_a_tribute_card_is_pinned_once_and_its_other_copy_dealt_at_random():
     to this one in others."""
     checked = 0
     for i, (obs, true, _) in enumerate(_tribute_observations()):
-        pool = hidden_pool(obs)
-        for seat, cards in _surely(obs).items():
+        pool, surely = hidden_pool(obs), _surely(obs)
+        for seat, cards in surely.items():
             for kind, n in cards.items():
-                if pool[kind] <= sum(c[kind] for c in _surely(obs).values()) or checked > 12:
+                if pool[kind] <= sum(c[kind] for c in surely.values()) or checked > 12:
                     continue        # (no copy of the kind left free)
                 held = [d.counts(seat)[kind] for d in sample_deals(obs, 40, seed=i)]
                 assert min(held) == n and max(held) > n     # (the free copy goes anywhere)
