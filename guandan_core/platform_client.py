@@ -25,7 +25,7 @@ import json
 from typing import Optional, TextIO
 
 from .platform_seat import PlatformError, PlatformSeat, read_message
-from .usertext import quoted
+from .usertext import close_reason, quoted
 
 __all__ = ["play_websocket", "play_lines", "check_url"]
 
@@ -99,7 +99,7 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
                         answered += 1
             except PlatformError as exc:
                 # (1011: the client stops on an error, which a normal close would hide)
-                ws.close(code=1011, reason=str(exc)[:120])
+                ws.close(code=1011, reason=close_reason(exc))
                 raise
     except ConnectionClosedError as exc:
         raise OSError(f"the server at {url} broke the connection ({exc}) after "

@@ -52,7 +52,7 @@ from .jsontext import parse_json
 from .match import Match, MatchRules, plan_tribute
 from .moves import Move
 from .platform_seat import PlatformError
-from .usertext import quoted
+from .usertext import close_reason, quoted
 
 __all__ = ["PlatformGame", "serve", "DEFAULT_PORT"]
 
@@ -420,7 +420,7 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
         code, reason = 1001, "the server was stopped"
         raise
     except BaseException as exc:
-        code, reason = 1011, str(exc)[:120]
+        code, reason = 1011, close_reason(exc)
         raise
     finally:
         for conn in conns:      # (before the handlers return, which would close with 1000)

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["read_count", "read_seconds", "quoted", "one_line"]
+__all__ = ["read_count", "read_seconds", "quoted", "one_line", "close_reason"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
+# bytes of a WebSocket close frame's reason: a control frame carries at most 125 bytes,
+# 2 of them the close code (RFC 6455 sec. 5.5)
+MAX_CLOSE_REASON = 123
 
 _DIGITS_RE = re.compile(r"[0-9]+\Z")    # (int() refuses over 4,300 digits in its own words)
 _SECONDS_RE = re.compile(r"(?:[0-9]{1,18}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?\Z")
@@ -69,3 +72,18 @@ def one_line(text, limit: int = MAX_MESSAGE) -> str:
     if not words.isprintable():
         words = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
     return _elided(words, limit)
+
+
+def close_reason(text) -> str:
+    r"""``text`` cut to fit a WebSocket close frame: at most ``MAX_CLOSE_REASON`` bytes of
+    UTF-8, cut between characters (a Chinese character takes 3 bytes, so a cut by
+    characters alone can overflow the frame and lose the close); a lone surrogate, which
+    UTF-8 cannot carry, written as its Python escape.
+
+    >>> close_reason("牌" * 50) == "牌" * 41
+    True
+    >>> close_reason("bad \udc80")
+    'bad \\udc80'
+    """
+    data = str(text).encode("utf-8", "backslashreplace")[:MAX_CLOSE_REASON]
+    return data.decode("utf-8", "ignore")       # (a character cut in two left out)

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from guandan_core.platform_client import play_lines
+from guandan_core.platform_client import play_lines, play_websocket
 from guandan_core.platform_seat import PlatformError, PlatformSeat
 from guandan_core.players import make_player
 from cli_process import PACKAGES, assert_one_line_error, cli_env, run_cli
@@ -110,6 +110,25 @@ def test_sec7_the_bot_plays_over_the_platforms_websocket(game):
     assert proc.returncode == 0, proc.stderr
     assert server.path == "/game/client2" and server.answers == answers
     assert proc.stdout == f"3 hands played as seat 1, {len(answers)} acts answered\n"
+
+
+def test_an_error_in_chinese_reaches_the_server_in_its_close(game):
+    """A close frame's reason is at most 123 bytes (RFC 6455 sec. 5.5): the bot's error,
+    quoting a card written in Chinese (3 bytes a character), is cut to fit, so the server
+    still gets the 1011 close and the bot raises its PlatformError, not a failed close."""
+    messages, _ = game
+    broken = [dict(m) for m in messages[:3]]
+    broken[2]["curAction"] = ["Single", "3", ["红桃" * 40]]
+    server = _Server(broken, wait_for_close=True)
+    try:
+        with pytest.raises(PlatformError, match="notify play: unknown card '红桃红桃"):
+            play_websocket(PlatformSeat(make_player("greedy")),
+                           f"ws://127.0.0.1:{server.port}/game/client1")
+    finally:
+        server.stop()
+    reason = server.conn.close_reason
+    assert server.conn.close_code == 1011
+    assert reason.startswith("notify play: unknown card '红桃") and len(reason.encode()) >= 121
 
 
 def test_sec7_a_bad_message_stops_the_bot_with_one_line(game):

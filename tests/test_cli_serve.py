@@ -98,7 +98,8 @@ def _seat_thread(url, answers_first=None, leave_after=None, hold=None, unasked=N
     sent before the first real answer; ``leave_after``: close after that many acts;
     ``hold``: an Event awaited before answering; ``unasked``: text sent after the first
     notify play; ``silent``: never answers. ``outcome["started"]`` is set at the first
-    message, ``outcome["close_code"]`` holds how the server closed."""
+    message, ``outcome["close_code"]`` and ``outcome["close_reason"]`` hold how the server
+    closed."""
     outcome = {"started": threading.Event()}
 
     def run():
@@ -109,6 +110,7 @@ def _seat_thread(url, answers_first=None, leave_after=None, hold=None, unasked=N
                     _play_on(ws, seat)
                 finally:
                     outcome["close_code"] = ws.close_code
+                    outcome["close_reason"] = ws.close_reason
             outcome["hands"] = len(seat.hands)
         except Exception as exc:
             outcome["error"] = exc
@@ -334,6 +336,22 @@ def test_a_seat_that_does_not_answer_in_time_ends_the_game():
         thread.join(60)
         codes.append(outcome.get("close_code"))
     assert codes == [1011] * 4
+
+
+def test_an_error_in_chinese_still_closes_every_client():
+    """A close frame's reason is at most 123 bytes (RFC 6455 sec. 5.5): an error whose text
+    is Chinese (3 bytes a character) is cut to fit, so every client still gets its 1011
+    close and ``serve`` raises the error itself, not a failed close."""
+    def fail(event):
+        raise RuntimeError("牌" * 100)
+
+    served = _Served(seed=1, max_hands=1, on_event=fail)
+    threads = [_seat_thread(served.url + f"c{i}") for i in range(4)]
+    served.join()
+    assert isinstance(served.error, RuntimeError) and str(served.error) == "牌" * 100
+    for thread, outcome in threads:
+        thread.join(60)
+        assert outcome.get("close_code") == 1011 and outcome["close_reason"] == "牌" * 41
 
 
 def test_a_client_gone_before_the_game_gives_its_seat_up():
