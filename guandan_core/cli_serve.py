@@ -43,7 +43,9 @@ def cmd_serve(args) -> int:
         for f in log:
             f.close()
     won = [sum(1 for r in results if r.winner == team) for team in (0, 1)]
-    print(f"{len(results)} hands; games won: team 0+2 {won[0]}, team 1+3 {won[1]}")
+    hands = len(results)
+    print(f"{hands} {'hand' if hands == 1 else 'hands'}; games won: team 0+2 {won[0]}, "
+          f"team 1+3 {won[1]}")
     return 0
 
 

@@ -191,7 +191,8 @@ def test_a_fifth_client_or_a_wrong_path_is_turned_away_and_a_leaver_ends_the_gam
 
 
 def test_the_servers_errors_are_one_line():
-    """Bad input: a port in use, a bad option value, each one line and exit 2."""
+    """Bad input: a port in use, a bad option value (the bounds themselves taken), each
+    one line and exit 2."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -200,6 +201,18 @@ def test_the_servers_errors_are_one_line():
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith(
         f"guandan serve: error: cannot listen on 127.0.0.1:{port}: ")
+    # the highest --max-hands and --seed are taken (the error is the port's, not theirs)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_cli(["serve", "--port", str(port), "--max-hands", "999999",
+                        "--seed", str(10**30 - 1)])
+    assert f"cannot listen on 127.0.0.1:{port}: " in proc.stderr
+    assert_one_line_error(run_cli(["serve", "--max-hands", "1000000"]),
+                          "a number of hands from 1 to 999999, not '1000000'")
+    assert_one_line_error(run_cli(["serve", "--seed", str(10**30)]),
+                          f"a whole number from 0 to 10**30 - 1, not '{10**30}'")
     assert_one_line_error(run_cli(["serve", "--timeout", "0"]),
                           "seconds above 0 and at most 1e+06, not '0'")
     assert_one_line_error(run_cli(["serve", "--timeout", "1e300"]), "not '1e300'")
@@ -323,6 +336,25 @@ def test_junk_answers_are_reported_not_fatal(junk, shown):
     assert shown in served.warnings[0]
 
 
+def test_guandan_serve_reports_junk_answers_on_stderr():
+    """``guandan serve`` tells of an answer that is not one, on stderr, one line, and
+    plays on (the library's on_warning); one hand is "1 hand"."""
+    server = _cli("serve", "--port", "0", "--seed", "1", "--max-hands", "1")
+    try:
+        first = server.stdout.readline()
+        port = int(first.split(":")[2].split("/")[0])
+        threads = [_seat_thread(f"ws://127.0.0.1:{port}/game/c{i}",
+                                answers_first="junk" if i == 0 else None) for i in range(4)]
+        out, err = server.communicate(timeout=120)
+    finally:
+        server.kill()
+    for thread, outcome in threads:
+        thread.join(60)
+    assert server.returncode == 0 and out.startswith("1 hand; "), err
+    assert re.fullmatch(r"guandan serve: seat [0-3] answered 'junk', not \{\"actIndex\": "
+                        r"0\.\.\d+\}: waiting for another answer\n", err), err
+
+
 def test_a_seat_that_does_not_answer_in_time_ends_the_game():
     """timeout: from the act message; the game ends with an OSError naming the seat, and
     the other clients are closed with 1011 (an error), not 1000."""
@@ -372,10 +404,11 @@ def test_a_client_gone_before_the_game_gives_its_seat_up():
 
 def test_sec8_a_session_of_games_ends_with_game_over_and_game_result():
     """RULES 8: PlatformGame.play(games) plays until a team wins the game (gameOver: the
-    games won so far and asked for), then gameResult: the games each seat's team won."""
+    games won so far and asked for, one by default), then gameResult: the games each
+    seat's team won."""
     from guandan_core.platform_server import PlatformGame
     clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
-    results = PlatformGame(clients, seed=3).play(games=1)
+    results = PlatformGame(clients, seed=3).play()        # (one game by default)
     assert len(results) == 22 and results[-1].winner == 1
     assert all(r.winner is None for r in results[:-1])
     for client in clients:
@@ -387,6 +420,42 @@ def test_sec8_a_session_of_games_ends_with_game_over_and_game_result():
     assert len(game.play(games=1, max_hands=3)) == 3
     assert clients[0].game_results == [
         {"stage": "gameResult", "victoryNum": [0, 0, 0, 0], "draws": [0, 0, 0, 0]}]
+
+
+class _NoAnswer:
+    def receive(self, text):
+        return None
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda g: g([_NoAnswer()] * 3), ValueError, "a game has 4 clients, not 3"),
+    (lambda g: g([_NoAnswer()] * 3 + [object()]), TypeError,
+     "client 3 has no receive(text) method: <object object"),
+    (lambda g: g([_NoAnswer()] * 4, lead_style="bogus"), ValueError,
+     "lead_style is 'minus-one' or 'owner', not 'bogus'"),
+    (lambda g: g([_NoAnswer()] * 4).play_hands(-1), ValueError,
+     "hands: a number of hands 0 or more, not -1"),
+    (lambda g: g([_NoAnswer()] * 4).play(games=0), ValueError,
+     "games: a number of games 1 or more, not 0"),
+    (lambda g: g([_NoAnswer()] * 4).play(max_hands=0), ValueError,
+     "max_hands: a number of hands 1 or more, not 0"),
+])
+def test_a_game_refuses_bad_arguments_before_sending_anything(call, error, message):
+    """Bad input: PlatformGame and its play methods name the bad value, before a message
+    is sent (a game of 3 clients would otherwise fail in the middle of the first deal)."""
+    from guandan_core.platform_server import PlatformGame
+    with pytest.raises(error) as caught:
+        call(PlatformGame)
+    assert str(caught.value).startswith(message)
+
+
+def test_serve_listens_on_the_platforms_port_by_default():
+    """RULES 7: the platform's clients connect to ws://127.0.0.1:23456/game/NAME (the
+    README's bot command too), so that is where ``serve`` and ``guandan serve`` listen
+    unless told otherwise."""
+    import inspect
+    from guandan_core.platform_server import DEFAULT_PORT, serve
+    assert inspect.signature(serve).parameters["port"].default == DEFAULT_PORT == 23456
 
 
 def test_ctrl_c_stops_the_server_at_once():
