@@ -157,9 +157,10 @@ def test_sec7_a_bad_message_stops_the_bot_with_one_line(game):
     assert play_lines(PlatformSeat(make_player("greedy")), fits, io.StringIO()) == 0
 
 
-def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game):
+def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game, tmp_path):
     """Bad input: no server at the address, a server that breaks the connection, an
-    address that is not a WebSocket one, neither or both of an address and --stdio."""
+    address that is not a WebSocket one (refused before --log makes its file), neither
+    or both of an address and --stdio, a seed out of range."""
     with socket.socket() as s:          # a port with nobody listening
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -176,32 +177,90 @@ def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game):
         server.stop()
     assert_one_line_error(proc, f"the server at ws://127.0.0.1:{server.port}/game/client1 "
                                 "broke the connection")
-    assert_one_line_error(run_cli(["bot", "http://127.0.0.1:23456/game/client1"]),
-                          "a platform address is ws://HOST:PORT/PATH")
+    log = tmp_path / "never.jsonl"
+    assert_one_line_error(run_cli(["bot", "http://127.0.0.1:23456/game/client1", "--log",
+                                   str(log)]), "a platform address is ws://HOST:PORT/PATH")
+    assert not log.exists()
     assert_one_line_error(run_cli(["bot", "ws://[bad/x"]),
                           "'ws://[bad/x' is not a WebSocket address")
     assert_one_line_error(run_cli(["bot"]), "give the server's address")
     assert_one_line_error(run_cli(["bot", "ws://127.0.0.1:1/x", "--stdio"]), "not both")
     assert_one_line_error(run_cli(["bot", "--stdio", "--player", "best"]),
                           "invalid choice: 'best'")
+    assert_one_line_error(run_cli(["bot", "--stdio", "--seed", str(10**30)]),
+                          f"a whole number from 0 to 10**30 - 1, not '{10**30}'")
+    highest = run_cli(["bot", "--stdio", "--player", "random", "--seed", str(10**30 - 1)],
+                      stdin=_lines(messages[:2]))
+    assert highest.returncode == 0 and highest.stderr == ""
 
 
 def test_play_lines_names_the_line_it_cannot_take():
     """The library call behind --stdio: a PlatformError naming the line."""
     seat = PlatformSeat(make_player("greedy"))
-    import io
     with pytest.raises(PlatformError, match=r"line 2: unknown message type 'hello'"):
         play_lines(seat, io.StringIO('\n{"type": "hello"}\n'), io.StringIO())
 
 
-def test_without_websockets_the_bot_says_how_to_get_it():
-    """The WebSocket client is an extra: without it, one line saying how to install it."""
+def test_a_logged_message_of_the_largest_size_replays(tmp_path):
+    """A message may be up to MAX_MESSAGE_BYTES (the WebSocket's bound), so its line in a
+    log, ``{"in": message}``, is longer than that and must still be read; each logged
+    line is on disk as soon as it is written (flushed: a crashed bot's log is whole)."""
+    from guandan_core.platform_client import MAX_MESSAGE_BYTES
+    message = {"type": "notify", "stage": "gameOver", "curTimes": 1, "settingTimes": 1,
+               "pad": ""}
+    message["pad"] = "x" * (MAX_MESSAGE_BYTES - len(json.dumps(message)))
+    assert len(json.dumps(message)) == MAX_MESSAGE_BYTES
+    lines = json.dumps({"in": message}) + "\n" + json.dumps({"in": message | {"pad": 1}}) \
+        + "\n"     # (the short line would sit in the file's buffer unless flushed)
+    seat = PlatformSeat(make_player("greedy"))
+    log = tmp_path / "log.jsonl"
+    with open(log, "a", encoding="utf-8") as f:
+        assert play_lines(seat, io.StringIO(lines), io.StringIO(), f) == 0
+        assert log.read_text(encoding="utf-8") == lines      # (before the file is closed)
+
+
+def test_check_url_gives_the_address_back():
+    """check_url is public (``__all__``): a good address comes back as it was given."""
+    from guandan_core.platform_client import check_url
+    for url in ("ws://127.0.0.1:23456/game/client1", "WSS://example.org/x"):
+        assert check_url(url) == url
+
+
+@pytest.mark.parametrize("args, message", [
+    (['bot', 'ws://127.0.0.1:9/game/client1'], "connecting to the platform"),
+    (['serve', '--port', '0'], "serving the platform's messages")])
+def test_without_websockets_the_bot_and_server_say_how_to_get_it(args, message):
+    """The WebSocket client and server are an extra: without it, one line saying how to
+    install it."""
     from cli_process import run_python
     done = run_python("import sys; sys.modules['websockets'] = None\n"
                       "from guandan_core.cli import main\n"
-                      "sys.exit(main(['bot', 'ws://127.0.0.1:9/game/client1']))")
-    assert_one_line_error(done, "connecting to the platform needs the websockets package: "
+                      f"sys.exit(main({args!r}))")
+    assert_one_line_error(done, f"{message} needs the websockets package: "
                                 "pip install \"guandan-core[bot]\"")
+
+
+def test_the_bot_options_reach_its_player(monkeypatch, tmp_path):
+    """--move-time bounds the sampling player's moves (0.8 s by default, inf: no bound;
+    the other players have no time bound); a --stdio input with no file behind it (a
+    StringIO, as a program calling the CLI in-process may give) is not taken for the log
+    file, so the bot plays and logs."""
+    from guandan_core.cli import build_parser
+    from guandan_core.cli_bot import _player, cmd_bot
+    for given, bound in (([], 0.8), (["--move-time", "0.05"], 0.05),
+                         (["--move-time", "inf"], None)):
+        assert _player(build_parser().parse_args(["bot", "--stdio", *given])).move_time \
+            == bound
+    greedy = _player(build_parser().parse_args(["bot", "--stdio", "--player", "greedy"]))
+    assert type(greedy) is type(make_player("greedy"))
+    log = tmp_path / "log.jsonl"
+    text = '{"type": "notify", "stage": "gameOver", "curTimes": 1, "settingTimes": 1}\n'
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    args = build_parser().parse_args(["bot", "--stdio", "--log", str(log)])
+    assert cmd_bot(args) == 0
+    assert [json.loads(line) for line in log.read_text().splitlines()] == \
+        [{"in": json.loads(text)}]
 
 
 def test_the_log_keeps_what_could_not_be_read(game, tmp_path):

@@ -75,17 +75,109 @@ def test_sec8_random_players_play_the_same_match_through_messages(seed, lead_sty
         assert any(owner == seat ^ 2 for seat, owner in leads)      # after a partner's out
 
 
+def _platform(move) -> list:
+    return json.loads(json.dumps(move.to_platform()))      # (as a client reads it)
+
+
+def _assert_public_info(server):
+    """The table as the platform shows it, checked against the match's own history. At
+    each act play (RULES 7): ``playArea`` each seat's last play of this hand (None before
+    its first), ``curPos``/``curAction`` the play just made in this trick (-1 on a lead),
+    ``greaterPos``/``greaterAction`` the play to beat (-1 on a lead, minus-one style). At
+    each notify play: ``greaterPos``/``greaterAction`` the last play that was not a pass."""
+    for seat, sent in enumerate(server.sent):
+        acts = iter(obs for s, obs in server.acts if s == seat)
+        greater = None
+        for m in sent:
+            if m["stage"] == "beginning":
+                greater = None
+            elif m["type"] == "notify" and m["stage"] == "play":
+                if m["curAction"][0] != "PASS":
+                    greater = [m["curPos"], m["curAction"]]
+                assert [m["greaterPos"], m["greaterAction"]] == greater, m
+            elif m["type"] == "act" and m["stage"] == "play":
+                obs = next(acts)
+                last = {s: _platform(move) for s, move in obs.history}
+                assert [p["playArea"] for p in m["publicInfo"]] == \
+                    [last.get(s) for s in range(4)]
+                if obs.table is None:
+                    shown = [-1, [None] * 3, -1, [None] * 3]
+                else:
+                    before, table = obs.history[-1], (obs.table_owner, obs.table)
+                    shown = [before[0], _platform(before[1]), table[0], _platform(table[1])]
+                assert [m["curPos"], m["curAction"], m["greaterPos"],
+                        m["greaterAction"]] == shown
+        assert next(acts, None) is None
+
+
 def test_sec8_greedy_players_play_until_a_game_is_won():
-    """RULES 8: greedy players through a won game (gameOver) and the next match."""
+    """RULES 8: greedy players through a won game (gameOver: ``settingTimes`` 0, as
+    ``play_hands`` asks for no number of games) and the next match; the table shown at
+    every play as the match's history has it."""
     server, clients, got = _through_messages([GreedyPlayer() for _ in range(4)], 2, 40)
     direct = Match([GreedyPlayer() for _ in range(4)], MatchRules.platform(), 2).play(40)
     assert _results(got) == _results(direct)
     assert any(r.winner is not None for r in got), "no game was won: choose another seed"
     _assert_same_views(server)
+    _assert_public_info(server)
     for seat, client in enumerate(clients):
         assert [h.order for h in client.hands] == [r.order for r in got]
         assert [format_rank(h.level) for h in client.hands] == [r.level for r in got]
-        assert client.game_results and client.game_results[0]["stage"] == "gameOver"
+        assert client.game_results[0] == {"stage": "gameOver", "curTimes": 1,
+                                          "settingTimes": 0}
+
+
+def test_the_action_lists_are_shuffled_by_their_own_seed():
+    """``shuffle_seed`` orders each act's actionList (as the platform's own lists come in
+    no fixed order): another seed, the same actions in another order and the same hand
+    played; the same seed, the same lists."""
+    def lists(shuffle_seed):
+        server, _, got = _through_messages([GreedyPlayer() for _ in range(4)], 4, 1,
+                                           shuffle_seed=shuffle_seed)
+        return [m["actionList"] for sent in server.sent for m in sent
+                if m["type"] == "act"], _results(got)
+
+    (first, played), (again, _), (other, played_other) = lists(0), lists(0), lists(1)
+    assert first == again and played == played_other and len(first) == len(other)
+    key = json.dumps
+    assert all(sorted(map(key, a)) == sorted(map(key, b)) for a, b in zip(first, other))
+    assert first != other
+
+
+class _Answering:
+    """A client that answers every act with ``answer(act message)``, and notifies with
+    ``notified`` (None: no answer, as a client should)."""
+
+    def __init__(self, answer, notified=None):
+        self.answer, self.notified = answer, notified
+
+    def receive(self, text):
+        message = json.loads(text)
+        return self.answer(message) if message["type"] == "act" else self.notified
+
+
+@pytest.mark.parametrize("answer", [
+    lambda act: {"actIndex": len(act["actionList"])},      # one past indexRange
+    lambda act: {"actIndex": -1}, lambda act: {"actIndex": True},
+    lambda act: {"actIndex": 0.0}, lambda act: {"actIndex": 0, "extra": 1},
+    lambda act: {}, lambda act: [0], lambda act: None])
+def test_an_answer_out_of_the_action_list_is_refused(answer):
+    """RULES 7: an act is answered with ``{"actIndex": i}``, i from 0 to ``indexRange``;
+    anything else is a PlatformError naming the seat and the range, not a crash."""
+    game = RecordingGame([_Answering(answer)] * 4, seed=1)
+    with pytest.raises(PlatformError, match=r"seat \d answered an act play with .*, not "
+                                            r"\{\"actIndex\": 0\.\.\d+\}"):
+        game.play_hands(1)
+
+
+def test_an_answer_to_a_notify_is_refused():
+    """RULES 7: a notify message is not answered; a client that does is a PlatformError
+    naming the seat and the stage."""
+    game = RecordingGame([_Answering(lambda act: {"actIndex": 0}, {"actIndex": 0})] * 4,
+                         seed=1)
+    with pytest.raises(PlatformError, match=r"seat 0 answered a notify beginning with "
+                                            r"\{'actIndex': 0\}"):
+        game.play_hands(1)
 
 
 def test_sec8_sampling_players_see_the_hidden_cards_as_in_the_match():
