@@ -194,7 +194,9 @@ class EngineProtocol:
     """The state of one engine session (rules, position, play history) and its commands.
 
     ``rules`` is the rule set used for positions set from now on (a :class:`Rules` or a
-    preset name, default ``standard``).
+    preset name, default ``standard``). The ``rules`` command without a name answers the
+    preset's name, or ``custom`` when a :class:`Rules` object was given (it is not looked
+    up among the presets, even when it equals one).
     """
 
     def __init__(self, rules=None):

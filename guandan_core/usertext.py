@@ -42,6 +42,8 @@ def read_seconds(text: str) -> float | None:
 
 def _elided(text: str, limit: int) -> str:
     # the text, or its start and end with how long it was: a bad value can be megabytes
+    # (the examples below say -ELLIPSIS: pytest reads "..." in an expected output as
+    # "anything" by default, and then they could not fail on how a text is shortened)
     if len(text) <= limit:
         return text
     keep = max(limit // 2 - 16, 2)
@@ -51,7 +53,7 @@ def _elided(text: str, limit: int) -> str:
 def quoted(value, limit: int = 120) -> str:
     """``repr(value)`` for an error message, its middle left out past ``limit`` characters.
 
-    >>> quoted("S3"), quoted("x" * 1000, 40)
+    >>> quoted("S3"), quoted("x" * 1000, 40)  # doctest: -ELLIPSIS
     ("'S3'", "'xxx...xxx' (1,002 characters)")
     """
     return _elided(repr(value), limit)
@@ -65,7 +67,7 @@ def one_line(text, limit: int = MAX_MESSAGE) -> str:
 
     >>> one_line("unknown card 'X'\n  in hand 2\x00")
     "unknown card 'X' in hand 2\\x00"
-    >>> one_line("x" * 100, limit=60)
+    >>> one_line("x" * 100, limit=60)  # doctest: -ELLIPSIS
     'xxxxxxxxxxxxxx...xxxxxxxxxxxxxx (100 characters)'
     """
     words = " ".join(str(text).split()) or "error"

@@ -1041,3 +1041,152 @@ def test_subprocess_stop_ends_a_running_sample(proc):
     infos, got = _stopped_on_a_whole_deal(proc, "sample deals=3", 1.0)
     # the deals being searched (one a core) are counted in samples, not the one never started
     assert infos == [] and got["solved"] == 0 and 1 <= got["samples"] <= 2
+
+
+# ------------------------------------------------------- details of the commands
+
+@pytest.mark.parametrize("position, line, reason", [
+    # PROTOCOL.md, Commands: known_command takes one NAME; none is a usage error, not "false"
+    (None, "known_command", "usage: known_command NAME, not ''"),
+    # a command that takes no arguments quotes them, before asking for a position
+    (None, "showposition extra", "showposition takes no arguments, not 'extra'"),
+    (None, "undo", "no position set (use: position JSON)"),
+    # sample's deals as guandan sample --deals takes them: at most 1,000,000 (the options
+    # are read before the position is asked for, so no search starts)
+    (None, "sample deals=1000001",
+     "sample: deals must be a whole number from 1 to 1,000,000, not '1000001'"),
+    (None, "analyze S3 S4 foo=1",
+     "analyze: unknown option 'foo' (known: level, played, runners_up)"),
+    # PROTOCOL.md, solve: counts are whole numbers of at most 18 digits; 19 are refused
+    (None, "analyze S3 runners_up=" + "1" * 19,
+     "analyze: runners_up must be a whole number 0 or more, of at most 18 digits, "
+     "not '" + "1" * 19 + "'"),
+    # bad JSON in a move is the command's refusal, named by the command
+    (LEAD, 'play ["Single"', "play: not valid JSON: "),
+])
+def test_refusals_name_the_command_and_what_is_wrong(engine, position, line, reason):
+    """Each refusal's reason, in full (the JSON parser's own words left out): it names the
+    command and quotes the bad value, as PROTOCOL.md, Framing, Errors, says."""
+    if position is not None:
+        ok(engine.handle(pos_line(position)))
+    assert fail(engine.handle(line)).startswith(reason)
+    assert engine.position is None or engine.position.to_json() == position
+
+
+def test_rules_of_a_rules_object_are_named_custom():
+    """EngineProtocol's docstring: given a Rules object (not a preset name) the engine
+    cannot name it, so `rules` answers `custom`, even for one equal to a preset."""
+    assert EngineProtocol(Rules.by_name("standard")).handle("rules") == "= custom\n\n"
+    assert EngineProtocol("standard").handle("rules") == "= standard\n\n"
+
+
+def test_eighteen_digit_node_counts_are_accepted(engine):
+    """PROTOCOL.md, solve: nodes=N takes a whole number of at most 18 digits; the largest
+    such budget is a budget like any other (a tiny position solves well within it)."""
+    from solver import solve
+    engine.handle(pos_line(LEAD))
+    _, final = split_solve_reply(engine.handle("solve nodes=" + "9" * 18))
+    got = json.loads(final)
+    assert got["exact"] is True and got["value"] == solve(LEAD).value
+    assert "at most 18 digits" in fail(engine.handle("solve nodes=" + "1" * 19))
+
+
+def test_scored_counts_the_moves_answered_under_at_least(engine):
+    """With `all` and at_least, each move's value is null and `reaches` answers it
+    (PROTOCOL.md, solve): those moves are scored, and `info scored` counts them (it
+    counted only moves with a value: 0)."""
+    from solver import solve
+    obj = {"level": "2", "hands": [["SA", "S3"], ["S5"], [], ["S4"]], "finished": [2],
+           "to_move": 0, "table": None}
+    engine.handle(pos_line(obj))
+    infos, final = split_solve_reply(engine.handle("solve all at_least=1"))
+    expected = solve(Position.from_json(obj), all_moves=True, at_least=1)
+    answered = [m for m in expected.to_json()["moves"] if m["reaches"] is not None]
+    assert len(answered) == 2 == len([i for i in infos if "move" in i])
+    assert infos[-1]["scored"] == len(answered)
+
+
+def test_info_times_are_seconds_since_the_command_began(engine):
+    """The `time` of an info line is the seconds the solve has taken so far (PROTOCOL.md,
+    solve): no more than the wall-clock time of the whole command. Out of reach, at_least
+    sends no best line and the value line is written after the search; with `all` the
+    last line is `scored`."""
+    import time
+    for position, line in ((FOLLOW, "solve at_least=3"), (LEAD, "solve all")):
+        engine.handle(pos_line(position))
+        began = time.perf_counter()
+        reply = engine.handle(line)
+        took = time.perf_counter() - began
+        infos, _ = split_solve_reply(reply)
+        assert infos and any("value" in i for i in infos)
+        assert all(0 <= i["time"] <= took for i in infos if "time" in i), (line, infos, took)
+
+
+def test_analyze_lists_five_runners_up_by_default(engine):
+    """PROTOCOL.md, analyze: `runners_up=N` ... The default is 5. The hand has more than
+    five runner-up splits (six are listed when asked for)."""
+    hand = "analyze S3 S4 S5 S6 S7 H7 SB SB level=7"
+    assert len(json.loads(ok(engine.handle(hand + " runners_up=6")))["runner_up"]) == 6
+    default = json.loads(ok(engine.handle(hand)))
+    assert len(default["runner_up"]) == 5
+    assert default == json.loads(ok(engine.handle(hand + " runners_up=5")))
+
+
+def test_lines_after_quit_are_not_read_by_serve():
+    """PROTOCOL.md, Ending: lines after `quit` are not read, so a `stop` after it stops
+    nothing: the solve before it runs to its time budget."""
+    out = io.StringIO()
+    script = _whole_deal_line() + "\n1 solve time=1\n2 quit\n3 stop\n"
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    replies = out.getvalue().split("\n\n")
+    solved = json.loads(replies[1].split("\n")[-1][3:])
+    assert solved["seconds"] >= 0.9 and solved["exact"] is False
+    assert replies[2:] == ["=2", ""]
+
+
+def test_the_reader_stops_reading_when_serve_returns(monkeypatch):
+    """When serve() returns (its output is closed), its input reader reads no further: a
+    program that goes on would otherwise have the rest of its input consumed."""
+    monkeypatch.setattr(protocol, "READ_AHEAD", 2 * (5 + 256))
+
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError
+
+    stdin = io.StringIO("name\n" * 20_000)
+    before = set(threading.enumerate())
+    assert EngineProtocol().serve(stdin, Closed()) == 0
+    for t in set(threading.enumerate()) - before:
+        if t.name == "guandan-engine-input":
+            t.join(timeout=5)
+            assert not t.is_alive()
+    assert stdin.tell() < 100 * len("name\n")      # a few lines read ahead, not 20,000
+
+
+def test_solve_all_names_the_equivalent_moves(engine):
+    """PROTOCOL.md, solve: a move whose suit-only twins have its value lists them as
+    `equivalent`, in its `info move` line as in the reply. S3 and H3 (not the level's
+    heart at level 2) differ only in suit."""
+    from solver import solve
+    obj = {"level": "2", "hands": [["S3", "H3", "S9"], ["S5"], [], ["S4"]],
+           "finished": [2], "to_move": 0, "table": None}
+    engine.handle(pos_line(obj))
+    infos, final = split_solve_reply(engine.handle("solve all"))
+    expected = solve(Position.from_json(obj), all_moves=True).to_json()["moves"]
+    grouped = {json.dumps(m["move"]): m.get("equivalent") for m in expected}
+    single = [i for i in infos if i.get("move", [None])[0] == "Single"
+              and i["move"][1] == "3"]
+    assert len(single) == 1 and single[0]["equivalent"] == [["Single", "3", ["H3"]]]
+    for i in infos:
+        if "move" in i:
+            assert i.get("equivalent") == grouped[json.dumps(i["move"])]
+
+
+def test_a_new_position_clears_the_undo_history(engine):
+    """PROTOCOL.md, State and undo: undo goes back no further than the last `position`
+    command, even to a position played from before it."""
+    engine.handle(pos_line(LEAD))
+    ok(engine.handle('play ["Single","3",["S3"]]'))
+    engine.handle(pos_line(LEAD))
+    assert fail(engine.handle("undo")).startswith("nothing to undo")
+    assert engine.position.to_json() == LEAD

@@ -1,0 +1,99 @@
+"""Tests of the text exchanged with users (guandan_core.usertext, guandan_core.jsontext):
+counts typed in options, error messages shortened to one line, and the limits on JSON
+numbers and input files."""
+
+import sys
+
+import pytest
+
+from guandan_core import jsontext
+from guandan_core.jsontext import parse_json, read_text
+from guandan_core.usertext import MAX_MESSAGE, one_line, quoted, read_count
+
+
+# ---------------------------------------------------------------------- counts
+
+def test_counts_have_at_most_eighteen_digits_by_default():
+    """PROTOCOL.md, solve: `nodes=N` is a whole number of at most 18 digits (the most
+    that always fits a signed 64-bit integer); 19 are refused, unless the caller asks for
+    them (sample's seed, as guandan sample --seed takes it)."""
+    assert read_count("1" * 18) == int("1" * 18)
+    assert read_count("9" * 18) == 10**18 - 1
+    assert read_count("1" * 19) is None
+    assert read_count("1" * 19, digits=19) == int("1" * 19)
+    assert read_count("1" * 20, digits=19) is None
+
+
+# ---------------------------------------------------------------------- messages
+
+def _check_shortened(short: str, text: str, limit: int) -> None:
+    """``short`` is ``text`` with its middle left out: at most ``limit`` characters, the
+    same number kept from each end (at least two), and the full length named."""
+    tail = f" ({len(text):,} characters)"
+    assert len(short) <= limit and short.endswith(tail), short
+    head, sep, end = short[:-len(tail)].partition("...")
+    assert sep and len(head) == len(end) >= 2, short
+    assert text.startswith(head) and text.endswith(end)
+
+
+def test_one_line_shortens_a_long_message_to_max_message_characters():
+    """A bad value can be megabytes long: the message keeps its start and end, says how
+    long it was, and fits MAX_MESSAGE characters (about half of them kept from each end)."""
+    text = "start " + "y" * 5000 + " end"
+    short = one_line(text)
+    _check_shortened(short, text, MAX_MESSAGE)
+    assert short.startswith("start yyy") and "yyy end (5,010 characters)" in short
+    assert len(short) > MAX_MESSAGE * 0.9         # most of the room is used
+
+
+def test_quoted_shortens_the_repr_past_the_limit():
+    """quoted() shortens repr(value) (quotes included, 1,002 characters) to the limit."""
+    short = quoted("x" * 1000, 40)
+    _check_shortened(short, repr("x" * 1000), 40)
+    assert short.startswith("'x") and short.endswith("x' (1,002 characters)")
+
+
+@pytest.mark.parametrize("limit", [40, 60, 120, MAX_MESSAGE])
+def test_shortening_starts_past_the_limit(limit):
+    """A text of exactly ``limit`` characters is kept whole; one more is shortened."""
+    assert one_line("a" * limit, limit) == "a" * limit
+    _check_shortened(one_line("a" * (limit + 1), limit), "a" * (limit + 1), limit)
+    # repr adds two quotes
+    assert quoted("b" * (limit - 2), limit) == repr("b" * (limit - 2))
+    _check_shortened(quoted("b" * (limit - 1), limit), repr("b" * (limit - 1)), limit)
+
+
+def test_an_empty_message_is_still_a_word():
+    """A ValueError with no text (or only blanks) is still answered with a reason: an
+    empty `?` reply line would say nothing."""
+    assert one_line("") == "error"
+    assert one_line(ValueError()) == "error"
+    assert one_line(" \n\t ") == "error"
+
+
+# ---------------------------------------------------------------------- JSON
+
+def test_json_whole_numbers_up_to_pythons_digit_limit():
+    """parse_json reads whole numbers of up to 4,300 digits, Python's default limit for
+    int() (sys.get_int_max_str_digits), and refuses one more digit in its own words."""
+    if hasattr(sys, "get_int_max_str_digits"):
+        assert sys.get_int_max_str_digits() in (0, 4300)
+    assert parse_json("9" * 4300) == 10**4300 - 1
+    assert parse_json("-" + "9" * 4300) == -(10**4300 - 1)
+    for text in ("9" * 4301, "-" + "9" * 4301):
+        with pytest.raises(ValueError, match=r"^not valid JSON: a whole number of 4,301 "
+                                             r"digits \(at most 4,300\)$"):
+            parse_json(text)
+
+
+def test_read_text_takes_a_file_of_exactly_the_limit(tmp_path, monkeypatch):
+    """read_text refuses a file larger than MAX_INPUT_BYTES and reads one of exactly that
+    size (the limit lowered to 2 MiB here, two of its 1 MiB reads: a file of the real
+    256 MiB would be read into memory whole)."""
+    monkeypatch.setattr(jsontext, "MAX_INPUT_BYTES", 2 << 20)
+    path = tmp_path / "big.json"
+    path.write_bytes(b" " * (2 << 20))
+    assert read_text(str(path)) == " " * (2 << 20)
+    path.write_bytes(b" " * ((2 << 20) + 1))
+    with pytest.raises(ValueError, match="holds more than 2 MiB"):
+        read_text(str(path))
