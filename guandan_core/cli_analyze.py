@@ -127,15 +127,18 @@ def render(result: dict, colour: bool = False) -> str:
     paint = _Painter(colour, result["level"])
     lines = []
     hand = result["hand"]
-    lines.append(f"{paint('Hand', 'bold')} ({len(hand)} cards, level {result['level']}): "
-                 f"{paint.cards(hand)}")
+    n = len(hand)
+    lines.append(f"{paint('Hand', 'bold')} ({n} card{'s' * (n != 1)}, "
+                 f"level {result['level']}): {paint.cards(hand)}")
     if result["played"]:
-        lines.append(f"Played ({len(result['played'])} cards): {paint.cards(result['played'])}")
+        n = len(result["played"])
+        lines.append(f"Played ({n} card{'s' * (n != 1)}): {paint.cards(result['played'])}")
 
     # best split
     nb, ns = result["split_bombs"], result["split_singles"]
+    plays = f"{result['plays']} play{'s' * (result['plays'] != 1)}"
     lines.append("")
-    lines.append(paint(f"Best split: {result['plays']} plays", "bold")
+    lines.append(paint(f"Best split: {plays}", "bold")
                  + f"  ({nb} bomb{'s' * (nb != 1)}, {ns} single{'s' * (ns != 1)})")
     table = _Table(["#", "type", "rank", "cards"])
     for i, (mtype, rank, cards) in enumerate(result["split"], 1):
@@ -147,7 +150,7 @@ def render(result: dict, colour: bool = False) -> str:
     # runners-up, as their differences from the best split
     if result["runner_up"]:
         lines.append("")
-        lines.append(paint(f"Runner-up splits ({result['plays']} plays too)", "bold")
+        lines.append(paint(f"Runner-up splits ({plays} too)", "bold")
                      + ": the parts that differ from the best split")
         best = [_key(p) for p in result["split"]]
         for n, split in enumerate(result["runner_up"], 1):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import zlib
@@ -581,6 +582,106 @@ def test_cli_text_is_plain_when_piped():
         assert heading in proc.stdout
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _expected_ranges(indices) -> str:
+    """The bombs numbered from 1, runs of consecutive numbers as "first-last"."""
+    runs = []
+    for n in sorted(i + 1 for i in indices):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _section(lines, start: str) -> list:
+    """The lines from the one starting with ``start`` to the next empty line."""
+    first = next(i for i, line in enumerate(lines) if line.startswith(start))
+    rest = lines[first:]
+    return rest[:rest.index("")] if "" in rest else rest
+
+
+def _columns(line: str) -> list:
+    """A table row's cells (two spaces or more apart; a cell holds single spaces)."""
+    return re.split(r" {2,}", line.strip())
+
+
+@pytest.mark.parametrize("args", [
+    ["H2 H2 S3 S3 H3 H3 S4 S5 S6 S7 D4 D4 C4 C4", "--level", "2"],     # bombs sharing cards
+    ["S9 C9 D9 H7 H7 SB SB HR HR", "--level", "7", "--played", "S2 S2"],
+    ["S3 S3 H5", "--level", "7"],                                       # no bombs, no runner-up
+    ["H2 S3 S4 S5 S6", "--level", "2", "--played", "SB"],                # 1 play, runner-ups
+], ids=["shared-bombs", "played", "no-bombs", "one-play"])
+def test_cli_text_report_is_the_json_report(args):
+    """The text report of a hand shows what --json reports for it: the hand and the
+    cards played (their heading only when some were), the best split's plays numbered
+    from 1 with its counts of bombs and singles counted from its plays, every runner-up
+    numbered, every bomb with its size, the other bombs it shares cards with (numbered
+    from 1, runs of numbers joined) and a * when the best split plays it, and a control
+    row for each play of the split; counts with singular and plural."""
+    got = json.loads(run_cli(*args, "--json").stdout)
+    proc = run_cli(*args)
+    assert proc.returncode == 0 and proc.stderr == ""
+    lines = proc.stdout.splitlines()
+    hand, played, split = got["hand"], got["played"], got["split"]
+    assert lines[0] == f"Hand ({_plural(len(hand), 'card')}, level {got['level']}): " \
+        + " ".join(hand)
+    assert (lines[1] == f"Played ({_plural(len(played), 'card')}): " + " ".join(played)) \
+        if played else lines[1] == ""
+    assert [line for line in lines if line.startswith("Played")] == lines[1:2] * bool(played)
+    best = _section(lines, "Best split: ")
+    nb = sum(p[0] in ("Bomb", "StraightFlush") for p in split)
+    ns = sum(p[0] == "Single" for p in split)
+    assert best[0] == (f"Best split: {_plural(len(split), 'play')}  ({_plural(nb, 'bomb')}, "
+                       f"{_plural(ns, 'single')})")
+    assert _columns(best[1]) == ["#", "type", "rank", "cards"]
+    assert [_columns(row) for row in best[2:]] == \
+        [[str(i), mtype, rank, " ".join(cards)] for i, (mtype, rank, cards) in enumerate(split, 1)]
+    if got["runner_up"]:
+        runners = _section(lines, "Runner-up splits ")
+        assert runners[0].startswith(f"Runner-up splits ({_plural(len(split), 'play')} too)")
+        assert [line.split()[0] for line in runners[1::2]] == \
+            [f"{n}." for n in range(1, len(got["runner_up"]) + 1)]
+        assert len(runners) == 1 + 2 * len(got["runner_up"])
+    else:
+        assert not any(line.startswith("Runner-up") for line in lines)
+    if not got["bombs"]:
+        assert "Bombs: none" in lines
+    else:
+        bombs = _section(lines, "Bombs (")
+        assert bombs[0].startswith(f"Bombs ({len(got['bombs'])}, biggest first)")
+        expected = [[str(i), mtype, rank, str(len(cards)), " ".join(cards),
+                     _expected_ranges(shares) or "-", *["*"][:in_split]]
+                    for i, ((mtype, rank, cards), shares, in_split)
+                    in enumerate(zip(got["bombs"], got["bomb_shares"], got["bomb_in_split"]), 1)]
+        assert [_columns(row) for row in bombs[2:]] == expected
+    control = _section(lines, "Control ")
+    assert control[0] == f"Control (can the {got['unseen']} unseen cards beat each play?)"
+    rows = [_columns(row) for row in control[2:]]
+    assert [row[0] for row in rows] == [f"{t} {r}: {' '.join(c)}" for t, r, c in split]
+    assert [row[1] for row in rows] == [("only by a bomb" if e["only_bombs"] else "yes")
+                                        if e["beatable"] else "no: control"
+                                        for e in got["control"]]
+
+
+def test_cli_text_singular_counts():
+    """One card, one card played, one play: no plural 's' (it said "1 cards", "1 plays")."""
+    proc = run_cli("SB", "--level", "2", "--played", "S3")
+    assert proc.stdout.splitlines()[:4] == ["Hand (1 card, level 2): SB", "Played (1 card): S3",
+                                            "", "Best split: 1 play  (0 bombs, 1 single)"]
+
+
+def test_ranges_of_bomb_numbers():
+    """0-based indices shown from 1, sorted, runs of two or more as "first-last"."""
+    from guandan_core.cli_analyze import _ranges
+    for indices, shown in (([], ""), ([0], "1"), ([0, 1], "1-2"), ([0, 1, 2, 5], "1-3, 6"),
+                           ([9, 2, 0, 3, 4], "1, 3-5, 10"), ([1, 3], "2, 4")):
+        assert _ranges(indices) == shown == _expected_ranges(indices)
+
+
 @pytest.mark.parametrize("args, named", [
     (["S9 X9", "--level", "7"], "X9"),                          # bad card
     (["S9", "--level", "1"], "'1'"),                            # bad level
@@ -634,6 +735,16 @@ def test_cli_colours_only_on_a_terminal_without_no_color():
     assert ANSI in coloured and "Best split" in coloured
     plain = _run_in_pty({"NO_COLOR": "1"})
     assert ANSI not in plain and "Best split" in plain
+    # the same report, colours added without moving a column
+    assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
+    # the wild card (H7 at level 7) bold yellow underlined, a bomb's type magenta, the
+    # jokers bold magenta (small) and bold red (big), other hearts and diamonds red
+    hand = coloured.splitlines()[0]
+    assert hand.count("\x1b[1;33;4mH7\x1b[0m") == 2 and hand.count("\x1b[1;35mSB\x1b[0m") == 2
+    assert "\x1b[1;31mHR\x1b[0m" in hand and "\x1b[31mD9\x1b[0m" in hand
+    assert "S9 C9" in hand      # spades and clubs plain
+    split = _section(coloured.splitlines(), "\x1b[1mBest split")
+    assert any(_columns(row)[1] == "\x1b[35mBomb\x1b[0m" for row in split)
 
 
 def test_control_and_best_split_name_what_they_cannot_use():

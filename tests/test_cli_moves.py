@@ -5,20 +5,39 @@ import json
 
 import pytest
 
+import guandan_core
 from cli_process import assert_one_line_error, run_cli
-from guandan_core import Hand, legal_moves
+from guandan_core import Hand, Move, Rules, classify, legal_moves
 from guandan_core.cli import main
+
+
+def assert_table_rows(lines, moves):
+    """One text row per move, in order: PASS alone, else the type, the rank and the
+    cards, and "(wild as ...)" with what each wild card stands for when it stands for
+    something (RULES sec. 3)."""
+    assert len(lines) == len(moves), lines
+    for line, m in zip(lines, moves):
+        if m.is_pass:
+            assert line == "PASS"
+            continue
+        shown, _, wild = line.partition("   (wild as ")
+        assert shown.split() == [m.type, m.rank, *m.cards], line
+        assert wild == (" ".join(m.wild_as) + ")" if m.wild_as else ""), line
 
 
 def test_moves_on_lead_lists_every_legal_move(capsys):
     """The README's example: a hand with a wild card (level 7), every move listed."""
     assert main(["moves", "S5 S6 H7 S8 S9 D9", "--level", "7", "--json"]) == 0
-    listed = json.loads(capsys.readouterr().out)
-    expected = [m.to_platform() for m in legal_moves(Hand("S5 S6 H7 S8 S9 D9"), "7")]
-    assert listed == expected and len(listed) == 16
-    assert main(["moves", "S5 S6 H7 S8 S9 D9", "--level", "7"]) == 0
     out = capsys.readouterr().out
-    assert out.rstrip().endswith("-- 16 moves on lead (hand S5 S6 H7 S8 S9 D9, level 7)")
+    listed = json.loads(out)
+    moves = list(legal_moves(Hand("S5 S6 H7 S8 S9 D9"), "7"))
+    assert listed == [m.to_platform() for m in moves] and len(listed) == 16
+    assert out.endswith("]\n")         # a whole line (it ended without its line break)
+    assert main(["moves", "S5 S6 H7 S8 S9 D9", "--level", "7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-1] == "-- 16 moves on lead (hand S5 S6 H7 S8 S9 D9, level 7)"
+    assert_table_rows(lines[:-1], moves)
+    assert any(m.wild_as for m in moves)      # (H7 wild: some rows name what it stands for)
 
 
 def test_moves_that_beat_a_play_pass_first(capsys):
@@ -27,6 +46,12 @@ def test_moves_that_beat_a_play_pass_first(capsys):
     listed = json.loads(capsys.readouterr().out)
     assert listed[0] == ["PASS", "PASS", "PASS"]
     assert sorted(m[1] for m in listed[1:]) == ["9", "T"]
+    # in text: a PASS row first, then a row for each move that beats it
+    assert main(["moves", "S9 D9 HT CT SB", "--level", "2", "--beat", "S8 D8"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    beat = classify("S8 D8", "2")[0]
+    assert_table_rows(lines[:-1], [Move.PASS, *legal_moves(Hand("S9 D9 HT CT SB"), "2", beat)])
+    assert lines[-1].startswith("-- 2 moves that beat Pair 8: S8 D8 ")
 
 
 def test_beat_type_picks_a_reading_by_type_and_rank(capsys):
@@ -48,9 +73,45 @@ def test_beat_type_picks_a_reading_by_type_and_rank(capsys):
 def test_classify_names_every_reading(capsys):
     """RULES sec. 4: four of a rank is a bomb; with a wild card a pair reads as more."""
     assert main(["classify", "S9 H9 C9 D9", "--level", "2", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == [["Bomb", "9", ["S9", "H9", "C9", "D9"]]]
+    out = capsys.readouterr().out
+    assert json.loads(out) == [["Bomb", "9", ["S9", "H9", "C9", "D9"]]]
+    assert out.endswith("]\n")         # a whole line (it ended without its line break)
     assert main(["classify", "S9 HT", "--level", "2"]) == 0
     assert "not a combination" in capsys.readouterr().out
+    # H2 wild at level 2 (sec. 3): a straight to 6 (as 2) or to 7 (as 7), and the same as
+    # straight flushes (as S2, S7); each row says what the wild card stands for
+    assert main(["classify", "H2 S3 S4 S5 S6", "--level", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert_table_rows(lines, classify("H2 S3 S4 S5 S6", "2"))
+    assert lines[-1].startswith("StraightFlush") and lines[-1].endswith("(wild as S7)")
+
+
+def test_rules_option_is_used():
+    """RULES sec. 4, 9: five consecutive cards of one suit are a straight flush only,
+    and a plain straight when straight flushes are switched off (no-sf-bomb)."""
+    for rules, types in (("no-sf-bomb", ["Straight"]), ("standard", ["StraightFlush"])):
+        proc = run_cli(["classify", "S3 S4 S5 S6 S7", "--rules", rules, "--json"])
+        assert proc.returncode == 0
+        readings = json.loads(proc.stdout)
+        assert [r[0] for r in readings] == types and {r[1] for r in readings} == {"3"}
+        assert readings == [m.to_platform() for m in classify("S3 S4 S5 S6 S7", "2",
+                                                               Rules.by_name(rules))]
+
+
+def test_version_is_the_package_s():
+    """--version names the program and the package's version (as installed, too)."""
+    from importlib.metadata import version
+    proc = run_cli(["--version"])
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert proc.stdout == f"guandan {guandan_core.__version__}\n"
+    assert guandan_core.__version__ == version("guandan-core")
+
+
+def test_valid_seconds_are_taken():
+    """A number of seconds in range is accepted (0.5 s a move; the bot then reads an
+    empty input and ends), where the bad ones above are refused."""
+    proc = run_cli(["bot", "--stdio", "--move-time", "0.5"], stdin="")
+    assert (proc.returncode, proc.stderr) == (0, "")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -81,6 +142,7 @@ def test_classify_names_every_reading(capsys):
      "--played holds S3 more than twice"),
     (["classify", "", "--level", "7"], "no cards"),
     (["classify", "S5 S5 S5", "--level", "7"], "S5 more than twice"),
+    (["classify", "S3", "--rules", "nope"], "guandan classify: error: unknown rules 'nope'"),
     (["solve", "--example", "--time-limit", "x"], "'x'"),
     (["bogus"], "'bogus'"),
     # named under the sub-command they were given to (it said "guandan: error: ...")
@@ -101,11 +163,18 @@ def test_classify_names_every_reading(capsys):
     # flags too (they passed)
     (["moves", "S3 S4", "--json", "--json"], "guandan moves: error: argument --json: given "
                                              "twice: give it once"),
+    (["classify", "S3", "--json", "--json"], "guandan classify: error: argument --json: "
+                                             "given twice: give it once"),
     (["solve", "--example", "--all-moves", "--fresh-tables", "--all-moves"],
      "argument --all-moves: given twice"),
     # an empty value was no log, or every network interface
     (["bot", "--stdio", "--log", ""], "guandan bot: error: argument --log: a file name, not ''"),
     (["serve", "--log", ""], "guandan serve: error: argument --log: a file name, not ''"),
+    # seconds: the option's own message (not argparse's "invalid parse value")
+    (["serve", "--timeout", "abc"], "guandan serve: error: argument --timeout: seconds above "
+                                    "0 and at most 1e+06, not 'abc'"),
+    (["bot", "--stdio", "--move-time", "0"], "argument --move-time: seconds above 0 and at "
+                                             "most 1e+06, or inf, not '0'"),
     (["serve", "--host", ""], "argument --host: an address to listen on (0.0.0.0 or :: for "
                               "every interface), not ''"),
     # int() read these, the protocol's runners_up= does not

@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from cli_process import assert_one_line_error, interrupted_cli, run_cli
+from guandan_core import Hand
 from guandan_core.cli import main
 from guandan_core.cli_solve import EXAMPLE_POSITION
 from solver.sampling import solve_sampled
@@ -31,20 +32,44 @@ def test_the_json_answer_is_solve_sampled_s(tmp_path, capsys):
 
 
 def test_the_example_in_text(capsys):
-    """The built-in position, every move with its mean and its count of each value."""
-    assert main(["sample", "--example", "--deals", "4"]) == 0
+    """The built-in position (level Q, seat 0 on lead: team 0+2's values), every move with
+    its mean and its count of each value under a header naming those columns; seed 0 is
+    a seed (the default's); every deal solved, so none is said not to be counted."""
+    assert main(["sample", "--example", "--deals", "4", "--seed", "0"]) == 0
     out = capsys.readouterr().out
     expected = solve_sampled(EXAMPLE_POSITION, 4, seed=0)
+    lines = out.splitlines()
+    assert lines[0] == "position: level Q, seat 0 on lead"
     assert "seat 1: 6 cards, hidden" in out and "seat 0: C5 D6 H7 C7 C8 D9" in out
     assert "nodes: " + str(expected.nodes) in out
-    assert "deals: 4 (seed 0)" in out and "4 solved" in out
+    assert "deals: 4 (seed 0)" in out and "4 solved" in out and "not counted" not in out
     assert f"best move: {expected.best}" in out
+    heading = lines.index("moves, values for team 0+2 (best: deals where the move keeps "
+                          "that deal's value):")
+    assert lines[heading + 1].split() == ["mean", "best",
+                                          *(f"{v:+d}" for v in expected.moves[0].values), "move"]
     rows = [line.split() for line in out.splitlines() if "/4" in line]
     assert len(rows) == len(expected.moves)
     for row, m in zip(rows, expected.moves):
         assert float(row[0]) == pytest.approx(m.mean, abs=0.005)
         assert row[1] == f"{m.best}/4" and [int(x) for x in row[2:8]] == list(m.values.values())
         assert " ".join(row[8:]).startswith(str(m.move))
+
+
+def test_a_slice_of_one_deal_seen_from_seat_1_with_known_cards(tmp_path, capsys):
+    """Seat 1 to move: the values are team 1+3's; the known cards get a line of their
+    own; a slice of one deal is named as that deal (not "3 to 3")."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(dict(SMALL, to_move=1)))
+    assert main(["sample", str(path), "--deals", "1", "--seed", "5", "--first", "3",
+                 "--known", "3:SK"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:7] == ["position: level 2, seat 1 on lead", "  seat 0: 3 cards, hidden",
+                         f"  seat 1: {Hand('S3 HA D7')}", "  seat 2: 2 cards, hidden",
+                         "  seat 3: 3 cards, hidden", "  seat 3 is known to hold SK",
+                         "deals: 1 (seed 5, deals 3), the hidden cards shared out at random; "
+                         "1 solved"]
+    assert lines[7].startswith("moves, values for team 1+3 ")
 
 
 def test_a_limit_that_stops_deals_is_reported(capsys):
@@ -67,6 +92,8 @@ def test_a_limit_that_stops_deals_is_reported(capsys):
     (["--example", "--known", "1:S3"], "error: --known: S3 is not among the cards hidden "
                                        "from seat 0"),
     (["--example", "--deals", "0"], "--deals: a whole number of deals from 1 to 1000000"),
+    (["--example", "--deals", "1000001"], "--deals: a whole number of deals from 1 to 1000000, "
+                                          "not '1000001'"),
     (["--example", "--seed", "-1"], "--seed: a whole number from 0 to 2**63 - 1"),
     (["--example", "--rules", "house"], "house"),
     ([], "give a POSITION file (or - for stdin), or --example"),
@@ -155,6 +182,21 @@ def test_slices_merged_on_the_command_line_are_the_whole_run(tmp_path, capsys):
     # slices with a gap: the deals merged are named
     assert main(["sample", str(path), "--merge", str(parts[0]), str(parts[2])]) == 0
     assert "deals: 5 (seed 4, deals 0 to 1, 6 to 8)" in capsys.readouterr().out
+
+
+def test_merges_of_the_example(tmp_path, capsys):
+    """--merge solves nothing, so --deals is refused with it; a result of the example
+    with known cards merges when the same --known is given."""
+    plain = tmp_path / "r.json"
+    plain.write_text(json.dumps(solve_sampled(EXAMPLE_POSITION, 2).to_json()))
+    assert_one_line_error(run_cli(["sample", "--example", "--merge", str(plain), "--deals", "3"]),
+                          "--merge adds up saved results and solves nothing: --deals is not "
+                          "taken with it")
+    known = tmp_path / "rk.json"
+    known.write_text(json.dumps(solve_sampled(EXAMPLE_POSITION, 2, known={1: "D4"}).to_json()))
+    assert main(["sample", "--example", "--known", "1:D4", "--merge", str(known), "--json"]) == 0
+    merged = json.loads(capsys.readouterr().out)
+    assert merged["samples"] == merged["solved"] == 2
 
 
 def test_bad_merges_are_one_line(tmp_path):

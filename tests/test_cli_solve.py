@@ -40,6 +40,12 @@ def test_solve_file_all_moves(tmp_path, capsys):
     values = {tuple(m["move"][2]) if m["move"][0] != "PASS" else "PASS": m["value"]
               for m in out["moves"]}
     assert "PASS" in values and out["value"] == max(values.values())
+    # in text: the play to beat, named with its owner; seat 3's team is 1+3
+    assert main(["solve", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:5] == ["position: level 7, seat 3 to beat seat 1's Single A: SA",
+                         "  seat 0: S3 S4", "  seat 1: HR", "  seat 2: (out)", "  seat 3: D9 D9"]
+    assert lines[5] == f"value: {out['value']:+d} for team 1+3 (seat 3 to move)"
 
 
 def test_solve_at_least(capsys):
@@ -58,10 +64,12 @@ def test_solve_at_least(capsys):
     assert proc.returncode == 0
     assert _after_position(proc.stdout).startswith(
         "at least +2 for team 0+2 (seat 0 to move)? no\nvalue: between -3 and +1")
-    proc = run_cli(["solve", "--example", "--at-least", "1"])
-    assert _after_position(proc.stdout).startswith(
-        "at least +1 for team 0+2 (seat 0 to move)? yes\n")
-    assert "best move: " in proc.stdout
+    proc = run_cli(["solve", "--example", "--at-least", "+1"])
+    lines = _after_position(proc.stdout).splitlines()
+    assert lines[0] == "at least +1 for team 0+2 (seat 0 to move)? yes"
+    # the threshold is proven reached: the move reaches it, it is not a guess
+    assert f"best move: {solve(EXAMPLE_POSITION, at_least=1).best}" in lines
+    assert "best move found" not in proc.stdout
     # with --all-moves: which moves reach it, those that do first
     expected = solve(EXAMPLE_POSITION, at_least=1, all_moves=True)
     proc = run_cli(["solve", "--example", "--at-least", "1", "--all-moves"])
@@ -85,15 +93,22 @@ def _after_position(text: str) -> str:
 def test_solve_readable_output():
     """The position first (the line of play reads against its level and hands), then the
     value, the line, and with --all-moves every move with the moves that differ from it
-    only in suits (it printed "(+1 equivalent)", naming none)."""
+    only in suits (it printed "(+1 equivalent)", naming none); last the search's counts. A
+    limit: the move found is a guess, or reaches the lower bound the search proved."""
+    from solver import solve
+    from guandan_core.cli_solve import EXAMPLE_POSITION
     proc = run_cli(["solve", "--example"])
     assert proc.returncode == 0
     assert proc.stdout.startswith("position: level Q, seat 0 on lead\n"
                                   "  seat 0: C5 D6 H7 C7 C8 D9\n")
     assert _after_position(proc.stdout).startswith("value: +1 for team 0+2")
     assert "principal line:" in proc.stdout
-    from solver import solve
-    from guandan_core.cli_solve import EXAMPLE_POSITION
+    # last, the search's counts: those of the same search from empty tables (the
+    # process's first search)
+    fresh = solve(EXAMPLE_POSITION, fresh_tables=True)
+    counts = re.fullmatch(r"nodes: (\d+), table hits: (\d+), time: \d+\.\d{3} s",
+                          proc.stdout.splitlines()[-1])
+    assert counts and counts.groups() == (str(fresh.nodes), str(fresh.tt_hits))
     best = max(solve(EXAMPLE_POSITION, all_moves=True).moves, key=lambda m: m.value)
     assert best.equivalent
     proc = run_cli(["solve", "--example", "--all-moves"])
@@ -105,6 +120,13 @@ def test_solve_readable_output():
     # a limit: the move found is not presented as the best
     proc = run_cli(["solve", "--example", "--node-limit", "5"])
     assert "best move found: " in proc.stdout and "(nothing proven about it)" in proc.stdout
+    assert "best move: " not in proc.stdout
+    # a limit that leaves a lower bound above -3: the move found reaches at least that
+    cut = solve(EXAMPLE_POSITION, node_limit=100, fresh_tables=True)
+    assert not cut.exact and cut.lower > -3
+    proc = run_cli(["solve", "--example", "--node-limit", "100"])
+    assert (f"best move found: {cut.best} (it reaches at least {cut.lower:+d})"
+            in proc.stdout.splitlines())
     assert "best move: " not in proc.stdout
 
 
@@ -176,6 +198,9 @@ def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
                  id="json-number-in-list"),
     pytest.param(["solve", "-"], "null", "a position is a JSON object, not NoneType",
                  id="json-null"),
+    # a misspelt key next to "items" (its positions were solved, the key dropped)
+    pytest.param(["solve", "-"], json.dumps({"items": [EXAMPLE_POSITION], "abuot": "typo"}),
+                 "'-': unknown key(s) 'abuot' next to \"items\"", id="unknown-key"),
     (["solve", "--example", "--at-least", "0"], None, "'0'"),
     (["solve", "--example", "--at-least", "++2"], None, "'++2'"),
     (["solve", "--example", "--time-limit", "-1"], None, "-1"),

@@ -798,8 +798,9 @@ def test_subprocess_session(proc):
     assert proc.ask("4 bogus-command") == ([], ["?4 unknown command 'bogus-command' "
                                                 "(see list_commands)"])
     proc.send(b"\xff\xfe garbage\n")                        # not even UTF-8
-    infos, body = proc.reply()
-    assert body[0].startswith("? ")
+    # each undecodable byte read as U+FFFD (not as a surrogate, which the reply would
+    # show as an escape): an unknown command
+    assert proc.reply() == ([], ["? unknown command '\ufffd\ufffd' (see list_commands)"])
     assert proc.ask("5 " + pos_line(FOLLOW))[1][0].startswith("=5 to_move 3")
 
     infos, body = proc.ask("moves")
@@ -967,6 +968,18 @@ def test_subprocess_eof_exits_zero():
     assert replies[1].startswith("=2 to_move 0")
     assert replies[2].split("\n")[-1].startswith('=3 {"value": 3,')
     assert replies[3:] == [""]
+
+
+def test_subprocess_undecodable_input_under_a_strict_utf8_stdin():
+    """With PYTHONIOENCODING=utf-8 (strict errors) the engine still reads its input as
+    UTF-8 with U+FFFD for bad bytes: it stopped with a UnicodeDecodeError before answering
+    even the line before them."""
+    r = subprocess.run([sys.executable, "-m", "guandan_core.cli", "engine"], cwd=PACKAGES,
+                       env=cli_env(PYTHONIOENCODING="utf-8"), capture_output=True, timeout=30,
+                       input=b"name\n\xff\xfe bad\nquit\n")
+    assert (r.returncode, r.stderr) == (0, b"")
+    assert r.stdout.decode("utf-8").split("\n\n") == [
+        "= guandan-core", "? unknown command '\ufffd\ufffd' (see list_commands)", "=", ""]
 
 
 def test_subprocess_unknown_rules_is_a_usage_error():
