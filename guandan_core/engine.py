@@ -523,6 +523,7 @@ class _Link:
         self.next_id = 1
         self.failure: Exception | None = None
         self.closing = False
+        self.hung = False       # (killed for closing its output or input but running on)
         self.stderr_tail = collections.deque(maxlen=_STDERR_KEPT)
         try:
             self.proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -542,6 +543,11 @@ class _Link:
                 thread.start()
         except BaseException:       # (no thread, or Ctrl-C: no process left behind)
             self.reap()
+            # (nor a pipe: a thread that never started never closes its stream)
+            for thread, stream in zip(threads, (self.proc.stderr, self.proc.stdout,
+                                                self.proc.stdin)):
+                if thread.ident is None:
+                    stream.close()
             raise
 
     def reap(self):
@@ -622,7 +628,11 @@ class _Link:
             code = self.proc.wait(5.0)
             what = f"ended (exit status {code})"
         except subprocess.TimeoutExpired:
+            # (set before the kill: the thread reading the other end then sees the end
+            # of the killed process, and must not call it an ending of its own)
+            self.hung = True
             code = self.reap()
+        if self.hung:
             what = "closed its output or input but went on running: it was killed"
         if self.closing:
             what = f"was closed (exit status {code})"

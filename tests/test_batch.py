@@ -171,6 +171,21 @@ def test_numba_kernels_refuse_move_records_they_would_index_out_of_bounds(field,
             kernel(hands, _with(move, field, value))
 
 
+def test_numba_kernels_read_only_the_cards_a_move_uses():
+    """A record's card slots past its ``ncards`` are not its cards: what they hold is
+    neither refused nor named (row 0's 200 there), the first used slot out of range is
+    (row 1's kind 99)."""
+    hands, move = _one_hand_and_move()
+    assert move["ncards"][0] < 10
+    padded = move.copy()
+    padded["cards"][0, -1] = 200
+    assert np.array_equal(apply_moves(hands, padded), apply_moves(hands, move))
+    two = np.concatenate([padded, _with(move, "cards", 99)])
+    for kernel in (apply_moves, contains_moves):
+        with pytest.raises(MoveError, match="row 1 holds card kind 99"):
+            kernel(np.concatenate([hands, hands]), two)
+
+
 @pytest.mark.parametrize("values,words", [([256], "S2 256 times"), ([3], "S2 3 times"),
                                           ([-1], "S2 -1 times"), ([0.5], "S2 0.5 times"),
                                           ([np.nan], "S2 nan times"), (None, "bool"),
@@ -185,7 +200,9 @@ def test_numba_layer_refuses_impossible_counts(values, words):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for call in (rank_counts, lambda h: wild_counts(h, 5), lambda h: bomb_features(h, 5),
-                     lambda h: moves_array_batch(h, 5)):
+                     lambda h: moves_array_batch(h, 5),
+                     lambda h: apply_moves(h, np.zeros(1, MOVE_DTYPE)),
+                     lambda h: contains_moves(h, np.zeros(1, MOVE_DTYPE))):
             with pytest.raises(CardError, match=words):
                 call(hands)
 
@@ -264,6 +281,15 @@ def test_apply_and_contains_moves():
     assert not contains_moves(empty, moves).any()
     with pytest.raises(ValueError, match="row 0"):
         apply_moves(empty, moves)
+    # any integer counts in, uint8 out (as documented), Hand objects refused by the
+    # batch's shape; and an empty batch is no error
+    wide = apply_moves(hands.astype(np.int64), moves)
+    assert wide.dtype == np.uint8 and np.array_equal(wide, after)
+    with pytest.raises(CardError, match=re.escape("shape (N, 54), not (4,)")):
+        apply_moves([Hand.from_counts(h) for h in hands], moves)
+    none = np.zeros((0, 54), np.uint8)
+    assert apply_moves(none, moves[:0]).shape == (0, 54)
+    assert contains_moves(none, moves[:0]).shape == (0,)
 
 
 def test_long_sequences_stop_at_ten_cards():

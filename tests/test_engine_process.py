@@ -14,8 +14,10 @@ import pytest
 from cli_process import PACKAGES, ROOT, cli_env
 from guandan_core import analysis
 from guandan_core.cards import CardError
+from guandan_core.hand import Hand
 from guandan_core.engine import (DEFAULT_COMMAND, EngineProcess, EngineProtocolError,
                                  EngineRefusedError, EngineTerminatedError)
+from guandan_core.moves import Move
 from guandan_core.position import Position, PositionError
 from guandan_core.rules import PRESET_NAMES, Rules
 from reference_minimax import random_position
@@ -73,7 +75,7 @@ def test_solve_equals_in_process(engine, rules):
     """Values, best moves, lines, every move's score and the node counts (both sides
     from empty tables) are the in-process solver's, wild cards and plays on the table
     included; the threshold question and a node budget too."""
-    engine.set_rules(rules)
+    assert engine.set_rules(rules) == Rules.by_name(rules)
     for i, pos in enumerate(_positions(len(rules), 12)):
         pos = Position.from_json(pos.to_json(), rules=Rules.by_name(rules))
         assert engine.set_position(pos) == pos
@@ -109,6 +111,21 @@ def test_moves_play_and_undo_follow_the_position(engine):
         assert engine.show_position() == line[0]
 
 
+def test_show_position_takes_the_engines_position(engine):
+    """A play sent through command() leaves the client's copy as it was (it is not
+    read); show_position() reads the engine's and keeps it, so that the next play
+    (a pass, by name) is read at the new position."""
+    engine.set_rules("standard")
+    before = engine.set_position(EXAMPLE)
+    after = before.play(Move.from_platform(["Single", "5", ["S5"]], before.level))
+    engine.command('play ["Single","5",["S5"]]')
+    assert engine.position == before
+    assert engine.show_position() == after and after.to_move == 1
+    assert engine.position == after
+    passed = after.play(Move.from_platform(["PASS", "PASS", "PASS"], after.level))
+    assert engine.play("PASS") == passed and engine.position.to_move == 2
+
+
 def test_sample_equals_in_process(engine):
     engine.set_rules("standard")
     engine.set_position(EXAMPLE)
@@ -118,6 +135,8 @@ def test_sample_equals_in_process(engine):
     got = engine.sample(deals=4, seed=2, node_limit=300)
     want = solve_sampled(EXAMPLE, 4, seed=2, node_limit=300, threads=1)
     assert got == want and got.node_limit == 300 and got.solved < 4
+    # (docs/PROTOCOL.md, sample: 20 deals by default)
+    assert engine.sample() == solve_sampled(EXAMPLE, 20, seed=0, threads=1)
 
 
 def test_a_sample_reply_of_another_node_limit_is_a_protocol_error():
@@ -136,6 +155,9 @@ def test_analyze_equals_in_process(engine):
     got = engine.analyze(hand, level="7", played="S8 S8", runners_up=2)
     want = analysis.analyze(hand, "7", played="S8 S8", runners_up=2)
     assert got == json.loads(json.dumps(want))
+    deck = Hand.from_counts([2] * 54).cards()
+    full = " ".join(random.Random(3).sample(deck, 27))     # (a dealt hand: the most cards)
+    assert engine.analyze(full) == json.loads(json.dumps(analysis.analyze(full, "2")))
 
 
 def test_refused_commands_leave_the_session_as_it_was(engine):
@@ -147,8 +169,10 @@ def test_refused_commands_leave_the_session_as_it_was(engine):
     assert engine.show_position() == Position.from_json(EXAMPLE)
     with pytest.raises(EngineRefusedError, match="nothing to undo"):
         engine.undo()
-    with pytest.raises(EngineRefusedError, match="unknown command"):
+    with pytest.raises(EngineRefusedError, match="unknown command") as info:
         engine.command("castle")
+    assert info.value.command == "castle"
+    assert str(info.value) == f"the engine refused 'castle': {info.value.reason}"
     assert engine.name() == "guandan-core"       # still answering, in order
 
 
@@ -168,6 +192,11 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
     for call, message in [
             (lambda: engine.solve(time_limit=-1), "time_limit must be"),
             (lambda: engine.solve(node_limit=2.5), "node_limit must be"),
+            (lambda: engine.sample(deals=1, node_limit=-1), "node_limit must be"),
+            (lambda: engine.sample(deals=1, node_limit=True), "node_limit must be"),
+            (lambda: engine.sample(deals=1, node_limit=50.0), "node_limit must be"),
+            (lambda: EngineProcess(timeout="5"), "timeout must be .*'5'"),
+            (lambda: EngineProcess(timeout=True), "timeout must be .*True"),
             (lambda: engine.solve(at_least=0), "at_least must be"),
             (lambda: engine.solve(all_moves="yes"), "all_moves must be"),
             (lambda: engine.sample(deals=0.5), "deals must be"),
@@ -178,9 +207,12 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
             (lambda: engine.play("S3"), "'S3'"),
             (lambda: engine.play(3), "not 3"),
             (lambda: engine.command("name\nquit"), "one line"),
-            (lambda: engine.command(b"name"), "not b'name'")]:
-        with pytest.raises((ValueError, TypeError), match=message):
+            (lambda: engine.command(b"name"), "not b'name'"),
+            (lambda: EngineProcess(5), "not 5")]:
+        with pytest.raises((ValueError, TypeError), match=message) as info:
             call()
+        # (the engine refuses some of these too: here it must be the client's own error)
+        assert not isinstance(info.value, (EngineRefusedError, EngineProtocolError))
     assert engine.position == Position.from_json(EXAMPLE)
     assert engine.name() == "guandan-core"
 
@@ -236,8 +268,10 @@ def test_a_dead_engine_says_why():
         with pytest.raises(EngineTerminatedError, match="exit status 2.*unknown rules") as info:
             e.name()
         assert info.value.returncode == 2 and "casual" in info.value.stderr
-    with pytest.raises(EngineTerminatedError, match="cannot start"):
-        EngineProcess(["/nonexistent/guandan"])
+    for command in (["/nonexistent/guandan"], "/nonexistent/guandan"):    # (a str: a program)
+        with pytest.raises(EngineTerminatedError,
+                           match=r"cannot start the engine \['/nonexistent/guandan'\]"):
+            EngineProcess(command)
     for wait in (0, 0.5):       # (after a wait, writing the command fails: a broken pipe)
         with _fake_engine("import sys; sys.exit(3)", timeout=20) as e:
             time.sleep(wait)
@@ -246,6 +280,72 @@ def test_a_dead_engine_says_why():
             with pytest.raises(EngineTerminatedError):
                 e.stop() or e.version()     # stop() itself stays quiet
         assert e.returncode == 3
+
+
+@pytest.mark.parametrize("close", [lambda e: e.close(timeout=5), EngineProcess.quit])
+def test_close_waits_for_the_engine_to_exit(close):
+    """close() (and quit(), the same) waits for an engine that takes its time to exit
+    after ``quit``: its own exit status, not the kill's."""
+    code = ("import sys, time\nfor line in sys.stdin:\n    ident, word = line.split()[:2]\n"
+            "    print('=' + ident, flush=True); print(flush=True)\n"
+            "    if word == 'quit':\n        time.sleep(1.5); sys.exit(7)\n")
+    e = _fake_engine(code, timeout=20)
+    start = time.perf_counter()
+    assert close(e) == 7 and e.returncode == 7
+    assert time.perf_counter() - start < 5
+
+
+def test_an_engine_that_closes_its_input_is_killed_and_says_so():
+    """An engine that stops reading but runs on: writing the command fails, and the
+    command ends then (after the 5 s wait for an exit), not at its timeout, in an error
+    that says the client killed it (it was said to have ended, exit status -9, when the
+    thread reading its output saw the kill first)."""
+    code = ("import os, sys, time; os.close(0); sys.stderr.write('closed'); "
+            "sys.stderr.flush(); time.sleep(30)")
+    with _fake_engine(code) as e:
+        assert _soon(lambda: b"closed" in bytes(e._link.stderr_tail))   # (before the write)
+        start = time.perf_counter()
+        with pytest.raises(EngineTerminatedError) as info:
+            e.command("name", timeout=12)
+        assert time.perf_counter() - start < 10
+        assert str(info.value) == ("the engine process closed its output or input but went "
+                                   "on running: it was killed: 'closed'")
+        assert info.value.returncode == -9
+
+
+def test_what_the_engine_wrote_last_is_quoted_when_it_dies():
+    """The error quotes the end of stderr read to its end, even when the last of it
+    comes after the engine's exit (here from a child it left behind, 0.3 s later)."""
+    code = ("import subprocess, sys\n"
+            "child = subprocess.Popen([sys.executable, '-c', 'import sys, time; "
+            "print(flush=True); time.sleep(0.3); sys.stderr.write(\"last words\")'], "
+            "stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)\n"
+            "child.stdout.readline()\n"        # (it runs: its 0.3 s start now)
+            "sys.exit(3)\n")
+    with _fake_engine(code, timeout=20) as e:
+        with pytest.raises(EngineTerminatedError,
+                           match=r"ended \(exit status 3\): 'last words'$") as info:
+            e.name()
+        assert info.value.stderr == "last words" and info.value.returncode == 3
+
+
+def test_rules_the_client_cannot_read(monkeypatch):
+    """A rule set unknown to the client: given to the constructor, it is refused and
+    the new process closed (quit, not left to the finalizer); named by the engine, it is a
+    protocol error quoting the name."""
+    started = []
+    real_popen = __import__("subprocess").Popen
+
+    def popen(*args, **kwargs):
+        started.append(real_popen(*args, **kwargs))
+        return started[-1]
+    monkeypatch.setattr("guandan_core.engine.subprocess.Popen", popen)
+    with pytest.raises(ValueError, match="unknown rules 'casual'"):
+        _engine(rules="casual", timeout=20)
+    assert len(started) == 1 and started[0].returncode == 0
+    with _fake_engine(SCRIPTED.format(answers={"rules": "casual"}), timeout=20) as e:
+        with pytest.raises(EngineProtocolError, match="a rule set it does not name: 'casual'"):
+            e.rules
 
 
 def test_threads_share_one_engine():
@@ -512,6 +612,8 @@ def test_arguments_as_the_package_takes_them(engine):
     for known in ({}, {1: []}, {1: "S3", 3: ""}):
         got = engine.sample(deals=3, seed=2, known=known)
         assert got == solve_sampled(EXAMPLE, 3, seed=2, known=known, threads=1)
+    assert engine.sample(deals=3, seed=2, time_limit=np.float32(1e9)) == \
+        solve_sampled(EXAMPLE, 3, seed=2, time_limit=1e9, threads=1)
     assert engine.command("name", timeout=1e10) == "guandan-core"
     assert engine.solve(time_limit=np.float32(1e9), node_limit=np.int64(50)).nodes <= 50
 
@@ -530,6 +632,8 @@ def test_more_bad_input_is_refused_before_it_is_sent(engine):
             (lambda: engine.analyze("S3", level="7'"), "7'"),
             (lambda: engine.analyze("S3", level='"7"'), '"7"'),
             (lambda: engine.analyze([]), "1 to 27 cards, not 0"),
+            (lambda: engine.analyze(Hand.from_counts([2] * 14 + [0] * 40)),
+             "1 to 27 cards, not 28"),
             (lambda: engine.close(timeout=-1), "timeout must be")]:
         with pytest.raises(ValueError, match=message):
             call()
@@ -715,6 +819,7 @@ def test_a_warning_made_an_error_still_leaves_the_process_killed(monkeypatch):
     makes it an error (raised inside the collector, so only reported) kills it anyway."""
     import gc
     import warnings
+    gc.collect()        # (what earlier tests left to the collector: not reported here)
     reported = []
     monkeypatch.setattr(sys, "unraisablehook", reported.append)
     e = _engine(timeout=60)
@@ -724,7 +829,8 @@ def test_a_warning_made_an_error_still_leaves_the_process_killed(monkeypatch):
         del e
         gc.collect()
     assert _gone(pid, 10)
-    assert [type(r.exc_value) for r in reported] == [ResourceWarning]
+    assert [(type(r.exc_value), f"engine process {pid} was still running" in
+             str(r.exc_value)) for r in reported] == [(ResourceWarning, True)]
 
 
 class _Owner:
@@ -809,6 +915,9 @@ def test_a_thread_that_cannot_start_leaves_no_process(monkeypatch):
     with pytest.raises(RuntimeError, match="can't start new thread"):
         _engine(timeout=10)
     assert len(started) == 1 and started[0].returncode is not None
+    # (the pipes of the threads that never started too: left open, they were reported
+    # as unclosed files whenever the collector freed them, in another test)
+    assert started[0].stdout.closed and started[0].stdin.closed
 
 
 def test_an_engine_left_running_at_exit_is_killed():
@@ -823,6 +932,18 @@ def test_an_engine_left_running_at_exit_is_killed():
                       "time.sleep(60)'])\n"
                       "print(e._link.proc.pid)\n", timeout=60)
     assert done.returncode == 0, done.stderr
+    assert _gone(int(done.stdout.split()[-1]), 10)
+
+
+def test_a_script_that_leaves_its_engine_open_still_exits():
+    """The client's threads do not hold up the interpreter's exit: a script that ends
+    with its engine open and idle (its threads waiting for it, it for a command) exits at
+    once, the engine killed at exit."""
+    from cli_process import run_python
+    done = run_python("from guandan_core.engine import EngineProcess\n"
+                      "e = EngineProcess()\n"
+                      "print(e.name(), e._link.proc.pid)\n", timeout=30)
+    assert done.returncode == 0 and done.stdout.split()[0] == "guandan-core", done.stderr
     assert _gone(int(done.stdout.split()[-1]), 10)
 
 
