@@ -1,6 +1,7 @@
 """Tests of ``guandan play`` and ``guandan replay`` (guandan_core.cli_play): the event
 formats, determinism, the log checker and error handling (RULES.md sec. 6-9)."""
 
+import io
 import json
 import pickle
 import random
@@ -98,6 +99,92 @@ def test_play_readable_log(capsys):
     assert out.startswith("hand 1 (level 2)")
 
 
+def test_play_text_log_tells_what_the_json_log_tells(capsys):
+    """The readable log and --summary of a run say what --json says for the same run, line
+    for line: the hands dealt, resistance, tributes and returns, the leader, every play or
+    pass, each seat going out at its place in the end's order, the winning team and its
+    gain (RULES sec. 6: 3 levels if the partner finished 2nd, 2 if 3rd, 1 if last), the
+    levels and a won match (test_play_readable_log looks for a few words only)."""
+    events = play_json(capsys, hands=40, seed=3)
+    assert {"resist", "tribute", "return"} <= {e["event"] for e in events}
+    team = ("team 0+2", "team 1+3")
+    full, summary = [], []
+    for i, e in enumerate(events):
+        kind = e["event"]
+        if kind == "deal":
+            hand, level = e["hand"], e["level"]
+            order = next(x["order"] for x in events[i:] if x["event"] == "end")
+            left, leader = [len(h) for h in e["hands"]], None
+            full.append(f"== hand {e['hand']}, level {level} ==")
+            full += [f"  seat {seat}: {' '.join(h)}" for seat, h in enumerate(e["hands"])]
+        elif kind == "resist":
+            seats = e["seats"]
+            full.append(f"  resist: seat{'s' * (len(seats) > 1)} "
+                        f"{' and '.join(map(str, seats))} hold both big jokers, no tribute")
+        elif kind in ("tribute", "return"):
+            back = " back" if kind == "return" else ""
+            full.append(f"  {kind}: seat {e['from']} gives {e['card']}{back} "
+                        f"to seat {e['to']}")
+        elif kind == "play":
+            seat, (mtype, rank, cards) = e["seat"], e["action"]
+            if leader is None:
+                leader = seat
+                full.append(f"  seat {seat} leads")
+            if mtype == "PASS":
+                full.append(f"  seat {seat}: pass")
+                continue
+            left[seat] -= len(cards)
+            note = ""
+            if left[seat] == 0:
+                note = f"   -> seat {seat} is out ({('1st', '2nd', '3rd')[order.index(seat)]})"
+            full.append(f"  seat {seat}: {mtype} {rank}: {' '.join(cards)}{note}")
+        elif kind == "end":
+            winners = e["order"][0] & 1
+            gain = 4 - e["order"].index(e["order"][0] ^ 2)
+            result = (f"order {' '.join(map(str, e['order']))}, {team[winners]} wins +{gain}; "
+                      f"levels {team[0]} {e['levels'][0]}, {team[1]} {e['levels'][1]}")
+            full.append("  end: " + result)
+            summary.append(f"hand {hand} (level {level}): " + result)
+            if e["winner"] is not None:
+                full.append(f"*** {team[e['winner']]} wins the match ***")
+                summary.append(full[-1])
+    assert hand == 40 and any(line.startswith("***") for line in summary)
+    argv = ["play", "--players", "greedy,random,greedy,random", "--hands", "40", "--seed", "3"]
+    assert run(argv, capsys) == (0, "".join(line + "\n" for line in full), "")
+    assert run(argv + ["--summary"], capsys) == (0, "".join(line + "\n" for line in summary), "")
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_play_shows_progress_on_a_terminal(capsys, monkeypatch):
+    """A long run whose stderr is a terminal counts its hands there, each hand overwriting
+    the last count, the bar full and the line ended at the end; stdout is the same log. A
+    shorter run, or one whose stderr is no terminal, shows nothing."""
+    total = cli_play._PROGRESS_MIN_HANDS        # (the shortest run that shows it)
+    argv = ["play", "--hands", str(total), "--seed", "8", "--summary"]
+    code, log, err = run(argv, capsys)
+    assert code == 0 and err == "" and len(log.splitlines()) >= total
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert run(argv, capsys) == (0, log, "")
+    reports = terminal.getvalue().split("\r")
+    assert reports[0] == "" and len(reports) == total + 1      # one report a hand
+    fills = []
+    for done, report in enumerate(reports[1:], 1):
+        bar, count = report.split("] ")
+        assert count == f"{done}/{total} hands" + ("\n" if done == total else "")
+        assert bar[0] == "[" and bar[1:] == "#" * bar.count("#") + "." * bar.count(".")
+        assert len(bar) == len(reports[1].split("] ")[0])
+        fills.append(bar.count("#"))
+    assert fills == sorted(fills) and "." not in bar        # filling up, full at the end
+    terminal.seek(0), terminal.truncate()
+    argv[2] = str(total - 1)
+    assert run(argv, capsys)[0] == 0 and terminal.getvalue() == ""
+
+
 def test_play_platform_rules(capsys):
     events = play_json(capsys, "--rules", "platform", hands=4)
     assert events[-1]["event"] == "end"
@@ -166,6 +253,11 @@ def test_play_first_leader_bad_value(capsys):
     (["play", "--players", "random,alphago,random,random"], "unknown player"),
     (["play", "--players", "random,random"], "4 comma-separated"),
     (["play", "--hands", "-1"], "--hands"),
+    (["play", "--hands", "0"], "--hands"),
+    # refused while parsing, before the bad --players (a run of 10**9 hands never starts)
+    (["play", "--hands", "1000000000", "--players", "random"], "--hands"),
+    (["play", "--seed", "-1"], "--seed"),
+    (["play", "--seed", str(10**30)], "--seed"),
 ])
 def test_play_bad_input(capsys, argv, message):
     code, out, err = run(argv, capsys)
@@ -194,7 +286,11 @@ def test_replay_valid_log(log_file, capsys):
     path, events = log_file
     code, out, err = run(["replay", str(path)], capsys)
     assert code == 0 and out.startswith("valid") and err == ""
-    assert f"{len(events)} events" in out and "15 hands" in out
+    plays = sum(e["event"] == "play" for e in events)
+    assert f"{len(events)} events, 15 hands, {plays} plays checked" in out
+    # a one-way iterator of lines is read twice as well as a list
+    lines = [json.dumps(e) for e in events]
+    assert cli_play.check_log(iter(lines)) == cli_play.check_log(lines) == out.strip()
 
 
 def test_replay_plays_only_log(tmp_path, capsys):
@@ -234,6 +330,12 @@ def test_replay_reads_the_rules_from_the_log(tmp_path, capsys):
     Match([RandomPlayer(i) for i in range(4)], custom, seed=2,
           on_event=events.append).play(30)
     assert cli_play.check_log([json.dumps(e) for e in events]).startswith("valid")
+    # and it checks their leader after a tribute: the last hand's first out, not the payer
+    i = _first(events, lambda e: e["event"] == "return")
+    i += _first(events[i:], lambda e: e["event"] == "play")
+    tampered = events[:i] + [dict(events[i], seat=(events[i]["seat"] + 1) % 4)] + events[i + 1:]
+    with pytest.raises(cli_play.ReplayError, match=f"event {i + 1} .*must lead"):
+        cli_play.check_log([json.dumps(e) for e in tampered])
     with pytest.raises(cli_play.ReplayError) as caught:   # read under the standard rules
         cli_play.check_log([json.dumps(e) for e in events[1:]])
     # it crosses a process boundary whole (its __init__ takes three arguments, which
@@ -261,6 +363,11 @@ def test_replay_notes_a_missing_end_event(log_file, tmp_path, capsys):
     assert events[-1]["event"] == "end"
     code, out, _ = run(["replay", write(tmp_path, events[:-1])], capsys)
     assert code == 0 and out.startswith("valid") and "hand 15 has no end event" in out
+    # cut in the middle of a hand, or right after its deal: the hand is unfinished
+    last_deal = max(i for i, e in enumerate(events) if e["event"] == "deal")
+    for cut in (last_deal + 5, last_deal + 1):
+        code, out, _ = run(["replay", write(tmp_path, events[:cut])], capsys)
+        assert code == 0 and out.startswith("valid") and "hand 15 is unfinished" in out, out
 
 
 def _first(events, pred):
@@ -303,15 +410,92 @@ def _mutations(events):
     out.append(("wrong hand level", bad, i + 1, "must be played at"))
     bad = [dict(e) for e in events]
     hands = [list(h) for h in bad[1]["hands"]]
-    hands[0][0] = hands[1][0]
+    one, three = hands[0][0], hands[1][0]
+    hands[0][0] = three
     bad[1] = dict(bad[1], hands=hands)
-    out.append(("not a full deck", bad, 2, "full decks"))
+    out.append(("not a full deck", bad, 2,      # (the card named: one dealt once or thrice)
+                re.compile(rf"full decks: ({one} is dealt 1|{three} is dealt 3) times")))
     i = _first(events, lambda e: e["event"] == "tribute")
     bad = [dict(e) for e in events]
     j = _first(events[i:], lambda e: e["event"] == "play") + i
     lead = bad[j]
     bad[j] = dict(lead, seat=(lead["seat"] + 1) % 4)
     out.append(("wrong leader after tribute", bad, j + 1, "must lead"))
+    # events that break the match rules around tribute, resistance and the end of a hand
+    deal1, deal2 = (_first(events, lambda e, n=n: e["event"] == "deal" and e["hand"] == n)
+                    for n in (1, 2))
+    end1 = deal2 - 1
+    tribute = _first(events, lambda e: e["event"] == "tribute")
+    ret = _first(events, lambda e: e["event"] == "return")
+    resist = _first(events, lambda e: e["event"] == "resist")
+    out.append(("resist in a match's first hand", events[:deal1 + 1]
+                + [{"event": "resist", "seats": [1, 3]}] + events[deal1 + 1:], deal1 + 2,
+                "no tribute is due"))
+    out.append(("tribute in a match's first hand", events[:deal1 + 1]
+                + [dict(events[tribute])] + events[deal1 + 1:], deal1 + 2, "no tribute is due"))
+    out.append(("tribute after resistance", events[:resist + 1]
+                + [dict(events[tribute])] + events[resist + 1:], resist + 2, "big jokers"))
+    out.append(("no resist event", events[:resist] + events[resist + 1:], resist + 1,
+                "without the resist event"))
+    payer = events[tribute]["from"]
+    held = events[tribute - 1]["hands"][payer]         # (the deal comes just before)
+    card = next(c for h in events[tribute - 1]["hands"] for c in h if c not in held)
+    bad = [dict(e) for e in events]
+    bad[tribute] = dict(bad[tribute], card=card)
+    out.append(("tribute of a card not held", bad, tribute + 1, "does not hold"))
+    bad = [dict(e) for e in events]
+    paid_by = {e["from"] for e in events[tribute:ret] if e["to"] == events[ret]["from"]}
+    bad[ret] = dict(bad[ret], to=next(s for s in range(4) if s not in paid_by
+                                      and s != events[ret]["from"]))
+    out.append(("return to a seat that paid nothing", bad, ret + 1, "paid it no tribute"))
+    out.append(("a second return", events[:ret + 1] + [dict(events[ret])] + events[ret + 1:],
+                ret + 2, "second card"))
+    play = _first(events[tribute:], lambda e: e["event"] == "play") + tribute
+    out.append(("play before the tribute", events[:tribute] + events[play:], tribute + 1,
+                "has not paid tribute"))
+    out.append(("deal before the hand is over", events[:deal1 + 3] + events[deal2:],
+                deal1 + 4, "before hand 1 is over"))
+    out.append(("no end event", events[:end1] + events[deal2:], end1 + 1, "has no end event"))
+    out.append(("play after the hand is over", events[:end1]
+                + [{"event": "play", "seat": 0, "action": ["PASS", "PASS", "PASS"]}]
+                + events[end1:], end1 + 1, "is over"))
+    out.append(("a second end event", events[:deal2] + [dict(events[end1])] + events[deal2:],
+                deal2 + 1, "second end event"))
+    order = events[end1]["order"]
+    bad = [dict(e) for e in events]
+    bad[end1] = dict(bad[end1], order=order[:3] + order[2:3])
+    out.append(("an end order that is no permutation", bad, end1 + 1, "does not match"))
+    bad = [dict(e) for e in events]
+    bad[end1] = dict(bad[end1], order=order[1::-1] + order[2:])
+    out.append(("an end order against the play", bad, end1 + 1, "does not match"))
+    hands = [list(h) for h in events[deal1]["hands"]]
+    bad = [dict(e) for e in events]
+    bad[deal1] = dict(bad[deal1], hands=[hands[0][1:]] + hands[1:])
+    out.append(("26 cards dealt", bad, deal1 + 1, "26 cards"))
+    bad = [dict(e) for e in events]
+    # (a 3 or a 4: not the level card of the fixture's hand 2, so never its highest card)
+    bad[tribute] = dict(bad[tribute], card=next(c for c in held if c[1] in "34"))
+    out.append(("tribute of a low card", bad, tribute + 1, "not its highest card"))
+    receiver = events[ret]["from"]
+    low = next(c for h in events[tribute - 1]["hands"] for c in h if c[1] in "3456"
+               and c not in events[tribute - 1]["hands"][receiver])
+    bad = [dict(e) for e in events]
+    bad[ret] = dict(bad[ret], card=low)
+    out.append(("return of a card not held", bad, ret + 1, "does not hold"))
+    assert events[tribute + 1]["event"] == "tribute"       # (two tributes: return one early)
+    out.append(("return before the second tribute", events[:tribute + 1] + [events[ret]]
+                + events[tribute + 1:ret] + events[ret + 1:], tribute + 2,
+                "before every tribute is paid"))
+    bad = [dict(e) for e in events]
+    bad[resist + 1] = dict(bad[resist + 1], seat=(bad[resist + 1]["seat"] + 1) % 4)
+    out.append(("wrong leader after resistance", bad, resist + 2, "must lead"))
+    for name, i in (("play", 2), ("tribute", tribute)):
+        out.append((f"{name} before any deal", events[:1] + [events[i]] + events[1:], 2,
+                    f"{name} before any deal"))
+    for name, i, start in (("resist", resist, resist + 1), ("tribute", tribute, play),
+                           ("return", ret, play)):
+        out.append((f"{name} after play has started", events[:start + 1] + [events[i]]
+                    + events[start + 1:], start + 2, f"{name} after play has started"))
     return out
 
 
@@ -372,6 +556,10 @@ def test_replay_bad_input(tmp_path, capsys):
              "unknown.jsonl": '{"event": "dance"}\n',
              "fields.jsonl": '{"event": "play", "seat": 1}\n', "empty.jsonl": "\n",
              "listname.jsonl": '{"event": ["deal"]}\n',
+             "seatname.jsonl": '{"event": "play", "seat": "1", "action": ["PASS", "PASS", '
+                               '"PASS"]}\n',
+             "seatbool.jsonl": '{"event": "play", "seat": true, "action": ["PASS", "PASS", '
+                               '"PASS"]}\n',
              "order.jsonl": '{"event": "end", "order": [0, "a", 1, 2], "levels": ["2", "2"], '
                             '"winner": null}\n',
              "levels.jsonl": '{"event": "end", "order": [0, 1, 2, 3], "levels": [2, 2], '
