@@ -99,12 +99,11 @@ def test_rules_option_is_used():
 
 
 def test_version_is_the_package_s():
-    """--version names the program and the package's version (as installed, too)."""
-    from importlib.metadata import version
+    """--version names the program and the package's version (the one its metadata is
+    built from, pyproject.toml's ``attr``), and exits 0."""
     proc = run_cli(["--version"])
     assert proc.returncode == 0 and proc.stderr == ""
     assert proc.stdout == f"guandan {guandan_core.__version__}\n"
-    assert guandan_core.__version__ == version("guandan-core")
 
 
 def test_valid_seconds_are_taken():
