@@ -16,7 +16,7 @@ from .cards import CardError, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
-from .usertext import one_line, read_count, read_seconds
+from .usertext import counted, one_line, read_count, read_seconds
 
 EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
                 "SA HA CA CA")
@@ -79,7 +79,7 @@ def cmd_moves(args) -> int:
         _print_table(moves, sys.stdout)
         what = f"that beat {beat}" if beat is not None else "on lead"
         count = len(moves) - (1 if beat is not None else 0)
-        print(f"-- {count} {'move' if count == 1 else 'moves'} {what} (hand {hand}, "
+        print(f"-- {counted(count, 'move')} {what} (hand {hand}, "
               f"level {format_rank(level)})")
     return 0
 

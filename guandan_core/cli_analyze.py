@@ -19,6 +19,7 @@ from .cards import parse_level
 from .cli import add_rules_option, whole_number_type
 from .hand import Hand, player_hand, to_counts
 from .rules import Rules
+from .usertext import counted
 
 __all__ = ["register", "cmd_analyze", "render", "use_colour"]
 
@@ -127,19 +128,18 @@ def render(result: dict, colour: bool = False) -> str:
     paint = _Painter(colour, result["level"])
     lines = []
     hand = result["hand"]
-    n = len(hand)
-    lines.append(f"{paint('Hand', 'bold')} ({n} card{'s' * (n != 1)}, "
+    lines.append(f"{paint('Hand', 'bold')} ({counted(len(hand), 'card')}, "
                  f"level {result['level']}): {paint.cards(hand)}")
     if result["played"]:
-        n = len(result["played"])
-        lines.append(f"Played ({n} card{'s' * (n != 1)}): {paint.cards(result['played'])}")
+        lines.append(f"Played ({counted(len(result['played']), 'card')}): "
+                     f"{paint.cards(result['played'])}")
 
     # best split
-    nb, ns = result["split_bombs"], result["split_singles"]
-    plays = f"{result['plays']} play{'s' * (result['plays'] != 1)}"
+    plays = counted(result["plays"], "play")
     lines.append("")
     lines.append(paint(f"Best split: {plays}", "bold")
-                 + f"  ({nb} bomb{'s' * (nb != 1)}, {ns} single{'s' * (ns != 1)})")
+                 + f"  ({counted(result['split_bombs'], 'bomb')}, "
+                 f"{counted(result['split_singles'], 'single')})")
     table = _Table(["#", "type", "rank", "cards"])
     for i, (mtype, rank, cards) in enumerate(result["split"], 1):
         bomb = mtype in ("Bomb", "StraightFlush")

@@ -27,6 +27,7 @@ from .platform_client import check_url, play_lines, play_websocket
 from .platform_seat import PlatformSeat
 from .players import PLAYERS, make_player
 from .rules import PRESET_NAMES
+from .usertext import counted
 
 __all__ = ["register", "cmd_bot"]
 
@@ -54,10 +55,9 @@ def cmd_bot(args) -> int:
                 raise OSError("the reader of the answers (stdout) went away") from None
         else:
             answered = play_websocket(seat, args.url, log)
-            hands = len(seat.hands)
-            print(f"{hands} {'hand' if hands == 1 else 'hands'} played as seat "
-                  f"{seat.seat if seat.seat is not None else '?'}, {answered} "
-                  f"{'act' if answered == 1 else 'acts'} answered")
+            print(f"{counted(len(seat.hands), 'hand')} played as seat "
+                  f"{seat.seat if seat.seat is not None else '?'}, "
+                  f"{counted(answered, 'act')} answered")
     finally:
         if log is not None:
             log.close()

@@ -52,7 +52,7 @@ from .cards import (CardError, LevelError, format_card, format_rank, is_whole, p
                     parse_cards, parse_level)
 from .cli import whole_number_type
 from .jsontext import parse_json, read_text
-from .usertext import one_line
+from .usertext import counted, one_line
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
 from .moves import Move, MoveError
@@ -648,10 +648,8 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
     elif full and not checker.ended:
         note = f"; hand {checker.hand_number} has no end event"
     what = "plays and match rules" if full else "plays"
-    def count(n, noun):
-        return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-    return (f"valid: {count(count_events, 'event')}, {count(checker.hands_seen, 'hand')}, "
-            f"{count(plays, 'play')} checked ({what}){note}")
+    return (f"valid: {counted(count_events, 'event')}, {counted(checker.hands_seen, 'hand')}, "
+            f"{counted(plays, 'play')} checked ({what}){note}")
 
 
 def _rules_name(rules: MatchRules) -> str:

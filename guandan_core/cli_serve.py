@@ -16,6 +16,7 @@ import sys
 
 from .cli import bounded_seconds_type, nonempty_type, whole_number_type
 from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve, ws_url
+from .usertext import counted
 
 __all__ = ["register", "cmd_serve"]
 
@@ -43,9 +44,7 @@ def cmd_serve(args) -> int:
         for f in log:
             f.close()
     won = [sum(1 for r in results if r.winner == team) for team in (0, 1)]
-    hands = len(results)
-    print(f"{hands} {'hand' if hands == 1 else 'hands'}; games won: team 0+2 {won[0]}, "
-          f"team 1+3 {won[1]}")
+    print(f"{counted(len(results), 'hand')}; games won: team 0+2 {won[0]}, team 1+3 {won[1]}")
     return 0
 
 

@@ -533,10 +533,11 @@ class _Link:
                 from None
         # (a thread each way: a write to an engine that does not read blocks no caller,
         # and close() never closes a stream a thread is reading)
+        roles = ((self.read_stderr, "stderr", self.proc.stderr),      # (and the stream each
+                 (self.read_replies, "replies", self.proc.stdout),    # one reads or writes)
+                 (self.write_lines, "commands", self.proc.stdin))
         threads = [threading.Thread(target=target, daemon=True, name=f"guandan engine {name}")
-                   for target, name in ((self.read_stderr, "stderr"),
-                                        (self.read_replies, "replies"),
-                                        (self.write_lines, "commands"))]
+                   for target, name, _ in roles]
         self.stderr_reader, self.threads = threads[0], threads
         try:
             for thread in threads:
@@ -544,8 +545,7 @@ class _Link:
         except BaseException:       # (no thread, or Ctrl-C: no process left behind)
             self.reap()
             # (nor a pipe: a thread that never started never closes its stream)
-            for thread, stream in zip(threads, (self.proc.stderr, self.proc.stdout,
-                                                self.proc.stdin)):
+            for thread, (_, _, stream) in zip(threads, roles):
                 if thread.ident is None:
                     stream.close()
             raise

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["read_count", "read_seconds", "quoted", "one_line", "close_reason"]
+__all__ = ["read_count", "read_seconds", "quoted", "one_line", "close_reason", "counted"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
 # bytes of a WebSocket close frame's reason: a control frame carries at most 125 bytes,
@@ -74,6 +74,15 @@ def one_line(text, limit: int = MAX_MESSAGE) -> str:
     if not words.isprintable():
         words = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
     return _elided(words, limit)
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, with an ``s`` unless ``n`` is 1.
+
+    >>> counted(1, "card"), counted(0, "play"), counted(27, "card")
+    ('1 card', '0 plays', '27 cards')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def close_reason(text) -> str:
