@@ -31,6 +31,13 @@ def _cli(*args):
                             cwd=PACKAGES, env=cli_env())
 
 
+def _listening_port(server) -> int:
+    """The port a ``guandan serve --port 0`` process says it listens on (its first line)."""
+    first = server.stdout.readline()
+    assert first.startswith("listening on ws://127.0.0.1:"), first + server.stderr.read()
+    return int(first.split(":")[2].split("/")[0])
+
+
 def test_sec8_four_bots_against_the_server_play_guandan_plays_match(tmp_path):
     """RULES 7, 8, 9: the served match, played by four bot processes over WebSockets, is
     the match guandan play plays (same log, event for event), and replays as valid."""
@@ -38,9 +45,7 @@ def test_sec8_four_bots_against_the_server_play_guandan_plays_match(tmp_path):
     server = _cli("serve", "--port", "0", "--seed", "3", "--max-hands", "6",
                   "--log", str(log))
     try:
-        first = server.stdout.readline()
-        assert first.startswith("listening on ws://127.0.0.1:"), first + server.stderr.read()
-        port = int(first.split(":")[2].split("/")[0])
+        port = _listening_port(server)
         bots = [_cli("bot", f"ws://127.0.0.1:{port}/game/client{i}", "--player", "greedy")
                 for i in range(1, 5)]
         seats = []
@@ -341,8 +346,7 @@ def test_guandan_serve_reports_junk_answers_on_stderr():
     plays on (the library's on_warning); one hand is "1 hand"."""
     server = _cli("serve", "--port", "0", "--seed", "1", "--max-hands", "1")
     try:
-        first = server.stdout.readline()
-        port = int(first.split(":")[2].split("/")[0])
+        port = _listening_port(server)
         threads = [_seat_thread(f"ws://127.0.0.1:{port}/game/c{i}",
                                 answers_first="junk" if i == 0 else None) for i in range(4)]
         out, err = server.communicate(timeout=120)
@@ -422,22 +426,18 @@ def test_sec8_a_session_of_games_ends_with_game_over_and_game_result():
         {"stage": "gameResult", "victoryNum": [0, 0, 0, 0], "draws": [0, 0, 0, 0]}]
 
 
-class _NoAnswer:
-    def receive(self, text):
-        return None
-
-
 @pytest.mark.parametrize("call, error, message", [
-    (lambda g: g([_NoAnswer()] * 3), ValueError, "a game has 4 clients, not 3"),
-    (lambda g: g([_NoAnswer()] * 3 + [object()]), TypeError,
+    (lambda g: g([PlatformSeat(GreedyPlayer())] * 3), ValueError,
+     "a game has 4 clients, not 3"),
+    (lambda g: g([PlatformSeat(GreedyPlayer())] * 3 + [object()]), TypeError,
      "client 3 has no receive(text) method: <object object"),
-    (lambda g: g([_NoAnswer()] * 4, lead_style="bogus"), ValueError,
+    (lambda g: g([PlatformSeat(GreedyPlayer())] * 4, lead_style="bogus"), ValueError,
      "lead_style is 'minus-one' or 'owner', not 'bogus'"),
-    (lambda g: g([_NoAnswer()] * 4).play_hands(-1), ValueError,
+    (lambda g: g([PlatformSeat(GreedyPlayer())] * 4).play_hands(-1), ValueError,
      "hands: a number of hands 0 or more, not -1"),
-    (lambda g: g([_NoAnswer()] * 4).play(games=0), ValueError,
+    (lambda g: g([PlatformSeat(GreedyPlayer())] * 4).play(games=0), ValueError,
      "games: a number of games 1 or more, not 0"),
-    (lambda g: g([_NoAnswer()] * 4).play(max_hands=0), ValueError,
+    (lambda g: g([PlatformSeat(GreedyPlayer())] * 4).play(max_hands=0), ValueError,
      "max_hands: a number of hands 1 or more, not 0"),
 ])
 def test_a_game_refuses_bad_arguments_before_sending_anything(call, error, message):

@@ -5,6 +5,7 @@ exception that says so, never a wait for ever or a wrong answer."""
 
 import json
 import random
+import subprocess
 import sys
 import threading
 import time
@@ -329,17 +330,23 @@ def test_what_the_engine_wrote_last_is_quoted_when_it_dies():
         assert info.value.stderr == "last words" and info.value.returncode == 3
 
 
-def test_rules_the_client_cannot_read(monkeypatch):
-    """A rule set unknown to the client: given to the constructor, it is refused and
-    the new process closed (quit, not left to the finalizer); named by the engine, it is a
-    protocol error quoting the name."""
+def _record_engines(monkeypatch) -> list:
+    """The list of every process the engine client starts from now on (in this test)."""
     started = []
-    real_popen = __import__("subprocess").Popen
+    real_popen = subprocess.Popen
 
     def popen(*args, **kwargs):
         started.append(real_popen(*args, **kwargs))
         return started[-1]
     monkeypatch.setattr("guandan_core.engine.subprocess.Popen", popen)
+    return started
+
+
+def test_rules_the_client_cannot_read(monkeypatch):
+    """A rule set unknown to the client: given to the constructor, it is refused and
+    the new process closed (quit, not left to the finalizer); named by the engine, it is a
+    protocol error quoting the name."""
+    started = _record_engines(monkeypatch)
     with pytest.raises(ValueError, match="unknown rules 'casual'"):
         _engine(rules="casual", timeout=20)
     assert len(started) == 1 and started[0].returncode == 0
@@ -898,20 +905,14 @@ def test_the_errors_copy_and_pickle_whole():
 
 
 def test_a_thread_that_cannot_start_leaves_no_process(monkeypatch):
-    started = []
     real_start = threading.Thread.start
 
     def start(thread):
         if thread.name == "guandan engine replies":
             raise RuntimeError("can't start new thread")
         real_start(thread)
-    real_popen = __import__("subprocess").Popen
-
-    def popen(*args, **kwargs):
-        started.append(real_popen(*args, **kwargs))
-        return started[-1]
     monkeypatch.setattr(threading.Thread, "start", start)
-    monkeypatch.setattr("guandan_core.engine.subprocess.Popen", popen)
+    started = _record_engines(monkeypatch)
     with pytest.raises(RuntimeError, match="can't start new thread"):
         _engine(timeout=10)
     assert len(started) == 1 and started[0].returncode is not None
