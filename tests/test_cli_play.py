@@ -450,6 +450,8 @@ def _mutations(events):
     out.append(("return to a seat that paid nothing", bad, ret + 1, "paid it no tribute"))
     out.append(("a second return", events[:ret + 1] + [dict(events[ret])] + events[ret + 1:],
                 ret + 2, "second card"))
+    out.append(("a tribute after a return", events[:ret + 1] + [dict(events[tribute])]
+                + events[ret + 1:], ret + 2, "tribute after a card was returned"))
     play = _first(events[tribute:], lambda e: e["event"] == "play") + tribute
     out.append(("play before the tribute", events[:tribute] + events[play:], tribute + 1,
                 "has not paid tribute"))
