@@ -696,6 +696,22 @@ def test_partner_takes_the_wind():
     assert [(s, m.to_platform()) for s, m in result.pv][0] == (0, ["Single", "R", ["HR"]])
 
 
+def test_best_move_breaks_no_pair_when_the_next_single_does_as_well():
+    """The best move is the first in the order of preference that keeps the value
+    (``search._root``: bigger plays, lower ranks, pairs kept together): where every
+    answer to the 4 reaches the same value (checked with the minimax), the single 6 comes
+    before a 5 of the pair, though the 5 is lower."""
+    pos = Position.from_json({"level": "2", "hands": [["C5", "D5", "C6"], ["SA"], ["C3"],
+                                                      ["DK", "CK"]],
+                              "finished": [], "to_move": 0,
+                              "table": {"owner": 3, "play": ["Single", "4", ["C4"]]}})
+    values = {move: minimax(pos.play(move), [10**6]) for move in pos.legal_moves()}
+    assert len(values) == 4 and set(values.values()) == {-3}     # (seat 0 moves: team 0)
+    result = solve(pos)
+    assert result.value == -3
+    assert result.best.to_platform() == ["Single", "6", ["C6"]]
+
+
 def test_limits_report_bounds_not_a_wrong_value():
     rng = random.Random(7)
     pos = None
