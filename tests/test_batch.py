@@ -119,6 +119,21 @@ def test_kernel_wrappers_refuse_what_would_go_out_of_bounds():
     assert k.py_classify(hand, 0, 1, 1, 0, np.zeros(0, np.uint8)) == 0   # nothing to write
 
 
+def test_kernel_batch_wrapper_writes_every_offset():
+    """The batch wrapper's docstring: ``offsets[i]:offsets[i+1]`` are hand i's moves, so it
+    writes every offset itself, the first (0) included, whatever the array held before;
+    the moves are those of moves_array one hand at a time."""
+    from guandan_core import _kernels as k
+    hands = deal(seed=3, games=1).reshape(-1, 54)[:2]
+    levels = np.array([0, 7], np.int32)
+    one = [moves_array(Hand.from_counts(h), int(lv)) for h, lv in zip(hands, levels)]
+    out = np.zeros(sum(map(len, one)) + 5, MOVE_DTYPE)
+    offsets = np.full(3, -7, np.int64)
+    assert k.py_enumerate_batch(hands, levels, 1, 1, 0, out.view(np.uint8), offsets) == 2
+    assert offsets.tolist() == [0, len(one[0]), len(one[0]) + len(one[1])]
+    assert out[:offsets[2]].tobytes() == b"".join(m.tobytes() for m in one)
+
+
 def test_batch_rejects_bad_input():
     bad = np.zeros((2, 54), np.uint8)
     bad[1, 7] = 3

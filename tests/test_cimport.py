@@ -13,6 +13,7 @@ import pytest
 from cli_process import PACKAGES
 from guandan_core import MOVE_DTYPE, Hand, Move, Rules, classify, legal_moves, moves_array
 from guandan_core.hand import to_counts
+from reference import RANKS, card_order
 
 Cython = pytest.importorskip("Cython", reason="building a module that cimports the "
                                               "kernels needs Cython (a test extra)")
@@ -21,11 +22,15 @@ PROBE = r'''
 # cython: language_level=3
 from libc.stdlib cimport malloc, free
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_classify,
-                                    gd_abi_version, GD_ABI_VERSION)
+                                    gd_abi_version, gd_card_order, GD_ABI_VERSION)
 
 
 def abi():
     return gd_abi_version(), GD_ABI_VERSION
+
+
+def card_order(int rank, int level):
+    return gd_card_order(rank, level)
 
 
 cdef int _call(bint classify, const unsigned char[::1] cards, int level, beat, rules,
@@ -100,6 +105,17 @@ def _records(moves) -> bytes:
 
 def test_the_abi_version_is_the_one_compiled_against(probe):
     assert probe.abi() == (1, 1)
+
+
+def test_sec2_card_order(probe):
+    """RULES 2 through gd_card_order: at every level, 2..A in natural order with the level
+    rank taken out and put above the ace, then the small joker, then the big joker, as the
+    reference orders them (rank arguments 0..12 for 2..A, 13 and 14 for the jokers)."""
+    for level in range(13):
+        got = [probe.card_order(rank, level) for rank in range(15)]
+        assert got == [card_order(label, level) for label in RANKS + "BR"], level
+        assert sorted(got) == sorted(set(got)), level        # a strict order
+        assert got[level] == 13 and got[13] == 14 and got[14] == 15
 
 
 def test_sec4_classify_needs_room_for_the_readings_only(probe):
