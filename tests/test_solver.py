@@ -513,6 +513,24 @@ def _searcher_state(searcher):
             searcher.to_move())
 
 
+def test_the_searchers_line_refuses_a_first_move_that_does_not_keep_the_value():
+    """``Searcher.principal_line`` takes a first move that keeps the value: after one that
+    does not (the 5 led before the black joker, which the minimax puts below +3) some seat
+    of the line has no move that keeps it, and that is a ValueError, not a line."""
+    from solver.search import _load
+    pos = Position.from_json({"level": "A", "hands": [["D5", "SB"], ["ST"], [], ["S7", "DJ"]],
+                              "finished": [2], "to_move": 0, "table": None})
+    moves = {m.to_platform()[1]: m for m in pos.legal_moves()}
+    assert minimax(pos.play(moves["5"]), [10**6]) < 3 == minimax(pos.play(moves["B"]), [10**6])
+    searcher = Searcher(10)
+    _load(searcher, pos)
+    with pytest.raises(ValueError, match="no move keeps the team-0 value 3"):
+        searcher.principal_line(np.frombuffer(bytes(moves["5"].record()), np.uint8), 3)
+    data, seats, cut = searcher.principal_line(np.frombuffer(bytes(moves["B"].record()),
+                                                             np.uint8), 3)
+    assert seats[0] == 0 and not cut
+
+
 def test_each_move_of_the_line_is_the_best_move_of_the_position_it_is_played_in():
     """The principal line is the best move repeated: solving the position before each of
     its moves gives that move as best, and the same value (for the same team). The line
@@ -712,6 +730,22 @@ def test_best_move_breaks_no_pair_when_the_next_single_does_as_well():
     assert result.best.to_platform() == ["Single", "6", ["C6"]]
 
 
+def test_best_move_tries_every_move_of_an_equal_score():
+    """Moves equal but for suits share a score in the order of preference, and where the
+    suits matter (a straight flush in the hand) each is tried: the single HQ comes first
+    in legal order but breaks the straight flush (the red joker then holds the trick),
+    the CQ after it, alone of all the moves, keeps the +3 (checked with the minimax)."""
+    pos = Position.from_json({"level": "7", "hands": [["S4"], ["S5"],
+                                                      ["CQ", "HT", "HJ", "HQ", "HK", "HA"],
+                                                      ["HR", "S6"]],
+                              "finished": [], "to_move": 2, "table": None})
+    values = {move: minimax(pos.play(move), [10**6]) for move in pos.legal_moves()}
+    assert [m.to_platform() for m, v in values.items() if v == 3] == [["Single", "Q", ["CQ"]]]
+    result = solve(pos)
+    assert result.value == 3
+    assert result.best.to_platform() == ["Single", "Q", ["CQ"]]
+
+
 def test_limits_report_bounds_not_a_wrong_value():
     rng = random.Random(7)
     pos = None
@@ -722,6 +756,50 @@ def test_limits_report_bounds_not_a_wrong_value():
     assert -3 <= result.lower <= result.upper <= 3
     full = solve(pos)
     assert result.lower <= full.value <= result.upper
+
+
+def _proof_move(searcher, value):
+    # the move Searcher.proof_move names, or None for -1
+    from solver.search import MOVE_DTYPE
+    i = searcher.proof_move(value)
+    if i < 0:
+        return None
+    data, _, _ = searcher.root_moves()
+    return Move.from_array(np.frombuffer(data, dtype=MOVE_DTYPE)[i:i + 1])[0]
+
+
+def test_the_proof_move_is_the_move_that_proved_the_bound_not_a_later_tie():
+    """In a wide window a later move that returns the same value only fails low (at most
+    that value), so the proof stays with the move that reached it: the black joker goes
+    out third for +2, while the pass lets seat 1 out with its straight (+1, the minimax)."""
+    from solver.search import _load
+    pos = Position.from_json({"level": "6", "hands": [["SB"], ["D4", "D5", "D6", "C7", "H8"],
+                                                      [], []],
+                              "finished": [2, 3], "to_move": 0,
+                              "table": {"owner": 3, "play": ["Single", "3", ["C3"]]}})
+    assert {m.to_platform()[0]: minimax(pos.play(m), [10**6])
+            for m in pos.legal_moves()} == {"PASS": 1, "Single": 2}
+    searcher = Searcher(12)
+    _load(searcher, pos)
+    assert searcher.search(-4, 4) == 2
+    assert _proof_move(searcher, 2).to_platform() == ["Single", "B", ["SB"]]
+
+
+def test_a_search_that_fails_low_proves_no_move():
+    """proof_move names a move only for a bound the root proved with it: a search that
+    failed low (the value is at most -1 here) proves nothing about a move, so -1, until a
+    search proves at least -1 with one."""
+    from solver.search import _load
+    pos = Position.from_json({"level": "5", "hands": [["S5", "H5", "C6", "D7", "C8", "D8"],
+                                                      ["S2", "C3", "HJ"], ["S6", "DQ", "SA"],
+                                                      ["S4", "SB"]],
+                              "finished": [], "to_move": 2, "table": None})
+    searcher = Searcher(12)
+    _load(searcher, pos)
+    assert searcher.search(-1, 0) == -1
+    assert [searcher.proof_move(v) for v in range(-3, 4)] == [-1] * 7
+    assert searcher.search(-2, -1) == -1
+    assert searcher.proof_move(-1) >= 0 and searcher.proof_move(0) == -1
 
 
 def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
@@ -2218,7 +2296,7 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
     value of 2**31 - 1, an empty window, a card pushed that the mover does not hold)."""
     s = Searcher(8)
     hands = np.zeros((4, 54), np.uint8)
-    hands[0, 5] = hands[1, 9] = hands[2, 14] = hands[3, 30] = 1      # H3, D4, C5, C9
+    hands[0, 5] = hands[1, 9] = hands[2, 14] = hands[3, 30] = 1      # H3, H4, C5, C9
     for bad, named in (({"hands": np.zeros((3, 54), np.uint8)}, "4 x 54"),
                        ({"hands": np.full((4, 54), 3, np.uint8)}, "3 times"),
                        ({"to_move": 9}, "to_move"), ({"level": 13}, "level"),
@@ -2324,6 +2402,25 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
         s.push(np.frombuffer(buffer, np.uint8)[len(buffer) - 18:])
         after.append((s.hands().tolist(), s.to_move(), s.finished(), s.owner()))
     assert after[0] == after[1] and after[0][0][0][5] == 0 and after[0][2] == [0]
+
+
+def test_a_searcher_refuses_a_seat_to_move_without_cards_unless_the_hand_is_over():
+    """``load`` refuses a seat to move that holds nothing while both teams still play (of
+    either team), and takes any seat once a team is out: the hand is over (RULES sec. 6),
+    and its outcome is all there is to search."""
+    s = Searcher(8)
+    hands = np.zeros((4, 54), np.uint8)
+    hands[0, 5] = hands[1, 9] = hands[2, 14] = hands[3, 30] = 1      # H3, H4, C5, C9
+    for seat in range(4):
+        out = hands.copy()
+        out[seat] = 0
+        with pytest.raises(ValueError, match=f"to_move {seat} holds no cards"):
+            s.load(out, 0, [seat], seat, None, -1, 1, 1, 0)
+    for team_out, outcome in (((1, 3), -3), ((2, 0), 3)):
+        out = hands.copy()
+        out[list(team_out)] = 0
+        s.load(out, 0, list(team_out), team_out[0], None, -1, 1, 1, 0)
+        assert s.is_over() and s.outcome() == outcome
 
 
 def test_the_lowest_threshold_is_reached_without_a_search():
