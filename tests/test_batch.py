@@ -119,6 +119,49 @@ def test_kernel_wrappers_refuse_what_would_go_out_of_bounds():
     assert k.py_classify(hand, 0, 1, 1, 0, np.zeros(0, np.uint8)) == 0   # nothing to write
 
 
+def test_kernel_wrappers_write_no_more_records_than_fit():
+    """RULES 4: S5 S6 H7 S8 S9 at level 7 has two readings, a straight and a straight
+    flush. Given room for one record (a slice of a larger buffer), py_classify and
+    py_enumerate report GD_EOVERFLOW (-1) and write nothing past the slice; with room
+    for both, py_classify writes the two readings. A lone wild's single finding no room
+    is GD_EOVERFLOW too."""
+    from guandan_core import _kernels as k
+    from guandan_core.hand import to_counts
+    cards = to_counts("S5 S6 H7 S8 S9")
+    size = MOVE_DTYPE.itemsize
+    for call in (lambda out: k.py_classify(cards, 5, 1, 1, 0, out),
+                 lambda out: k.py_enumerate(cards, 5, None, 1, 1, 0, out)):
+        buf = np.zeros(size * 40, np.uint8)
+        assert call(buf[:size]) == -1
+        assert not buf[size:].any()
+    buf = np.zeros(size * 3, np.uint8)
+    assert k.py_classify(cards, 5, 1, 1, 0, buf[:2 * size]) == 2
+    assert not buf[2 * size:].any()
+    types = buf[:2 * size].view(MOVE_DTYPE)["type"]
+    assert sorted(types.tolist()) == [5, 8]            # GD_STRAIGHT, GD_STRAIGHT_FLUSH
+    # RULES 3: at level 2 the heart 2 is wild, and alone it is one move, a single
+    wild = to_counts("H2")
+    buf = np.zeros(size * 2, np.uint8)
+    assert k.py_enumerate(wild, 0, None, 1, 1, 0, buf[:0]) == -1
+    assert k.py_enumerate(wild, 0, None, 1, 1, 0, buf[:size]) == 1
+    assert not buf[size:].any()
+
+
+def test_kernel_wrappers_take_an_empty_out_at_any_address():
+    """An empty out is no records (the kernels write nothing), wherever numpy put it: it is
+    not refused for its alignment as a buffer of records would be. S2 is one move and
+    finds no room (GD_EOVERFLOW, -1); cards that are no move have no reading."""
+    from guandan_core import _kernels as k
+    from guandan_core.hand import to_counts
+    empty = np.zeros(3, np.uint8)[1:][:0]
+    assert empty.ctypes.data % 2                             # (an odd address)
+    assert k.py_enumerate(to_counts("S2"), 0, None, 1, 1, 0, empty) == -1
+    assert k.py_classify(to_counts("S2 H3"), 0, 1, 1, 0, empty) == 0
+    hands = np.zeros((1, 54), np.uint8)
+    offsets = np.zeros(2, np.int64)
+    assert k.py_enumerate_batch(hands, np.zeros(1, np.int32), 1, 1, 0, empty, offsets) == 1
+
+
 def test_kernel_batch_wrapper_writes_every_offset():
     """The batch wrapper's docstring: ``offsets[i]:offsets[i+1]`` are hand i's moves, so it
     writes every offset itself, the first (0) included, whatever the array held before;

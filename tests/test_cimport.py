@@ -13,7 +13,7 @@ import pytest
 from cli_process import PACKAGES
 from guandan_core import MOVE_DTYPE, Hand, Move, Rules, classify, legal_moves, moves_array
 from guandan_core.hand import to_counts
-from reference import RANKS, card_order
+from reference import RANKS, card_order, is_bomb
 
 Cython = pytest.importorskip("Cython", reason="building a module that cimports the "
                                               "kernels needs Cython (a test extra)")
@@ -22,7 +22,8 @@ PROBE = r'''
 # cython: language_level=3
 from libc.stdlib cimport malloc, free
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_classify,
-                                    gd_abi_version, gd_card_order, GD_ABI_VERSION)
+                                    gd_abi_version, gd_card_order, gd_is_bomb,
+                                    GD_ABI_VERSION)
 
 
 def abi():
@@ -31,6 +32,10 @@ def abi():
 
 def card_order(int rank, int level):
     return gd_card_order(rank, level)
+
+
+def is_bomb(const unsigned char[::1] record):
+    return gd_is_bomb(<const gd_move_t*> &record[0])
 
 
 cdef int _call(bint classify, const unsigned char[::1] cards, int level, beat, rules,
@@ -116,6 +121,28 @@ def test_sec2_card_order(probe):
         assert got == [card_order(label, level) for label in RANKS + "BR"], level
         assert sorted(got) == sorted(set(got)), level        # a strict order
         assert got[level] == 13 and got[13] == 14 and got[14] == 15
+
+
+def test_sec5_is_bomb(probe):
+    """RULES 5 through gd_is_bomb: the straight flush and the bombs (of a rank, of the
+    jokers) are bombs, as the reference says; every other type, and a pass, is not."""
+    plays = [["Single", "5", ["S5"]], ["Pair", "5", ["S5", "H5"]],
+             ["Trips", "5", ["S5", "H5", "C5"]],
+             ["ThreeWithTwo", "5", ["S5", "H5", "C5", "S9", "H9"]],
+             ["Straight", "3", ["S3", "H4", "S5", "S6", "S7"]],
+             ["ThreePair", "3", ["S3", "H3", "S4", "H4", "S5", "H5"]],
+             ["TwoTrips", "3", ["S3", "H3", "C3", "S4", "H4", "C4"]],
+             ["StraightFlush", "3", ["S3", "S4", "S5", "S6", "S7"]],
+             ["StraightFlush", "A", ["HA", "H2", "H3", "H4", "H5"]],
+             ["Bomb", "9", ["S9", "H9", "C9", "D9"]],
+             ["Bomb", "9", ["S9", "H9", "C9", "D9", "S9", "H9", "C9", "D9"]],
+             ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]]]
+    for triple in plays:
+        record = Move.from_platform(triple, "T").record().tobytes()
+        assert probe.is_bomb(record) == is_bomb(triple), triple
+    assert sum(probe.is_bomb(Move.from_platform(t, "T").record().tobytes())
+               for t in plays) == 5
+    assert not probe.is_bomb(Move.PASS.record().tobytes())
 
 
 def test_sec4_classify_needs_room_for_the_readings_only(probe):
