@@ -1954,6 +1954,59 @@ def test_search_switches_do_not_change_values():
             assert solve(pos, searcher=searcher, pv=False).value == ref, (name, pos.to_json())
 
 
+def test_run_out_cut_off_keeps_values_in_the_general_search():
+    """The run-out cut-off (off by default) in the general search, the plain positions'
+    search switched off so that it sees them all: the leader's hand split exactly into
+    plays nobody can beat (no card used twice) gives the minimax value and a best move
+    that reaches it, on endgames with up to six cards a hand."""
+    from solver._search import Searcher
+    for pos, ref in _positions(7000, 25, max_cards=6, max_total=14):
+        result = solve(pos, searcher=Searcher(12, use_runout=True, use_plain=False))
+        assert result.value == ref, pos.to_json()
+        child = pos.play(result.best)
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        assert sign * minimax(child, [10**7]) == ref
+
+
+def test_canonical_table_key_keeps_the_order_of_a_bomb_on_the_table():
+    """With the ranks compressed (no sequence possible) the table key still tells a bomb
+    of 5s on the table from one of 6s when nobody holds a 5: the mover's own four 6s beat
+    the first and not the second (+1 against -2 by the minimax)."""
+    from solver.search import _load
+    from solver._search import Searcher
+    searcher = Searcher(8)
+    keys, values = [], []
+    for rank in "56":
+        pos = Position.from_json({"level": "2", "hands": [["C6", "D6", "H6", "S6", "S9"], ["SK"],
+                                                          ["S3"], ["CK"]],
+                                  "finished": [], "to_move": 0,
+                                  "table": {"owner": 1, "play": ["Bomb", rank,
+                                                                 [s + rank for s in "SCDH"]]}})
+        _load(searcher, pos)
+        keys.append(searcher.key())
+        values.append(minimax(pos, [10**6]))
+    assert values[0] != values[1] and keys[0] != keys[1], (values, keys)
+
+
+def test_canonical_table_key_counts_the_table_owners_cards_among_the_ranks_in_play():
+    """Seat 0 owns the table (rank compression on): its own ranks are in play too, so its
+    5 and a 6 (an opponent holds the other 6) stay apart in the key; seat 1's 6 beats
+    the 5 and not the 6 (+1 against +2 for seat 0's team, by the minimax)."""
+    from solver.search import _load
+    from solver._search import Searcher
+    searcher = Searcher(8)
+    keys, values = [], []
+    for card in ("S5", "S6"):
+        pos = Position.from_json({"level": "2", "hands": [["C4", card, "DK"], ["D4", "C6"], ["H9"],
+                                                          ["C3", "HK"]],
+                                  "finished": [], "to_move": 1,
+                                  "table": {"owner": 0, "play": ["Single", "3", ["D3"]]}})
+        _load(searcher, pos)
+        keys.append(searcher.key())
+        values.append(minimax(pos, [10**6]))
+    assert values == [1, 2] and keys[0] != keys[1], (values, keys)
+
+
 def _searched_and_legal(searcher, pos, plain=False):
     """The moves the search tries at ``pos`` (after its merges) and all its legal moves;
     the first must be among the second. ``plain``: the moves of the plain positions'
@@ -2076,6 +2129,22 @@ def test_dominated_moves_are_never_better(plain):
                                   "to_move": 0, "table": None})
         assert _dropped_moves_are_dominated(pos, searcher, reference, plain) > 0
     assert dropped > (1500 if plain else 3000)   # (fewer positions are plain)
+
+
+def test_plain_search_keeps_the_higher_pair_when_an_opponents_natural_pair_lies_between():
+    """Dropping a pair for a lower one is safe only if no opponent can answer the lower
+    pair and not the higher: an opponent's natural pair between them (here the 8s, no
+    wild card) answers the 4s, not the Qs, so the plain search must keep the Qs. Leading
+    the Qs wins (+1, the minimax); with them dropped the search answered -1."""
+    from solver._search import Searcher
+    pos = Position.from_json({"level": "2", "hands": [["S4", "C4", "SQ", "CQ"], ["D8", "H8"],
+                                                      ["C3"], ["C5", "SK"]],
+                              "finished": [], "to_move": 0, "table": None})
+    searched, legal = _searched_and_legal(Searcher(8), pos, plain=True)
+    assert searched is not None                     # a plain position
+    assert ["Pair", "Q", ["SQ", "CQ"]] in [m.to_platform() for m in searched], \
+        [m.to_platform() for m in searched]
+    assert minimax(pos, [10**6]) == 1 == solve(pos).value
 
 
 def _suit_free(move, level):
