@@ -6,8 +6,10 @@ import warnings
 import numpy as np
 import pytest
 
+from guandan_core import _kernels as kernels
 from guandan_core import MOVE_DTYPE, CardError, Hand, moves_array, moves_array_batch
 from guandan_core.cards import LevelError
+from guandan_core.hand import to_counts
 from guandan_core.moves import MoveError
 from guandan_core.batch import (apply_moves, bomb_features, contains_moves, deal, rank_counts,
                                 wild_counts)
@@ -98,25 +100,24 @@ def test_batch_without_out_grows_and_trims_its_result():
 def test_kernel_wrappers_refuse_what_would_go_out_of_bounds():
     """The typed wrappers behind moves.py (which validates first) still check lengths and
     record alignment, so a wrong call is a ValueError and not a read past a buffer."""
-    from guandan_core import _kernels as k
     out = np.zeros(MOVE_DTYPE.itemsize * 10, np.uint8)
     hand = np.zeros(54, np.uint8)
     record = np.zeros(MOVE_DTYPE.itemsize, np.uint8)
     for call, named in (
-            (lambda: k.py_enumerate(hand[:10], 0, None, 1, 1, 0, out), "54 card counts"),
-            (lambda: k.py_enumerate(hand, 0, record[:5], 1, 1, 0, out), "18 bytes"),
-            (lambda: k.py_classify(hand[:53], 0, 1, 1, 0, out), "54 card counts"),
-            (lambda: k.py_beats(record[:3], record), "18 bytes"),
-            (lambda: k.py_beats(record, np.zeros(19, np.uint8)[1:]), "even address"),
-            (lambda: k.py_enumerate(hand, 0, None, 1, 1, 0, np.zeros(37, np.uint8)[1:]),
+            (lambda: kernels.py_enumerate(hand[:10], 0, None, 1, 1, 0, out), "54 card counts"),
+            (lambda: kernels.py_enumerate(hand, 0, record[:5], 1, 1, 0, out), "18 bytes"),
+            (lambda: kernels.py_classify(hand[:53], 0, 1, 1, 0, out), "54 card counts"),
+            (lambda: kernels.py_beats(record[:3], record), "18 bytes"),
+            (lambda: kernels.py_beats(record, np.zeros(19, np.uint8)[1:]), "even address"),
+            (lambda: kernels.py_enumerate(hand, 0, None, 1, 1, 0, np.zeros(37, np.uint8)[1:]),
              "even address"),
-            (lambda: k.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(1, np.int32),
+            (lambda: kernels.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(1, np.int32),
                                           1, 1, 0, out, np.zeros(3, np.int64)), "2 levels"),
-            (lambda: k.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(2, np.int32),
+            (lambda: kernels.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(2, np.int32),
                                           1, 1, 0, out, np.zeros(2, np.int64)), "3 offsets")):
         with pytest.raises(ValueError, match=named):
             call()
-    assert k.py_classify(hand, 0, 1, 1, 0, np.zeros(0, np.uint8)) == 0   # nothing to write
+    assert kernels.py_classify(hand, 0, 1, 1, 0, np.zeros(0, np.uint8)) == 0   # nothing to write
 
 
 def test_kernel_wrappers_write_no_more_records_than_fit():
@@ -125,25 +126,23 @@ def test_kernel_wrappers_write_no_more_records_than_fit():
     py_enumerate report GD_EOVERFLOW (-1) and write nothing past the slice; with room
     for both, py_classify writes the two readings. A lone wild's single finding no room
     is GD_EOVERFLOW too."""
-    from guandan_core import _kernels as k
-    from guandan_core.hand import to_counts
     cards = to_counts("S5 S6 H7 S8 S9")
     size = MOVE_DTYPE.itemsize
-    for call in (lambda out: k.py_classify(cards, 5, 1, 1, 0, out),
-                 lambda out: k.py_enumerate(cards, 5, None, 1, 1, 0, out)):
+    for call in (lambda out: kernels.py_classify(cards, 5, 1, 1, 0, out),
+                 lambda out: kernels.py_enumerate(cards, 5, None, 1, 1, 0, out)):
         buf = np.zeros(size * 40, np.uint8)
         assert call(buf[:size]) == -1
         assert not buf[size:].any()
     buf = np.zeros(size * 3, np.uint8)
-    assert k.py_classify(cards, 5, 1, 1, 0, buf[:2 * size]) == 2
+    assert kernels.py_classify(cards, 5, 1, 1, 0, buf[:2 * size]) == 2
     assert not buf[2 * size:].any()
     types = buf[:2 * size].view(MOVE_DTYPE)["type"]
     assert sorted(types.tolist()) == [5, 8]            # GD_STRAIGHT, GD_STRAIGHT_FLUSH
     # RULES 3: at level 2 the heart 2 is wild, and alone it is one move, a single
     wild = to_counts("H2")
     buf = np.zeros(size * 2, np.uint8)
-    assert k.py_enumerate(wild, 0, None, 1, 1, 0, buf[:0]) == -1
-    assert k.py_enumerate(wild, 0, None, 1, 1, 0, buf[:size]) == 1
+    assert kernels.py_enumerate(wild, 0, None, 1, 1, 0, buf[:0]) == -1
+    assert kernels.py_enumerate(wild, 0, None, 1, 1, 0, buf[:size]) == 1
     assert not buf[size:].any()
 
 
@@ -151,28 +150,25 @@ def test_kernel_wrappers_take_an_empty_out_at_any_address():
     """An empty out is no records (the kernels write nothing), wherever numpy put it: it is
     not refused for its alignment as a buffer of records would be. S2 is one move and
     finds no room (GD_EOVERFLOW, -1); cards that are no move have no reading."""
-    from guandan_core import _kernels as k
-    from guandan_core.hand import to_counts
     empty = np.zeros(3, np.uint8)[1:][:0]
     assert empty.ctypes.data % 2                             # (an odd address)
-    assert k.py_enumerate(to_counts("S2"), 0, None, 1, 1, 0, empty) == -1
-    assert k.py_classify(to_counts("S2 H3"), 0, 1, 1, 0, empty) == 0
+    assert kernels.py_enumerate(to_counts("S2"), 0, None, 1, 1, 0, empty) == -1
+    assert kernels.py_classify(to_counts("S2 H3"), 0, 1, 1, 0, empty) == 0
     hands = np.zeros((1, 54), np.uint8)
     offsets = np.zeros(2, np.int64)
-    assert k.py_enumerate_batch(hands, np.zeros(1, np.int32), 1, 1, 0, empty, offsets) == 1
+    assert kernels.py_enumerate_batch(hands, np.zeros(1, np.int32), 1, 1, 0, empty, offsets) == 1
 
 
 def test_kernel_batch_wrapper_writes_every_offset():
     """The batch wrapper's docstring: ``offsets[i]:offsets[i+1]`` are hand i's moves, so it
     writes every offset itself, the first (0) included, whatever the array held before;
     the moves are those of moves_array one hand at a time."""
-    from guandan_core import _kernels as k
     hands = deal(seed=3, games=1).reshape(-1, 54)[:2]
     levels = np.array([0, 7], np.int32)
     one = [moves_array(Hand.from_counts(h), int(lv)) for h, lv in zip(hands, levels)]
     out = np.zeros(sum(map(len, one)) + 5, MOVE_DTYPE)
     offsets = np.full(3, -7, np.int64)
-    assert k.py_enumerate_batch(hands, levels, 1, 1, 0, out.view(np.uint8), offsets) == 2
+    assert kernels.py_enumerate_batch(hands, levels, 1, 1, 0, out.view(np.uint8), offsets) == 2
     assert offsets.tolist() == [0, len(one[0]), len(one[0]) + len(one[1])]
     assert out[:offsets[2]].tobytes() == b"".join(m.tobytes() for m in one)
 

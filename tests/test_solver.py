@@ -47,6 +47,13 @@ def _positions(seed, count, max_cards=5, budget=20_000, max_total=13):
         yield pos, ref
 
 
+def _mover_value(pos, move, budget=10**7, memo=None):
+    """The minimax value of playing ``move`` at ``pos``, for the team of the seat to move
+    there (the minimax gives team-0 values; a hand the move ends, its outcome)."""
+    sign = 1 if pos.to_move % 2 == 0 else -1
+    return sign * minimax(pos.play(move), [budget], memo)
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_solver_matches_plain_minimax(seed):
     """RULES sec. 6: exact team outcome on random 2-4 player endgames, 1-5 cards each,
@@ -57,13 +64,7 @@ def test_solver_matches_plain_minimax(seed):
         assert result.exact
         assert result.value == ref, (pos.to_json(), result.value, ref)
         # the best move reaches the value
-        child = pos.play(result.best)
-        if child.is_over:
-            v = child.outcome
-        else:
-            v = minimax(child, [10**7])
-        mover_sign = 1 if pos.to_move % 2 == 0 else -1
-        assert v * mover_sign == ref, (pos.to_json(), str(result.best))
+        assert _mover_value(pos, result.best) == ref, (pos.to_json(), str(result.best))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -76,11 +77,8 @@ def test_every_move_scored_matches_minimax(seed):
                 scored[eq] = s.value
         legal = pos.legal_moves()
         assert set(scored) == set(legal)
-        sign = 1 if pos.to_move % 2 == 0 else -1
         for move in legal:
-            child = pos.play(move)
-            v = child.outcome if child.is_over else minimax(child, [10**7])
-            assert scored[move] == v * sign, (pos.to_json(), str(move))
+            assert scored[move] == _mover_value(pos, move), (pos.to_json(), str(move))
         assert max(scored.values()) == result.value == ref      # (ref: the mover's value)
 
 
@@ -95,10 +93,9 @@ def test_solver_matches_memoized_minimax_with_four_players_and_14_to_16_cards():
         return pos if pos is not None and sum(pos.cards_left) >= 14 else None
 
     for pos, ref, memo in _solved(draw, 6, 400_000, memo=True):
-        sign = 1 if pos.to_move % 2 == 0 else -1
         result = solve(pos)
         assert result.exact and result.value == ref, pos.to_json()
-        assert sign * minimax(pos.play(result.best), [10**7], memo) == ref, \
+        assert _mover_value(pos, result.best, memo=memo) == ref, \
             (pos.to_json(), str(result.best))
         for t in (-2, -1, 1, 2, 3):
             assert probe(pos, t) == (ref >= t), (pos.to_json(), t)
@@ -123,7 +120,6 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
         return random_long_play_position(rng, Rules.of(rng.choice(PRESET_NAMES)))
 
     for pos, ref, memo in _solved(draw, 30, 30_000, memo=True):
-        sign = 1 if pos.to_move % 2 == 0 else -1
         checked += 1
         for seat in range(4):
             for m in legal_moves(pos.hand(seat), pos.level, rules=pos.rules):
@@ -143,7 +139,7 @@ def test_solver_matches_memoized_minimax_with_long_plays(seed):
         if every:
             assert set(scored) == set(pos.legal_moves()), pos.to_json()
         for move, value in scored.items():
-            assert sign * minimax(pos.play(move), [10**7], memo) == value, \
+            assert _mover_value(pos, move, memo=memo) == value, \
                 (pos.to_json(), pos.rules, str(move))
             moves_checked += 1
     # the draws really hold the long plays this test is about
@@ -218,10 +214,9 @@ def _preference_order(searcher, pos):
     """The position's moves in the order the solver tries them for its best move (the
     search's static scores, higher first, ties in legal order), sorted here: the compiled
     choice of the best move walks that order without sorting it."""
-    from solver.search import MOVE_DTYPE, _load
+    from solver.search import _load, _root
     _load(searcher, pos)
-    data, _, scores = searcher.root_moves()
-    records = np.frombuffer(data, dtype=MOVE_DTYPE)
+    records, _, scores = _root(searcher)
     preference = sorted(range(len(records)), key=lambda i: (-scores[i], i))
     return [Move.from_array(records[i:i + 1])[0] for i in preference]
 
@@ -230,7 +225,6 @@ def _preference_order(searcher, pos):
 def test_best_move_is_the_first_in_the_preference_order_that_reaches_the_value(seed):
     """The best move is defined by an order that depends on the position alone (the move
     order's static score, ties in legal order): every move preferred to it is worse."""
-    from solver._search import Searcher
     searcher = Searcher(12)
     earlier_ties_in_legal_order = 0
     for pos, ref in _positions(5000 + seed, 40, max_cards=4):
@@ -525,9 +519,8 @@ def test_the_searchers_line_refuses_a_first_move_that_does_not_keep_the_value():
     searcher = Searcher(10)
     _load(searcher, pos)
     with pytest.raises(ValueError, match="no move keeps the team-0 value 3"):
-        searcher.principal_line(np.frombuffer(bytes(moves["5"].record()), np.uint8), 3)
-    data, seats, cut = searcher.principal_line(np.frombuffer(bytes(moves["B"].record()),
-                                                             np.uint8), 3)
+        searcher.principal_line(moves["5"].record(), 3)
+    data, seats, cut = searcher.principal_line(moves["B"].record(), 3)
     assert seats[0] == 0 and not cut
 
 
@@ -536,7 +529,6 @@ def test_each_move_of_the_line_is_the_best_move_of_the_position_it_is_played_in(
     its moves gives that move as best, and the same value (for the same team). The line
     is followed in compiled code; this checks it against solve() one position at a time,
     and that following it leaves the searcher's position as it was."""
-    from solver._search import Searcher
     from solver.search import MOVE_DTYPE, _load
     searcher = Searcher(12)
     steps = 0
@@ -574,15 +566,10 @@ def test_threshold_solve_answers_the_question_with_a_move_that_reaches_it():
     is out of reach; the same from a cold table, one warm from solving the value (which
     holds other questions' moves) and a tiny one."""
     from solver import clear_tables
-    from solver._search import Searcher
     searcher = Searcher(12)
     reached = not_reached = best_not_first = 0
     for pos, ref in _positions(5100, 25, max_cards=4):
-        sign = 1 if pos.to_move % 2 == 0 else -1
-        values = {}
-        for move in pos.legal_moves():
-            child = pos.play(move)
-            values[move] = sign * (child.outcome if child.is_over else minimax(child, [10**7]))
+        values = {move: _mover_value(pos, move) for move in pos.legal_moves()}
         ordered = _preference_order(searcher, pos)
         for t in (-3, -2, -1, 1, 2, 3):
             clear_tables()
@@ -666,11 +653,7 @@ def test_threshold_every_move_says_which_moves_reach_it(seed):
     equivalents share its answer, and no value is claimed."""
     checked = {True: 0, False: 0}
     for pos, ref in _positions(5300 + seed, 12, max_cards=4):
-        sign = 1 if pos.to_move % 2 == 0 else -1
-        values = {}
-        for move in pos.legal_moves():
-            child = pos.play(move)
-            values[move] = sign * (child.outcome if child.is_over else minimax(child, [10**7]))
+        values = {move: _mover_value(pos, move) for move in pos.legal_moves()}
         for t in (-2, -1, 1, 2, 3):
             r = solve(pos, at_least=t, all_moves=True)
             answers = {}
@@ -760,12 +743,12 @@ def test_limits_report_bounds_not_a_wrong_value():
 
 def _proof_move(searcher, value):
     # the move Searcher.proof_move names, or None for -1
-    from solver.search import MOVE_DTYPE
+    from solver.search import _root
     i = searcher.proof_move(value)
     if i < 0:
         return None
-    data, _, _ = searcher.root_moves()
-    return Move.from_array(np.frombuffer(data, dtype=MOVE_DTYPE)[i:i + 1])[0]
+    records, _, _ = _root(searcher)
+    return Move.from_array(records[i:i + 1])[0]
 
 
 def test_the_proof_move_is_the_move_that_proved_the_bound_not_a_later_tie():
@@ -806,7 +789,6 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     """Issue 4 (limits): with the value unknown, ``best`` is a move proven to reach
     ``lower`` whenever ``lower`` is above -3: checked by minimax on positions stopped at
     several node budgets, many of them where the move the search tries first does not."""
-    from solver._search import Searcher
     searcher = Searcher(12)
     rng = random.Random(11)
     checked = first_would_fail = 0
@@ -814,7 +796,6 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
         pos = random_position(rng, max_cards=4, max_total=10)
         if pos is None or pos.is_over:
             continue
-        sign = 1 if pos.to_move % 2 == 0 else -1
         for limit in (3, 10, 30, 100):
             result = solve(pos, node_limit=limit)
             if result.exact:
@@ -822,11 +803,7 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
             if result.lower == -3:
                 continue
             try:
-                values = {}
-                for move in pos.legal_moves():
-                    child = pos.play(move)
-                    values[move] = sign * (child.outcome if child.is_over
-                                           else minimax(child, [20_000]))
+                values = {move: _mover_value(pos, move, 20_000) for move in pos.legal_moves()}
             except Budget:
                 continue
             checked += 1
@@ -1002,7 +979,6 @@ def test_the_searchers_line_and_best_move_leave_the_position_as_it_was_when_stop
     not busy, and answers alike once given new limits; a value the mover does not reach
     is a ValueError naming it."""
     import threading
-    from solver._search import Searcher
     from solver.search import MOVE_DTYPE, _load
     obj = _endgames_4x6(2)[1]
     pos = Position.from_json(obj)
@@ -1063,7 +1039,6 @@ def test_the_searchers_line_and_best_move_leave_the_position_as_it_was_when_stop
 def test_solve_forgets_the_roots_table_entry_so_its_move_is_this_solves():
     """solve() drops its root's table entry before searching, so that the root is searched
     and the move that proves its first bound is known (a reused searcher answers alike)."""
-    from solver._search import Searcher
     obj = _endgames_4x6(1)[0]
     searcher = Searcher(16)
     solve(obj, searcher=searcher)
@@ -1805,7 +1780,6 @@ def test_canonical_table_key_never_merges_different_values(plain):
     the same key must have the same minimax value (this caught the level rank's place).
     ``plain``: the key of the plain positions' search, on the plain states."""
     from solver.search import _load
-    from solver._search import Searcher
     searcher = Searcher(8)
     rng = random.Random(5)
     trees = 0
@@ -1841,7 +1815,6 @@ def test_plain_search_keeps_its_table_key_up_to_date_move_by_move():
     played (orders leaving play shift the others down): after every move the key must be
     the one computed afresh for the position reached."""
     from solver.search import _load
-    from solver._search import Searcher
     searcher = Searcher(8)
     rng = random.Random(91)
     checked = out_of_play = 0
@@ -1877,7 +1850,6 @@ def test_plain_search_passes_exactly_for_followers_who_cannot_answer():
     kernel's legal moves (a play besides the pass) on single, pair, triple and
     three-with-two tables, wild cards and jokers included."""
     from solver.search import _load
-    from solver._search import Searcher
     searcher = Searcher(8)
     rng = random.Random(93)
     cases = [Position.from_json(_generation_case(rng, lead=False, full_house_table=i % 3 == 0))
@@ -1911,7 +1883,6 @@ def test_move_order_knows_when_the_partners_play_holds_the_trick(plain):
     worked out from the table play and the opponents' legal moves from the kernel.
     ``plain``: the plain positions' search's test, on the plain positions."""
     from solver.search import _load
-    from solver._search import Searcher
     searcher = Searcher(8)
     rng = random.Random(57)
     seen = Counter()
@@ -1942,7 +1913,6 @@ def test_move_order_knows_when_the_partners_play_holds_the_trick(plain):
 def test_search_switches_do_not_change_values():
     """Each technique (table, merging, bounds, ordering, running out, rank compression,
     dominance, the plain positions' own search) only changes the work, never the value."""
-    from solver._search import Searcher
     switches = ["use_tt", "use_merge", "use_bounds", "use_ordering", "use_runout",
                 "use_compress", "use_history", "use_dominance", "use_plain"]
     for pos, ref in _positions(6000, 15, max_total=11):
@@ -1959,13 +1929,10 @@ def test_run_out_cut_off_keeps_values_in_the_general_search():
     search switched off so that it sees them all: the leader's hand split exactly into
     plays nobody can beat (no card used twice) gives the minimax value and a best move
     that reaches it, on endgames with up to six cards a hand."""
-    from solver._search import Searcher
     for pos, ref in _positions(7000, 25, max_cards=6, max_total=14):
         result = solve(pos, searcher=Searcher(12, use_runout=True, use_plain=False))
         assert result.value == ref, pos.to_json()
-        child = pos.play(result.best)
-        sign = 1 if pos.to_move % 2 == 0 else -1
-        assert sign * minimax(child, [10**7]) == ref
+        assert _mover_value(pos, result.best) == ref, (pos.to_json(), str(result.best))
 
 
 def test_canonical_table_key_keeps_the_order_of_a_bomb_on_the_table():
@@ -1973,7 +1940,6 @@ def test_canonical_table_key_keeps_the_order_of_a_bomb_on_the_table():
     of 5s on the table from one of 6s when nobody holds a 5: the mover's own four 6s beat
     the first and not the second (+1 against -2 by the minimax)."""
     from solver.search import _load
-    from solver._search import Searcher
     searcher = Searcher(8)
     keys, values = [], []
     for rank in "56":
@@ -1993,7 +1959,6 @@ def test_canonical_table_key_counts_the_table_owners_cards_among_the_ranks_in_pl
     5 and a 6 (an opponent holds the other 6) stay apart in the key; seat 1's 6 beats
     the 5 and not the 6 (+1 against +2 for seat 0's team, by the minimax)."""
     from solver.search import _load
-    from solver._search import Searcher
     searcher = Searcher(8)
     keys, values = [], []
     for card in ("S5", "S6"):
@@ -2031,7 +1996,6 @@ def test_merged_moves_lead_to_equal_positions():
     that cannot matter: every move it drops (dominance off) must reach the table key of a
     move it keeps, and the same minimax value."""
     from solver.search import _load
-    from solver._search import Searcher
     searcher = Searcher(8, use_dominance=False)
     rng = random.Random(77)
     dropped_total = compared = 0
@@ -2104,7 +2068,6 @@ def test_dominated_moves_are_never_better(plain):
     here is too slow for these thousands of children). Random endgames (wild cards, tables, players out)
     and hands built of pairs, triples and three-with-twos. ``plain``: the moves of the
     plain positions' search (where no hand can bomb or form a sequence)."""
-    from solver._search import Searcher
     searcher = Searcher(8)
     reference = Searcher(14, use_dominance=False)
     rng = random.Random(78)
@@ -2136,7 +2099,6 @@ def test_plain_search_keeps_the_higher_pair_when_an_opponents_natural_pair_lies_
     pair and not the higher: an opponent's natural pair between them (here the 8s, no
     wild card) answers the 4s, not the Qs, so the plain search must keep the Qs. Leading
     the Qs wins (+1, the minimax); with them dropped the search answered -1."""
-    from solver._search import Searcher
     pos = Position.from_json({"level": "2", "hands": [["S4", "C4", "SQ", "CQ"], ["D8", "H8"],
                                                       ["C3"], ["C5", "SK"]],
                               "finished": [], "to_move": 0, "table": None})
@@ -2209,7 +2171,6 @@ def test_search_move_generation_matches_the_kernel(plain):
     answers to a single, pair or triple) gives exactly the kernel's moves up to suits.
     ``plain``: the generator of the plain positions' search (where no hand can bomb or
     form a sequence), which also answers three-with-twos."""
-    from solver._search import Searcher
     searcher = Searcher(8, use_dominance=False)   # no dominated moves dropped
     rng = random.Random(31)
     cases = [_generation_case(rng, lead=i % 2 == 0) for i in range(1000)]
