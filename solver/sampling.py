@@ -104,12 +104,15 @@ def _view_of_observation(obs: Observation) -> _View:
 def _surely_held(obs: Observation, sizes: dict) -> tuple:
     """The cards each hidden seat surely holds from the public tribute and returns: of a
     card kind, what it received less what it gave and what it has played of that kind (its
-    own copies of the kind may have gone first, so this much at least is still there)."""
+    own copies of the kind may have gone first, so this much at least is still there).
+    The exchanges count in the order they were made: a card given before one of the kind
+    came back (a tribute of a 10 returned, sec. 8) takes none from the card received."""
     held = {}
     for giver, receiver, kind in obs.exchanges:
         for seat, step in ((receiver, 1), (giver, -1)):
             if seat in sizes:
-                held.setdefault(seat, np.zeros(NUM_KINDS, dtype=np.int64))[kind] += step
+                counts = held.setdefault(seat, np.zeros(NUM_KINDS, dtype=np.int64))
+                counts[kind] = max(counts[kind] + step, 0)
     for seat, move in obs.history:
         if seat in held and not move.is_pass:
             held[seat] -= move.counts()
@@ -287,12 +290,24 @@ def _pinned(view: _View, known) -> dict:
     the cards the view itself knows a seat holds (an Observation's tribute and returns):
     of each kind, the larger of the two counts."""
     out = {seat: counts.copy() for seat, counts in view.public}
+    sizes = dict(view.hidden)
+    # (an Observation built by hand may pin more than it can: say so before the deals do)
+    for s, counts in out.items():
+        if counts.sum() > sizes[s]:
+            cards = " ".join(format_cards(np.repeat(np.arange(NUM_KINDS), counts)))
+            raise ValueError(f"observation: seat {s} holds {sizes[s]} cards, fewer than the "
+                             f"{counts.sum()} it surely holds from the tribute and returns "
+                             f"({cards})")
+    over = np.flatnonzero(sum(out.values(), np.zeros(NUM_KINDS, dtype=np.int64)) > view.pool)
+    if len(over):
+        raise ValueError(f"observation: by the tribute and returns, seats surely hold "
+                         f"{' '.join(format_cards(over))} more times than it is hidden from "
+                         f"seat {view.seat}")
     if known is None:
         return out
     if not isinstance(known, Mapping):
         raise TypeError(f"known must map seats to the cards they are known to hold, "
                         f"not {quoted(known)}")
-    sizes = dict(view.hidden)
     for s, cards in known.items():
         if not is_whole(s, 0, 3) or int(s) not in sizes:
             raise ValueError(f"known: {quoted(s)} is not a seat whose hand is hidden from "

@@ -381,11 +381,12 @@ def _tribute_observations(seed: int = 3, hands: int = 4) -> list:
 
 def _surely(obs) -> dict:
     """Per hidden seat, the cards it surely still holds: received in tribute or return,
-    less given, less played of that kind since (never below none)."""
+    less given since (never below none), less played of that kind since."""
     out = {}
-    for giver, receiver, kind in obs.exchanges:
+    for giver, receiver, kind in obs.exchanges:         # (in the order they were given)
         out.setdefault(receiver, Counter())[kind] += 1
-        out.setdefault(giver, Counter())[kind] -= 1
+        held = out.setdefault(giver, Counter())
+        held[kind] = max(held[kind] - 1, 0)
     for seat, move in obs.history:
         if seat in out and not move.is_pass:
             out[seat].subtract(Counter(move.kinds))
@@ -422,6 +423,46 @@ def test_deals_of_an_observation_give_tribute_cards_to_their_holders():
                 assert all(deal.counts(seat)[k] >= n for k, n in cards.items())
         checked += 1
     assert checked > 5
+
+
+def test_a_card_given_and_received_back_is_surely_held_by_its_giver_alone():
+    """RULES sec. 8: the receiver of a tribute returns a card of rank 10 or lower (or its
+    lowest), so a tribute of a 10 or lower may come back as the return, the very card.
+    The payer then surely holds it (it came back after it was given) and the receiver
+    holds nothing from the exchanges (it gave the card away after it received it). With
+    one copy of the kind hidden, every deal gives that copy to the payer (found by a
+    mutant and a review: the exchanges were summed, the payer's -1 and +1 made 0, and
+    the deals gave the card to any seat)."""
+    from dataclasses import replace
+    from guandan_core.cards import RANKS, card_rank, wild_kind
+    obs = next(o for o, _, _ in _tribute_observations() if not o.history)
+    payer, receiver = (obs.seat + 1) % 4, (obs.seat + 2) % 4
+    pool = hidden_pool(obs)
+    kind = next(k for k in np.flatnonzero(pool == 1)
+                if card_rank(k) <= RANKS.index("T") and card_rank(k) != obs.level
+                and k != wild_kind(obs.level))
+    returned = replace(obs, exchanges=((payer, receiver, kind), (receiver, payer, kind)))
+    assert _surely(returned) == {payer: Counter({kind: 1})}
+    deals = sample_deals(returned, 30, seed=2)
+    assert all(d.counts(payer)[kind] == 1 and d.counts(receiver)[kind] == 0 for d in deals)
+
+
+def test_exchanges_that_pin_more_than_is_hidden_are_refused_by_name():
+    """An Observation built by hand whose exchanges give a seat a card more times than it
+    is hidden, or more cards than the seat holds, is refused with the cards named (not a
+    numpy error from inside the dealing)."""
+    from dataclasses import replace
+    obs = next(o for o, _, _ in _tribute_observations() if not o.history)
+    once = int(np.flatnonzero(hidden_pool(obs) == 1)[0])
+    one, two = (obs.seat + 1) % 4, (obs.seat + 2) % 4
+    twice = replace(obs, exchanges=((obs.seat, one, once), (obs.seat, two, once)))
+    with pytest.raises(ValueError, match=f"observation: by the tribute and returns, seats "
+                       f"surely hold {format_card(once)} more times than it is hidden"):
+        sample_deals(twice, 3, seed=1)
+    many = tuple((obs.seat, one, k) for k in range(obs.cards_left[one] + 1))
+    with pytest.raises(ValueError, match=f"observation: seat {one} holds "
+                       f"{obs.cards_left[one]} cards, fewer than the {len(many)} it surely"):
+        sample_deals(replace(obs, exchanges=many), 3, seed=1)
 
 
 def test_a_tribute_card_is_pinned_once_and_its_other_copy_dealt_at_random():
