@@ -162,6 +162,28 @@ def test_best_split_medium_hands():
         assert_partition(res.split, hand, level)
 
 
+def test_bounded_fewest_plays_agrees_with_the_exact_search_at_every_limit():
+    """The split search's bounded question (the fewest plays if at most a limit, else a
+    lower bound), asked at limits rising to the answer on one solver whose tables carry
+    over, against the plain exact search of a fresh solver: the same answer, and every
+    exact value and lower bound it keeps agrees with the exact search's (a bounded search
+    that failed once must not leave a wrong value for a later, larger limit)."""
+    from guandan_core.analysis import _hand_fields, _pack, _Solver
+    items = json.loads(HANDS_WILD.read_text())["items"][:12]
+    for item in items:
+        hand, lvl = Hand(item["hand"]), parse_level(item["level"])
+        root = _pack(_hand_fields(hand.counts, lvl))
+        plain = _Solver(hand, lvl, Rules(), 1)
+        fewest = plain.min_plays(root)
+        bounded = _Solver(hand, lvl, Rules(), 1)
+        for limit in range(fewest + 1):
+            v = bounded.bounded(root, limit)
+            assert v == fewest if limit >= fewest else limit < v <= fewest, (item, limit)
+        assert bounded.exact.keys() <= plain.exact.keys()
+        assert all(v == plain.exact[s] for s, v in bounded.exact.items()), item
+        assert all(v <= plain.exact[s] for s, v in bounded.lower.items()), item
+        assert bounded.lower, item          # (some search failed, or nothing was checked)
+
 def test_full_hands_are_split_into_legal_parts():
     items = json.loads(HANDS_WILD.read_text())["items"][:40]
     for item in items:
