@@ -13,6 +13,7 @@ from guandan_core.hand import to_counts
 from guandan_core.moves import MoveError
 from guandan_core.batch import (apply_moves, bomb_features, contains_moves, deal, rank_counts,
                                 wild_counts)
+from reference import ref_legal_moves
 
 
 def test_deal_is_a_full_deck_and_deterministic():
@@ -146,6 +147,27 @@ def test_kernel_wrappers_write_no_more_records_than_fit():
     assert not buf[size:].any()
 
 
+def test_kernel_wrappers_report_an_overflow_wherever_the_room_runs_out():
+    """RULES 3, 4: the hands have moves of every kind (the two wilds alone as a pair of the
+    level rank, joker pairs, full houses whose pair is two wilds or two jokers, sequences,
+    bombs, the joker bomb, straight flushes), as many as the reference finds. Given room
+    for any smaller number of records, py_enumerate reports GD_EOVERFLOW (-1) and writes
+    nothing past the room, so each kind of move is once the first to find no room (a
+    generator that went on after finding none wrote through a null record)."""
+    size = MOVE_DTYPE.itemsize
+    for text, level in (("H7 H7 SB SB HR HR S8 C8 D8 S9 C9 S5 S6", 5),
+                        ("H2 H2 SB SB HR HR S3 C3 D3 S4 S5 S6", 0)):
+        cards = to_counts(text)
+        total = len(ref_legal_moves([k for k in range(54) for _ in range(cards[k])], level))
+        buf = np.zeros(size * (total + 1), np.uint8)
+        assert kernels.py_enumerate(cards, level, None, 1, 1, 0, buf[:total * size]) == total
+        for room in range(total):
+            buf[:] = 0
+            assert kernels.py_enumerate(cards, level, None, 1, 1, 0, buf[:room * size]) == -1, \
+                (text, room)
+            assert not buf[room * size:].any(), (text, room)
+
+
 def test_kernel_wrappers_take_an_empty_out_at_any_address():
     """An empty out is no records (the kernels write nothing), wherever numpy put it: it is
     not refused for its alignment as a buffer of records would be. S2 is one move and
@@ -171,6 +193,24 @@ def test_kernel_batch_wrapper_writes_every_offset():
     assert kernels.py_enumerate_batch(hands, levels, 1, 1, 0, out.view(np.uint8), offsets) == 2
     assert offsets.tolist() == [0, len(one[0]), len(one[0]) + len(one[1])]
     assert out[:offsets[2]].tobytes() == b"".join(m.tobytes() for m in one)
+
+
+def test_kernel_batch_wrapper_ends_at_a_bad_hand_with_its_status():
+    """The batch wrapper's docstring: a bad hand ends the batch with its status (< 0), a
+    card three times GD_EBADHAND (-3), a level out of range GD_EBADLEVEL (-2), even when
+    good hands follow; nothing is written for them, in out or before it (the wrapper
+    went on from a negative record count and wrote the next hand's moves ahead of out)."""
+    size = MOVE_DTYPE.itemsize
+    good = to_counts("S3 S4 S5 S6 S7 H9 H9 C9 SB")
+    bad = good.copy()
+    bad[0] = 3
+    for hands, levels, status in (([bad, good, good], [0, 0, 0], -3),
+                                  ([good, good], [13, 0], -2)):
+        buf = np.zeros(size * 100, np.uint8)
+        offsets = np.zeros(len(hands) + 1, np.int64)
+        assert kernels.py_enumerate_batch(np.array(hands), np.array(levels, np.int32), 1, 1, 0,
+                                          buf[50 * size:], offsets) == status
+        assert not buf.any()
 
 
 def test_batch_rejects_bad_input():

@@ -222,3 +222,18 @@ def test_sec5_a_move_to_beat_its_type_cannot_be_is_refused(probe):
     want = list(legal_moves(Hand.from_counts(higher), 0, short,
                             Rules.by_name("long-sequences")))
     assert probe.call(False, higher, 0, beat, LONG, 4096)[:2] == (1, _records(want))
+
+
+def test_sec4_a_joker_bomb_to_beat_has_exactly_four_cards(probe):
+    """RULES 4: the joker bomb is exactly SB SB HR HR, so a joker-bomb record to beat with
+    three or five cards is GD_EBADMOVE (-4) under either sequence rule; the true one
+    is beaten by nothing (RULES 5: it beats everything)."""
+    hand = to_counts("S9 H9 C9 D9 S9 H9 C9 D9 SB SB HR")
+    joker_bomb = Move.from_platform(["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]], "2")
+    for flags in (STANDARD, LONG):
+        assert probe.call(False, hand, 0, joker_bomb.record().tobytes(), flags, 4096)[0] == 0
+        for ncards in (3, 5):
+            record = joker_bomb.record().copy().view(MOVE_DTYPE)
+            record["ncards"] = ncards
+            assert probe.call(False, hand, 0, record.view(np.uint8).tobytes(), flags,
+                              4096)[0] == -4, (flags, ncards)
