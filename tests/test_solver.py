@@ -284,7 +284,6 @@ def test_a_cleared_table_searches_as_a_new_one_and_its_eras_wrap_safely():
     default size, about half a millisecond): an entry of an earlier era never matches. Once
     every 2**16 clears the eras run out and the entries are zeroed. Either way a cleared
     searcher searches exactly as a new one: same answers, nodes and table hits."""
-    from solver import Searcher
     positions = _endgames_4x6(5)
 
     def key(r):
@@ -325,7 +324,6 @@ def test_results_do_not_depend_on_table_growth():
 
 
 def test_table_grows_to_its_bound_keeps_its_entries_and_clear_gives_its_first_size():
-    from solver import Searcher
     pos = _endgames_4x6(4)[3]
     fixed = solve(pos, table_bits=12, max_table_bits=12)
     s = Searcher(4, max_tt_bits=10)
@@ -344,7 +342,6 @@ def test_table_grows_to_its_bound_keeps_its_entries_and_clear_gives_its_first_si
 def test_a_grown_table_keeps_what_it_knew():
     """The entries move to the larger table: the position just solved is answered from
     it again (a table that lost them would search it all again)."""
-    from solver import Searcher
     pos = _endgames_4x6(4)[3]
     s = Searcher(16, max_tt_bits=18)
     first = solve(pos, searcher=s)
@@ -462,7 +459,6 @@ def test_table_reused_at_another_level_or_rule_set_gives_that_positions_value():
     out wrong (1 instead of 3). Seat 0 can form a straight under both rule sets, so table
     keys hold raw ranks, and a tube of two pairs only with long sequences."""
     from guandan_core.rules import Rules
-    from solver import Searcher
     rng = random.Random(77)
     ranks = "23456789TJQKA"
     seat0 = ["S3", "D3", "S4", "D4", "C5", "C6", "C7"]
@@ -1076,6 +1072,23 @@ def test_stop_set_before_a_search_ends_it_at_once_with_the_bounds_it_proved():
         assert r.nodes <= 4, r.nodes          # (a few forced passes may come first)
 
 
+def test_a_search_past_its_deadline_says_so_in_aborted_until_new_limits():
+    """``aborted`` (read-only, docs/API.md: changed through ``limits()``) is True once a
+    search met its time limit, here in the general search (a whole deal: sequences are
+    possible, so not a plain position), and it stays so: the next search returns None as
+    well, until ``limits()`` sets new limits. (A mutant that left the flag down there,
+    the search still returning None, passed every other test.)"""
+    from solver.search import _load
+    searcher = Searcher(16)
+    _load(searcher, _full_deal(4))
+    searcher.limits(time_limit=1e-9)
+    assert searcher.search(0, 1) is None and searcher.aborted is True
+    assert searcher.search(0, 1) is None and searcher.aborted is True
+    searcher.limits(node_limit=500)
+    assert searcher.aborted is False
+    assert searcher.search(0, 1) is None and searcher.aborted is True
+
+
 def test_stop_from_another_thread_ends_a_long_search():
     """What Ctrl-C and a server's cancel request use: set() in one thread stops the search
     another thread is running without the GIL, within a few node checks."""
@@ -1122,8 +1135,49 @@ def test_a_signal_handler_that_raises_ends_a_search_on_the_main_thread():
         signal.signal(signal.SIGUSR1, previous)
     assert elapsed < 10, elapsed
     obj = _endgames_4x6(1)[0]
-    from solver import Searcher
     assert _answer(solve(obj)) == _answer(solve(obj, searcher=Searcher(16)))
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="needs SIGUSR1")
+@pytest.mark.parametrize("call", ["search", "reaches", "child_reaches", "best_move",
+                                  "principal_line"])
+def test_a_signal_handler_that_raises_ends_each_searcher_entry_point(call):
+    """Each of the Searcher's searching entry points, not only the probes solve() makes,
+    passes a signal handler's exception (Ctrl-C's KeyboardInterrupt) up as it is: one
+    that returned its answer with the exception still pending would surface as Python's
+    SystemError ("returned a result with an exception set"), or later, somewhere else.
+    (A mutant whose child_reaches did so passed every other test: only solve()'s path was
+    interrupted in a test.)"""
+    import os
+    import threading
+    from solver.search import _load, _record_bytes, _root
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+
+    searcher = Searcher(16)
+    _load(searcher, _full_deal(4))
+    searcher.check_signals = True                   # (as solve() sets it on the main thread)
+    searcher.limits(time_limit=20)                  # (a failure, not a hang)
+    records, _, _ = _root(searcher)
+    first = _record_bytes(records, 0)
+    calls = {"search": lambda: searcher.search(0, 1),
+             "reaches": lambda: searcher.reaches(1, True),
+             "child_reaches": lambda: searcher.child_reaches(first, 1, True),
+             "best_move": lambda: searcher.best_move(1),
+             "principal_line": lambda: searcher.principal_line(first, 1)}
+    previous = signal.signal(signal.SIGUSR1, handler)
+    try:
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGUSR1))
+        timer.start()
+        with pytest.raises(Interrupted):
+            calls[call]()
+        timer.join()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
 
 
 def test_stop_set_while_its_own_thread_holds_its_lock_does_not_hang():
