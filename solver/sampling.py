@@ -378,8 +378,9 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     the hidden cards were shuffled and dealt: every order of them (the two copies of a
     card told apart) equally likely. From an Observation, the tribute and return cards
     (public) are pinned too: a seat that received a card and has not given away or played
-    that many of its kind since surely holds it. Nothing else is inferred from the play or the tribute
-    (that a seat passed, or paid its highest card): what else is known goes in ``known``.
+    that many of its kind since surely holds it. Nothing else is inferred from the play or
+    the tribute (that a seat passed, or paid its highest card): what else is known goes in
+    ``known``.
     ``first``: the deals ``first`` to ``first + n - 1`` of the seed's stream (``first +
     n`` at most 2**63), so that slices made apart (in other processes, on other machines)
     are together the deals of one call. With a whole-number seed reaching deal ``first``

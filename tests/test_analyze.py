@@ -184,6 +184,7 @@ def test_bounded_fewest_plays_agrees_with_the_exact_search_at_every_limit():
         assert all(v <= plain.exact[s] for s, v in bounded.lower.items()), item
         assert bounded.lower, item          # (some search failed, or nothing was checked)
 
+
 def test_full_hands_are_split_into_legal_parts():
     items = json.loads(HANDS_WILD.read_text())["items"][:40]
     for item in items:
