@@ -1022,3 +1022,74 @@ def test_sec8_a_players_tribute_or_return_outside_the_rules_is_refused():
                                       r"the cards it may return \(")):
         with pytest.raises(IllegalMoveError, match=error):
             Match([player() for _ in range(4)], MatchRules.standard(), seed=1).play(5)
+
+
+def test_sec8_double_loss_payers_choose_in_finishing_order():
+    """RULES 8: after a double loss both losers pay; plan_tribute asks choose_tribute
+    in the order of the payers' finishing places (3rd, then 4th), whatever their cards."""
+    asked = []
+
+    def choose(payer, dealt, allowed):
+        asked.append(payer)
+        return allowed[0]
+
+    for order in ((0, 2, 1, 3), (0, 2, 3, 1), (3, 1, 2, 0)):
+        asked.clear()
+        plan = plan_tribute(order, hands("F SA", "F D9", "F SA", "F HK"), 0, STD,
+                            choose_tribute=choose)
+        assert plan.kind == "double" and asked == [order[2], order[3]]
+
+
+class _LevelsSeen(GreedyPlayer):
+    """Greedy play; records the team levels shown when choosing tribute and return cards."""
+
+    def __init__(self, seen):
+        super().__init__()
+        self.seen = seen
+
+    def choose_tribute(self, obs, allowed_cards):
+        self.seen.append(obs.team_levels)
+        return allowed_cards[0]
+
+    def choose_return(self, obs, allowed_cards):
+        self.seen.append(obs.team_levels)
+        return allowed_cards[0]
+
+
+def test_sec8_tribute_and_return_choices_see_the_team_levels():
+    """RULES 8: a seat choosing its tribute or returned card is shown the two teams'
+    levels as they stand before the hand: those the previous hand ended with (seats 0 and
+    2's team first)."""
+    seen = []
+    match = Match([_LevelsSeen(seen) for _ in range(4)], STD, seed=7)
+    previous = match.play_hand()
+    unequal = False
+    for _ in range(6):
+        seen.clear()
+        result = match.play_hand()
+        if result.match != previous.match:
+            break
+        assert seen or result.tribute.resisted is not None
+        assert all(levels == previous.levels for levels in seen)
+        unequal |= any(a != b for a, b in seen)
+        previous = result
+    assert unequal
+
+
+def test_sec8_allowed_tributes_never_hold_the_wild_card():
+    """RULES 3, 8: the tribute is never a wild card, even when the wild (the heart of the
+    level) is as high as the payer's highest other card: at level 7 with S7 and H7 only
+    S7 may be given."""
+    from guandan_core.match import allowed_tributes
+    allowed = allowed_tributes(H("S3 H7 S7 SA"), "7")
+    assert [format_card(k) for k in allowed] == ["S7"]
+    assert not is_valid_tribute(H("S3 H7 S7 SA"), "H7", "7")
+
+
+def test_sec8_apply_tribute_refuses_a_seat_giving_to_itself():
+    """RULES 8: a tribute goes from a payer to a player of the other team and a return
+    back; an exchange from a seat to itself is refused, not silently applied."""
+    dealt = hands("F", "F", "F", "F HR")
+    plan = TributePlan("single", payments=[(3, 3, parse_card("HR"))], leader=3)
+    with pytest.raises(ValueError, match="seat 3 cannot give to itself"):
+        apply_tribute(plan, dealt)

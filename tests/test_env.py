@@ -310,3 +310,13 @@ def test_copies_numpy_inputs_and_kept_views():
         with pytest.raises(ValueError, match="agent_seats: distinct seats 0..3"):
             HandEnv(agent_seats=seats)
     env.reset(seed=1, options={"anything": 1})
+
+
+def test_sec8_a_hand_is_played_at_a_teams_level():
+    """RULES 8: a hand is played at the level of the team that won the previous one, so
+    the hand's level is among the team levels a player is shown (a review helper's mutant
+    showing both teams at 2 in a hand at 7 passed the other tests)."""
+    env = HandEnv(level="7")
+    obs, info = env.reset(seed=5)
+    assert int(obs["level"]) == 5
+    assert 5 in info["observation"].team_levels

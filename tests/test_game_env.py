@@ -237,6 +237,8 @@ def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
             # (a card is named by its text or its kind alike; no table at a choice)
             kind = parse_card(card) if isinstance(card, str) else int(card)
             assert env.action_of(kind) == action and obs["table_owner"] == -1
+            # no seat is out and nothing is on the table before a hand's first move
+            assert not obs["place"].any() and not obs["table"].any()
         else:
             assert obs["phase"] == 0
             action = env.action_of(agents[int(obs["seat"])](info["observation"]))
@@ -460,3 +462,17 @@ def test_an_opponent_failing_at_its_first_move_of_a_hand_undoes_the_step(
     failing, failures = run(True)
     plain, _ = run(False)
     assert failures == [failing_step] and failing == plain
+
+
+def test_sec8_a_game_won_at_the_last_allowed_hand_is_terminated_not_truncated():
+    """RULES 8: a game ends when a team wins it at A; when that happens on the
+    ``max_hands``-th hand the game is won, not cut short: terminated, not truncated."""
+    env = GameEnv()
+    results, _, _, terminated, truncated = _play_game(
+        env, {s: GreedyPlayer() for s in range(4)}, 1)
+    assert terminated and not truncated and results[-1].winner is not None
+    env = GameEnv(max_hands=len(results))
+    again, _, _, terminated, truncated = _play_game(
+        env, {s: GreedyPlayer() for s in range(4)}, 1)
+    assert again == results
+    assert terminated and not truncated
