@@ -268,6 +268,9 @@ def _broken(change):
     (lambda o: o.update(deals=[[0, 1], [1, 3]]), "are not the 3 deals searched, in sorted "
                                                  "ranges apart"),
     (lambda o: o.update(deals=[[2, 0]]), "deals must be a list of [start, end] deal ranges"),
+    # an empty range (start == end) names no deal: refused even where the counts add up
+    (lambda o: o.update(deals=[[0, 3], [5, 5]]), "deals must be a list of [start, end] deal "
+                                                 "ranges (start < end"),
     (lambda o: o.update(seed=None), "(none without a seed)"),
     (lambda o: o["moves"][0].update(equivalent=5), "moves[0].equivalent must be a list of "
                                                    "moves, not 5"),

@@ -626,3 +626,37 @@ def test_known_cards_taken_by_a_tribute_card_say_so():
                         sample_deals(obs, 1, known={other: [int(kind)]})
                     return
     pytest.fail("no tribute card held once among the hidden cards")
+
+
+def test_an_observation_whose_card_counts_miss_the_unseen_cards_is_refused():
+    """An Observation built by hand (or of a hand not dealt whole) whose other seats'
+    cards_left do not add up to the cards unseen by its seat cannot be dealt: the deals
+    would leave cards out or run short. It is refused by name, with both counts."""
+    from dataclasses import replace
+    seen = []
+    match = Match([lambda obs: seen.append(obs) or obs.legal_moves[-1]] * 4, seed=1)
+    match.play_hand()
+    obs = seen[5]
+    other = next(s for s in range(4) if s != obs.seat and obs.cards_left[s] > 1)
+    unseen = int(hidden_pool(obs).sum())
+    assert sum(n for s, n in enumerate(obs.cards_left) if s != obs.seat) == unseen
+    for step in (1, -1):
+        left = list(obs.cards_left)
+        left[other] += step
+        with pytest.raises(ValueError, match=f"the other seats hold {unseen + step} cards "
+                                             f".* but {unseen} are unseen"):
+            sample_deals(replace(obs, cards_left=tuple(left)), 2, seed=1)
+
+
+def test_a_slice_of_deals_is_those_deals_of_one_call():
+    """``first``: the deals ``first`` to ``first + n - 1`` of a seed's stream are exactly
+    those of one call over the whole range, whatever the slices (so that slices made in
+    other processes add up); and the deal numbers stop below 2**63, the last allowed
+    slice ending there, one past it refused by name."""
+    whole = [d.to_json() for d in sample_deals(FOUR_SEATS, 9, seed=5)]
+    for first, n in ((0, 9), (1, 8), (4, 3), (8, 1), (9, 0)):
+        assert [d.to_json() for d in sample_deals(FOUR_SEATS, n, seed=5, first=first)] == \
+            whole[first:first + n]
+    assert len(sample_deals(FOUR_SEATS, 1, seed=5, first=2**63 - 1)) == 1
+    with pytest.raises(ValueError, match="first \\+ n must be at most 2\\*\\*63"):
+        sample_deals(FOUR_SEATS, 2, seed=5, first=2**63 - 1)

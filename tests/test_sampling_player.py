@@ -87,6 +87,10 @@ def test_it_beats_greedy_players_on_the_same_deals():
     (dict(node_limit=2**63), f"node_limit must be .* not {2**63}"),
     (dict(threads=True), "threads must be a whole number from 1 to 9999, not True"),
     (dict(threads=10_000), "threads must be .* not 10000"),
+    # no time at all would stop every search before it starts: a greedy player in disguise
+    (dict(move_time=0), "move_time must be seconds above 0 and at most 1e6, or None, not 0"),
+    (dict(move_time=-1.5), "move_time must be seconds above 0 .* not -1.5"),
+    (dict(move_time=True), "move_time must be seconds .* not True"),
 ])
 def test_bad_settings_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
@@ -104,3 +108,23 @@ def test_it_is_a_built_in_player():
     assert events[-1]["event"] == "end"
     replay = run_cli(["replay", "-"], stdin=proc.stdout)
     assert replay.returncode == 0 and replay.stdout.startswith("valid"), replay.stdout
+
+
+def test_with_no_deal_solved_it_plays_the_greedy_move():
+    """A node limit of one node solves no deal (each needs more): no deal is counted, so
+    every move it makes, once the hand is short enough to search, is the greedy player's,
+    not an empty answer. Checked against a GreedyPlayer asked the same observations."""
+    greedy = GreedyPlayer()
+    asked = []
+
+    class Watched(SamplingPlayer):
+        def __call__(self, obs):
+            move = super().__call__(obs)
+            asked.append((move, greedy(obs)))
+            return move
+
+    players = [Watched(s, max_cards=108, node_limit=1) for s in range(4)]
+    Match(players, seed=6).play_hand()
+    assert len(asked) > 20
+    assert all(move == expected for move, expected in asked)
+    assert sum(p.searched for p in players) == 0
