@@ -97,8 +97,21 @@ def _view_of_observation(obs: Observation) -> _View:
         raise ValueError(f"observation: the other seats hold {sum(n for _, n in hidden)} cards "
                          f"(cards_left {obs.cards_left}) but {int(pool.sum())} are unseen: an "
                          "observation of a whole hand (108 cards dealt) is needed")
+    public = _surely_held(obs, dict(hidden))
+    # (an Observation built by hand may pin more than it can: say so before the deals do)
+    for s, counts in public:
+        if counts.sum() > obs.cards_left[s]:
+            cards = " ".join(format_cards(np.repeat(np.arange(NUM_KINDS), counts)))
+            raise ValueError(f"observation: seat {s} holds {obs.cards_left[s]} cards, fewer "
+                             f"than the {counts.sum()} it surely holds from the tribute and "
+                             f"returns ({cards})")
+    over = np.flatnonzero(sum((c for _, c in public), np.zeros(NUM_KINDS, np.int64)) > pool)
+    if len(over):
+        raise ValueError(f"observation: by the tribute and returns, seats surely hold "
+                         f"{' '.join(format_cards(over))} more times than it is hidden from "
+                         f"seat {obs.seat}")
     return _View(obs.level, obs.rules, obs.seat, obs.counts, hidden, pool, obs.finished,
-                 obs.seat, obs.table, obs.table_owner, _surely_held(obs, dict(hidden)))
+                 obs.seat, obs.table, obs.table_owner, public)
 
 
 def _surely_held(obs: Observation, sizes: dict) -> tuple:
@@ -290,24 +303,12 @@ def _pinned(view: _View, known) -> dict:
     the cards the view itself knows a seat holds (an Observation's tribute and returns):
     of each kind, the larger of the two counts."""
     out = {seat: counts.copy() for seat, counts in view.public}
-    sizes = dict(view.hidden)
-    # (an Observation built by hand may pin more than it can: say so before the deals do)
-    for s, counts in out.items():
-        if counts.sum() > sizes[s]:
-            cards = " ".join(format_cards(np.repeat(np.arange(NUM_KINDS), counts)))
-            raise ValueError(f"observation: seat {s} holds {sizes[s]} cards, fewer than the "
-                             f"{counts.sum()} it surely holds from the tribute and returns "
-                             f"({cards})")
-    over = np.flatnonzero(sum(out.values(), np.zeros(NUM_KINDS, dtype=np.int64)) > view.pool)
-    if len(over):
-        raise ValueError(f"observation: by the tribute and returns, seats surely hold "
-                         f"{' '.join(format_cards(over))} more times than it is hidden from "
-                         f"seat {view.seat}")
     if known is None:
         return out
     if not isinstance(known, Mapping):
         raise TypeError(f"known must map seats to the cards they are known to hold, "
                         f"not {quoted(known)}")
+    sizes = dict(view.hidden)
     for s, cards in known.items():
         if not is_whole(s, 0, 3) or int(s) not in sizes:
             raise ValueError(f"known: {quoted(s)} is not a seat whose hand is hidden from "
