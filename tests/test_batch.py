@@ -8,7 +8,7 @@ import pytest
 
 from guandan_core import _kernels as kernels
 from guandan_core import MOVE_DTYPE, CardError, Hand, moves_array, moves_array_batch
-from guandan_core.cards import LevelError
+from guandan_core.cards import LevelError, parse_cards
 from guandan_core.hand import to_counts
 from guandan_core.moves import MoveError
 from guandan_core.batch import (apply_moves, bomb_features, contains_moves, deal, rank_counts,
@@ -112,10 +112,12 @@ def test_kernel_wrappers_refuse_what_would_go_out_of_bounds():
             (lambda: kernels.py_beats(record, np.zeros(19, np.uint8)[1:]), "even address"),
             (lambda: kernels.py_enumerate(hand, 0, None, 1, 1, 0, np.zeros(37, np.uint8)[1:]),
              "even address"),
-            (lambda: kernels.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(1, np.int32),
-                                          1, 1, 0, out, np.zeros(3, np.int64)), "2 levels"),
-            (lambda: kernels.py_enumerate_batch(np.zeros((2, 54), np.uint8), np.zeros(2, np.int32),
-                                          1, 1, 0, out, np.zeros(2, np.int64)), "3 offsets")):
+            (lambda: kernels.py_enumerate_batch(np.zeros((2, 54), np.uint8),
+                                                np.zeros(1, np.int32), 1, 1, 0, out,
+                                                np.zeros(3, np.int64)), "2 levels"),
+            (lambda: kernels.py_enumerate_batch(np.zeros((2, 54), np.uint8),
+                                                np.zeros(2, np.int32), 1, 1, 0, out,
+                                                np.zeros(2, np.int64)), "3 offsets")):
         with pytest.raises(ValueError, match=named):
             call()
     assert kernels.py_classify(hand, 0, 1, 1, 0, np.zeros(0, np.uint8)) == 0   # nothing to write
@@ -158,7 +160,7 @@ def test_kernel_wrappers_report_an_overflow_wherever_the_room_runs_out():
     for text, level in (("H7 H7 SB SB HR HR S8 C8 D8 S9 C9 S5 S6", 5),
                         ("H2 H2 SB SB HR HR S3 C3 D3 S4 S5 S6", 0)):
         cards = to_counts(text)
-        total = len(ref_legal_moves([k for k in range(54) for _ in range(cards[k])], level))
+        total = len(ref_legal_moves(parse_cards(text), level))
         buf = np.zeros(size * (total + 1), np.uint8)
         assert kernels.py_enumerate(cards, level, None, 1, 1, 0, buf[:total * size]) == total
         for room in range(total):

@@ -137,11 +137,9 @@ def test_sec5_is_bomb(probe):
              ["Bomb", "9", ["S9", "H9", "C9", "D9"]],
              ["Bomb", "9", ["S9", "H9", "C9", "D9", "S9", "H9", "C9", "D9"]],
              ["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]]]
-    for triple in plays:
-        record = Move.from_platform(triple, "T").record().tobytes()
-        assert probe.is_bomb(record) == is_bomb(triple), triple
-    assert sum(probe.is_bomb(Move.from_platform(t, "T").record().tobytes())
-               for t in plays) == 5
+    got = [probe.is_bomb(Move.from_platform(t, "T").record().tobytes()) for t in plays]
+    assert got == [is_bomb(t) for t in plays], list(zip(plays, got))
+    assert sum(got) == 5
     assert not probe.is_bomb(Move.PASS.record().tobytes())
 
 
