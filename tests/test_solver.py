@@ -18,6 +18,7 @@ from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
 from reference_minimax import Budget, minimax, random_long_play_position, random_position
 from solver import Searcher, probe, solve, solve_many
+from solver.search import MOVE_DTYPE, _load, _record_bytes, _root
 
 
 def _solved(draw, count, budget, memo=False):
@@ -214,7 +215,6 @@ def _preference_order(searcher, pos):
     """The position's moves in the order the solver tries them for its best move (the
     search's static scores, higher first, ties in legal order), sorted here: the compiled
     choice of the best move walks that order without sorting it."""
-    from solver.search import _load, _root
     _load(searcher, pos)
     records, _, scores = _root(searcher)
     preference = sorted(range(len(records)), key=lambda i: (-scores[i], i))
@@ -507,7 +507,6 @@ def test_the_searchers_line_refuses_a_first_move_that_does_not_keep_the_value():
     """``Searcher.principal_line`` takes a first move that keeps the value: after one that
     does not (the 5 led before the black joker, which the minimax puts below +3) some seat
     of the line has no move that keeps it, and that is a ValueError, not a line."""
-    from solver.search import _load
     pos = Position.from_json({"level": "A", "hands": [["D5", "SB"], ["ST"], [], ["S7", "DJ"]],
                               "finished": [2], "to_move": 0, "table": None})
     moves = {m.to_platform()[1]: m for m in pos.legal_moves()}
@@ -525,7 +524,6 @@ def test_each_move_of_the_line_is_the_best_move_of_the_position_it_is_played_in(
     its moves gives that move as best, and the same value (for the same team). The line
     is followed in compiled code; this checks it against solve() one position at a time,
     and that following it leaves the searcher's position as it was."""
-    from solver.search import MOVE_DTYPE, _load
     searcher = Searcher(12)
     steps = 0
     for pos, ref in _positions(4100, 20):
@@ -617,7 +615,6 @@ def test_threshold_mode_costs_less_than_the_value_and_says_so_in_json():
 
 @pytest.mark.parametrize("bad", [0, 4, -4, True, 1.0, "2", None.__class__])
 def test_bad_thresholds_are_named(bad):
-    from solver import solve_many
     obj = _endgames_4x6(1)[0]
     for call in (lambda: solve(obj, at_least=bad), lambda: probe(obj, bad),
                  lambda: solve_many([obj], at_least=bad)):
@@ -630,7 +627,6 @@ def test_a_finished_hand_is_refused_everywhere():
     """RULES sec. 6: once a team has both players out the hand is over and its value is
     settled (JSON cannot say that, but playing a move can get there); the solver's entry
     points say so instead of searching."""
-    from solver import solve_many
     last = Position.from_json({"level": "2", "hands": [["S3"], ["S4"], [], ["S6"]],
                                "finished": [2], "to_move": 0, "table": None})
     over = last.play(Move.from_platform(["Single", "3", ["S3"]], "2"))
@@ -676,7 +672,6 @@ def test_threshold_every_move_stopped_by_a_limit_answers_none():
 
 
 def test_solve_many_asks_the_threshold_of_every_position():
-    from solver import solve_many
     objs = _endgames_4x6(6)
     values = [solve(o, pv=False).value for o in objs]
     rs = solve_many(objs, threads=2, at_least=1)
@@ -739,7 +734,6 @@ def test_limits_report_bounds_not_a_wrong_value():
 
 def _proof_move(searcher, value):
     # the move Searcher.proof_move names, or None for -1
-    from solver.search import _root
     i = searcher.proof_move(value)
     if i < 0:
         return None
@@ -751,7 +745,6 @@ def test_the_proof_move_is_the_move_that_proved_the_bound_not_a_later_tie():
     """In a wide window a later move that returns the same value only fails low (at most
     that value), so the proof stays with the move that reached it: the black joker goes
     out third for +2, while the pass lets seat 1 out with its straight (+1, the minimax)."""
-    from solver.search import _load
     pos = Position.from_json({"level": "6", "hands": [["SB"], ["D4", "D5", "D6", "C7", "H8"],
                                                       [], []],
                               "finished": [2, 3], "to_move": 0,
@@ -768,7 +761,6 @@ def test_a_search_that_fails_low_proves_no_move():
     """proof_move names a move only for a bound the root proved with it: a search that
     failed low (the value is at most -1 here) proves nothing about a move, so -1, until a
     search proves at least -1 with one."""
-    from solver.search import _load
     pos = Position.from_json({"level": "5", "hands": [["S5", "H5", "C6", "D7", "C8", "D8"],
                                                       ["S2", "C3", "HJ"], ["S6", "DQ", "SA"],
                                                       ["S4", "SB"]],
@@ -975,7 +967,6 @@ def test_the_searchers_line_and_best_move_leave_the_position_as_it_was_when_stop
     not busy, and answers alike once given new limits; a value the mover does not reach
     is a ValueError naming it."""
     import threading
-    from solver.search import MOVE_DTYPE, _load
     obj = _endgames_4x6(2)[1]
     pos = Position.from_json(obj)
     full = solve(obj, fresh_tables=True)
@@ -1078,7 +1069,6 @@ def test_a_search_past_its_deadline_says_so_in_aborted_until_new_limits():
     possible, so not a plain position), and it stays so: the next search returns None as
     well, until ``limits()`` sets new limits. (A mutant that left the flag down there,
     the search still returning None, passed every other test.)"""
-    from solver.search import _load
     searcher = Searcher(16)
     _load(searcher, _full_deal(4))
     searcher.limits(time_limit=1e-9)
@@ -1150,7 +1140,6 @@ def test_a_signal_handler_that_raises_ends_each_searcher_entry_point(call):
     interrupted in a test.)"""
     import os
     import threading
-    from solver.search import _load, _record_bytes, _root
 
     class Interrupted(Exception):
         pass
@@ -1335,7 +1324,6 @@ def test_positions_and_results_survive_pickling():
 def test_solve_many_answers_as_one_solve_after_another():
     """Batch solving on several threads (results in input order) decides exactly what
     solving the positions one after another does, whatever thread solved which."""
-    from solver import solve_many
     items = _endgames_4x6(12)
     expected = [_answer(solve(obj, all_moves=True)) for obj in items]
     seen = []
@@ -1440,7 +1428,6 @@ def test_solve_many_calls_from_two_threads_at_once_share_the_workers():
     """Two callers' solve_many calls at once share the kept workers and tables (lent to
     one worker at a time) and each answers as one solve after another."""
     from concurrency import run_at_once
-    from solver import solve_many
     items = _endgames_4x6(10)
     expected = [_answer(solve(obj, all_moves=True)) for obj in items]
     answers = {}
@@ -1459,7 +1446,6 @@ def test_ctrl_c_while_solve_many_starts_its_workers_stops_those_started(monkeypa
     searching a whole deal in the background."""
     import threading
     import time
-    from solver import solve_many
     start = threading.Thread.start
     calls = []
 
@@ -1657,7 +1643,6 @@ def test_solve_many_works_in_a_child_forked_after_it_ran():
     first solve_many waits for workers that do not exist."""
     import time
     import warnings
-    from solver import solve_many
     items = _endgames_4x6(4)
     expected = [r.value for r in solve_many(items, threads=2)]
     with warnings.catch_warnings():
@@ -1692,7 +1677,6 @@ def test_solve_many_works_in_a_child_forked_after_it_ran():
 def test_bad_limits_are_rejected_naming_them(limits, named):
     """A limit that is not one is an error naming it (a node count too big for the search's
     64-bit counter used to escape as an OverflowError), in every entry point."""
-    from solver import solve_many
     obj = _endgames_4x6(1)[0]
     own = Searcher(10)       # (its limits() took NaN or a negative time as no limit)
     for call in (lambda: solve(obj, **limits), lambda: probe(obj, 1, **limits),
@@ -1751,7 +1735,6 @@ def test_solve_many_solves_the_positions_as_they_were_given():
 
 
 def test_solve_many_rejects_bad_input_naming_it():
-    from solver import solve_many
     good = _endgames_4x6(1)[0]
     bad = dict(good, hands=[["XX"], [], [], []])
     with pytest.raises(ValueError, match=r"position 1: .*XX"):
@@ -1833,7 +1816,6 @@ def test_canonical_table_key_never_merges_different_values(plain):
     possible, ranks beyond their relative order: every pair of states of a game tree with
     the same key must have the same minimax value (this caught the level rank's place).
     ``plain``: the key of the plain positions' search, on the plain states."""
-    from solver.search import _load
     searcher = Searcher(8)
     rng = random.Random(5)
     trees = 0
@@ -1868,7 +1850,6 @@ def test_plain_search_keeps_its_table_key_up_to_date_move_by_move():
     """The plain positions' search updates the counts its table key hashes as cards are
     played (orders leaving play shift the others down): after every move the key must be
     the one computed afresh for the position reached."""
-    from solver.search import _load
     searcher = Searcher(8)
     rng = random.Random(91)
     checked = out_of_play = 0
@@ -1903,7 +1884,6 @@ def test_plain_search_passes_exactly_for_followers_who_cannot_answer():
     passes for such followers without searching them; its test must agree with the
     kernel's legal moves (a play besides the pass) on single, pair, triple and
     three-with-two tables, wild cards and jokers included."""
-    from solver.search import _load
     searcher = Searcher(8)
     rng = random.Random(93)
     cases = [Position.from_json(_generation_case(rng, lead=False, full_house_table=i % 3 == 0))
@@ -1936,7 +1916,6 @@ def test_move_order_knows_when_the_partners_play_holds_the_trick(plain):
     everyone passes and the partner leads again). Its test must agree with that rule
     worked out from the table play and the opponents' legal moves from the kernel.
     ``plain``: the plain positions' search's test, on the plain positions."""
-    from solver.search import _load
     searcher = Searcher(8)
     rng = random.Random(57)
     seen = Counter()
@@ -1993,7 +1972,6 @@ def test_canonical_table_key_keeps_the_order_of_a_bomb_on_the_table():
     """With the ranks compressed (no sequence possible) the table key still tells a bomb
     of 5s on the table from one of 6s when nobody holds a 5: the mover's own four 6s beat
     the first and not the second (+1 against -2 by the minimax)."""
-    from solver.search import _load
     searcher = Searcher(8)
     keys, values = [], []
     for rank in "56":
@@ -2012,7 +1990,6 @@ def test_canonical_table_key_counts_the_table_owners_cards_among_the_ranks_in_pl
     """Seat 0 owns the table (rank compression on): its own ranks are in play too, so its
     5 and a 6 (an opponent holds the other 6) stay apart in the key; seat 1's 6 beats
     the 5 and not the 6 (+1 against +2 for seat 0's team, by the minimax)."""
-    from solver.search import _load
     searcher = Searcher(8)
     keys, values = [], []
     for card in ("S5", "S6"):
@@ -2031,7 +2008,6 @@ def _searched_and_legal(searcher, pos, plain=False):
     the first must be among the second. ``plain``: the moves of the plain positions'
     search, (None, None) if ``pos`` is not plain."""
     from guandan_core.moves import MOVE_DTYPE
-    from solver.search import _load
     _load(searcher, pos)
     try:
         data = searcher.searched_moves(plain)
@@ -2049,7 +2025,6 @@ def test_merged_moves_lead_to_equal_positions():
     """The search tries one move of each group that leads to the same position up to suits
     that cannot matter: every move it drops (dominance off) must reach the table key of a
     move it keeps, and the same minimax value."""
-    from solver.search import _load
     searcher = Searcher(8, use_dominance=False)
     rng = random.Random(77)
     dropped_total = compared = 0
