@@ -12,6 +12,7 @@ import pickle
 import re
 import random
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -425,6 +426,12 @@ def test_deals_of_an_observation_give_tribute_cards_to_their_holders():
     assert checked > 5
 
 
+def _opening_observation():
+    """The first observation of the match of _tribute_observations (nothing played yet,
+    no exchanges): the base of observations built by hand."""
+    return next(o for o, _, _ in _tribute_observations() if not o.history)
+
+
 def test_a_card_given_and_received_back_is_surely_held_by_its_giver_alone():
     """RULES sec. 8: the receiver of a tribute returns a card of rank 10 or lower (or its
     lowest), so a tribute of a 10 or lower may come back as the return, the very card.
@@ -433,9 +440,8 @@ def test_a_card_given_and_received_back_is_surely_held_by_its_giver_alone():
     one copy of the kind hidden, every deal gives that copy to the payer (found by a
     mutant and a review: the exchanges were summed, the payer's -1 and +1 made 0, and
     the deals gave the card to any seat)."""
-    from dataclasses import replace
     from guandan_core.cards import RANKS, card_rank
-    obs = next(o for o, _, _ in _tribute_observations() if not o.history)
+    obs = _opening_observation()
     payer, receiver = (obs.seat + 1) % 4, (obs.seat + 2) % 4
     pool = hidden_pool(obs)
     kind = next(k for k in np.flatnonzero(pool == 1)
@@ -450,8 +456,7 @@ def test_exchanges_that_pin_more_than_is_hidden_are_refused_by_name():
     """An Observation built by hand whose exchanges give a seat a card more times than it
     is hidden, or more cards than the seat holds, is refused with the cards named (not a
     numpy error from inside the dealing)."""
-    from dataclasses import replace
-    obs = next(o for o, _, _ in _tribute_observations() if not o.history)
+    obs = _opening_observation()
     once = int(np.flatnonzero(hidden_pool(obs) == 1)[0])
     one, two = (obs.seat + 1) % 4, (obs.seat + 2) % 4
     twice = replace(obs, exchanges=((obs.seat, one, once), (obs.seat, two, once)))
@@ -632,7 +637,6 @@ def test_an_observation_whose_card_counts_miss_the_unseen_cards_is_refused():
     """An Observation built by hand (or of a hand not dealt whole) whose other seats'
     cards_left do not add up to the cards unseen by its seat cannot be dealt: the deals
     would leave cards out or run short. It is refused by name, with both counts."""
-    from dataclasses import replace
     seen = []
     match = Match([lambda obs: seen.append(obs) or obs.legal_moves[-1]] * 4, seed=1)
     match.play_hand()
