@@ -50,6 +50,7 @@ _TOO_LONG = object()        # serve(): the command name of a line over MAX_LINE
 ENGINE_NAME = "guandan-core"
 
 _ID_RE = re.compile(r"([0-9]+)(?: +(.*))?\Z", re.S)
+_DIGITS_RE = re.compile(r"[0-9]*\Z")   # no word yet, or an id that may go on
 _BLANKS = " \t\r\n"     # the only blanks between words and around a line (a tab is a space)
 _DEFAULT_RUNNERS_UP = 5
 
@@ -313,15 +314,22 @@ class EngineProtocol:
                         # comment or a blank line gets no reply, however long
                         # (its first characters that are not blank: what says whether it
                         # is a comment and what its id is, even past a megabyte of blanks)
-                        text, rest = _stripped(line), line
-                        while rest:
-                            if not text:
-                                text = _stripped(rest)
-                            if rest.endswith("\n"):
-                                break
+                        # (an id cut by a chunk's end read on into the next chunk: the
+                        # reply carried the digits of the first chunk alone)
+                        head = line.replace("\t", " ").lstrip(_BLANKS)
+                        rest = line
+                        while not rest.endswith("\n"):
                             rest = stdin.readline(MAX_LINE)
+                            if not rest:
+                                break
+                            if _DIGITS_RE.match(head) and len(head) <= MAX_LINE:
+                                head += rest.replace("\t", " ")
+                                head = head.lstrip(_BLANKS)
+                        text = _stripped(head)
                         if text and not text.startswith("#"):
-                            ident = _split_command(text)[0]     # (up to MAX_LINE digits)
+                            ident = _split_command(text)[0]
+                            if len(ident) > MAX_LINE:   # a run of digits past what is read
+                                ident = ""
                             if not queue_line((ident, _TOO_LONG, None), len(ident) + 256):
                                 break
                         continue

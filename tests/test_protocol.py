@@ -584,6 +584,24 @@ def test_line_length_counts_no_line_break(monkeypatch):
         "?" + long_id + " line too long: more than 1,000 characters (skipped to its end)\n\n")
 
 
+def test_an_over_long_lines_id_is_read_whole_wherever_a_chunk_ends(monkeypatch):
+    """An over-long line is read in chunks of about MAX_LINE characters; an id that a
+    chunk's end cuts (after a megabyte of blanks) is read on into the next chunk: the
+    reply carried the first chunk's digits alone (`?1` for `123`, an id already
+    answered), and digits followed by a word (`12name`) are no id. An id is at most
+    MAX_LINE digits, as a line is: a longer run of digits gets a reply without one."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    script = ("1 name\n" + " " * 1001 + "123 name\n" + " " * 999 + "456789 name\n"
+              + " \t" * 500 + "12name\n" + " " * 998 + "77\tname " + "x" * 10 + "\n"
+              + " " * 500 + "9" * 1001 + " name\n" + "8" * 1000 + " x\n2 name\n")
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    too_long = " line too long: more than 1,000 characters (skipped to its end)\n\n"
+    assert out.getvalue() == ("=1 guandan-core\n\n" + "?123" + too_long + "?456789" + too_long
+                              + "?" + too_long + "?77" + too_long + "?" + too_long
+                              + "?" + "8" * 1000 + too_long + "=2 guandan-core\n\n")
+
+
 def test_solve_options_are_separated_by_spaces_only():
     """PROTOCOL.md: only spaces and tabs separate words; a no-break space (or U+2028)
     is part of the word it touches, in solve's options as in every other command."""
@@ -636,10 +654,11 @@ def test_over_long_lines_count_their_ids_against_the_read_ahead(monkeypatch):
     held = 10
     monkeypatch.setattr(protocol, "READ_AHEAD", held * (1001 + 256))
     out = io.StringIO()
-    stdin = _PacedInput([_whole_deal_line(), "solve time=0.2"] + ["9" * 1001] * 40, out)
+    stdin = _PacedInput([_whole_deal_line(), "solve time=0.2"] + ["9" * 1000 + " x"] * 40,
+                        out)
     assert EngineProtocol().serve(stdin, out) == 0
     replies = out.getvalue().split("\n\n")[:-1]
-    assert replies[2:] == ["?" + "9" * 1001 + " line too long: more than 1,000 characters "
+    assert replies[2:] == ["?" + "9" * 1000 + " line too long: more than 1,000 characters "
                            "(skipped to its end)"] * 40
     assert max(read - answered for read, answered in stdin.reads) <= held + 2
 
