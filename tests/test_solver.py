@@ -584,6 +584,7 @@ def test_threshold_solve_answers_the_question_with_a_move_that_reaches_it():
             elif ref >= t:
                 reached += 1
                 assert values[r.best] >= t, (pos.to_json(), t, str(r.best))
+                assert r.pv == [] and not r.pv_cut      # a line needs the value
                 k = ordered.index(r.best)
                 assert all(values[m] < t for m in ordered[:k])
                 best_not_first += k > 0
