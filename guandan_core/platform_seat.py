@@ -71,6 +71,7 @@ rest cards disagree with the plays.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Optional
@@ -714,12 +715,13 @@ class PlatformSeat:
         if ours != theirs or len(theirs) != len(request.actions):
             missing = sorted(ours - theirs, key=str)
             extra = sorted(theirs - ours, key=str)
-            repeated = len(request.actions) - len(theirs)
+            repeated = sorted((m for m, count in Counter(request.actions).items()
+                               if count > 1), key=str)
             _fail(where, "the actionList is not this engine's legal moves for the hand: "
                          f"{len(missing)} moves missing from it"
                          f"{' (' + _listing(missing) + ')' if missing else ''}, "
                          f"{_listing(extra) if extra else 'none'} extra"
-                         f"{f', {repeated} listed twice' if repeated else ''}")
+                         + (f", {_listing(repeated)} listed more than once" if repeated else ""))
         actions = request.actions
         return self._ask_player(moves, request, team_levels, where,
                                 lambda move: actions.index(move))

@@ -726,7 +726,8 @@ class Engine:
 
     def __init__(self, *args):
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=PACKAGES, env=cli_env(),
+            [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=PACKAGES,
+            env=cli_env(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.lines = queue.Queue()
         self.reader = threading.Thread(target=self._read, daemon=True)

@@ -2095,9 +2095,10 @@ def test_dominated_moves_are_never_better(plain):
     it drops, suit merges included, has a kept move of its kind whose value is at least
     as good for the mover's team (values from a search that drops nothing, itself checked
     against the plain minimax by test_search_switches_do_not_change_values; the minimax
-    here is too slow for these thousands of children). Random endgames (wild cards, tables, players out)
-    and hands built of pairs, triples and three-with-twos. ``plain``: the moves of the
-    plain positions' search (where no hand can bomb or form a sequence)."""
+    here is too slow for these thousands of children). Random endgames (wild cards,
+    tables, players out) and hands built of pairs, triples and three-with-twos.
+    ``plain``: the moves of the plain positions' search (where no hand can bomb or form a
+    sequence)."""
     searcher = Searcher(8)
     reference = Searcher(14, use_dominance=False)
     rng = random.Random(78)
