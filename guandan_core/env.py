@@ -100,6 +100,10 @@ class HandEnv:
             if s not in self.agent_seats and not callable(players[s]):
                 raise TypeError(f"seat {s} is not the agent's and has no player: "
                                 f"{players[s]!r}")
+            if s in self.agent_seats and players[s] is not None:
+                # (the agent moves there: a player given for it would never be asked)
+                raise ValueError(f"opponents: seat {s} is the agent's, so its item must be "
+                                 f"None, not {players[s]!r}")
         self.players = players
         self.level = parse_level(level)
         self.rules = Rules.of(rules)

@@ -160,6 +160,9 @@ def test_bad_calls_are_named():
         HandEnv(agent_seats=(0,), opponents=[None, None, GreedyPlayer(), GreedyPlayer()])
     with pytest.raises(ValueError, match="opponents: a player, or a list of 4"):
         HandEnv(agent_seats=(0,), opponents=[GreedyPlayer()] * 3)
+    with pytest.raises(ValueError, match="opponents: seat 2 is the agent's, so its item "
+                                         r"must be None, not GreedyPlayer\(\)"):
+        HandEnv(agent_seats=(0, 2), opponents=[None] + [GreedyPlayer()] * 3)
     for bad in (5, "greedy", {1: GreedyPlayer()}):
         with pytest.raises(TypeError, match=f"opponents: a player \\(a callable\\), or a "
                                             f"list of 4 .* not {re.escape(repr(bad))}"):
