@@ -390,7 +390,7 @@ class EngineProcess:
         if time_limit is not None:
             args.append(f"time={_seconds('time_limit', time_limit)!r}")
         if node_limit is not None:
-            args.append(f"nodes={_whole('node_limit', node_limit, 10**18 - 1)}")
+            args.append(f"nodes={_whole('node_limit', node_limit, 2**63 - 1)}")
         at_least = _checked_question(at_least)
         if at_least is not None:
             args.append(f"at_least={at_least}")

@@ -533,10 +533,11 @@ class EngineProtocol:
                     raise ProtocolError(f"solve: time must be a number of seconds, 0 or "
                                         f"more, not {value!r}")
             elif eq and key == "nodes":
-                node_limit = read_count(value)
-                if node_limit is None:
-                    raise ProtocolError(f"solve: nodes must be a whole number of at most "
-                                        f"18 digits, not {value!r}")
+                # (as sample's nodes, guandan solve --node-limit and solver.solve take it)
+                node_limit = read_count(value, digits=19)
+                if node_limit is None or node_limit > 2**63 - 1:
+                    raise ProtocolError(f"solve: nodes must be a whole number from 0 to "
+                                        f"{2**63 - 1:,}, not {value!r}")
             else:
                 raise ProtocolError(f"solve: unknown option {token!r} "
                                     "(usage: solve [time=S] [nodes=N] [all] [at_least=V])")

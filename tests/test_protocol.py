@@ -180,7 +180,7 @@ def test_refusals_quote_what_they_refuse(engine):
                         ("undo 1 2", "undo takes no arguments, not '1 2'"),
                         ("known_command a b", "not 'a b'"),
                         ("rules a b", "not 'a b'"),
-                        ("solve nodes=" + "9" * 5000, "at most 18 digits"),
+                        ("solve nodes=" + "9" * 5000, "from 0 to 9,223,372,036,854,775,807"),
                         ("analyze S3 runners_up=" + "9" * 5000, "at most 18 digits"),
                         ("solve time=1_0", "not '1_0'"), ("solve time=\u0661", "not '\u0661'"),
                         ("solve time=\uff11", "not '\uff11'"), ("solve time=inf", "not 'inf'")):
@@ -1090,7 +1090,7 @@ def test_subprocess_stop_ends_a_running_sample(proc):
      "sample: deals must be a whole number from 1 to 1,000,000, not '1000001'"),
     (None, "analyze S3 S4 foo=1",
      "analyze: unknown option 'foo' (known: level, played, runners_up)"),
-    # PROTOCOL.md, solve: counts are whole numbers of at most 18 digits; 19 are refused
+    # PROTOCOL.md, analyze: runners_up is a whole number of at most 18 digits; 19 are refused
     (None, "analyze S3 runners_up=" + "1" * 19,
      "analyze: runners_up must be a whole number 0 or more, of at most 18 digits, "
      "not '" + "1" * 19 + "'"),
@@ -1113,15 +1113,21 @@ def test_rules_of_a_rules_object_are_named_custom():
     assert EngineProtocol("standard").handle("rules") == "= standard\n\n"
 
 
-def test_eighteen_digit_node_counts_are_accepted(engine):
-    """PROTOCOL.md, solve: nodes=N takes a whole number of at most 18 digits; the largest
-    such budget is a budget like any other (a tiny position solves well within it)."""
+def test_node_counts_up_to_the_solvers_largest_are_accepted(engine):
+    """PROTOCOL.md, solve: nodes=N takes a whole number from 0 to 2**63 - 1, as
+    solver.solve, sample's nodes and guandan solve --node-limit do (it took at most 18
+    digits, so EngineProcess.solve refused budgets solve() takes); the largest is a
+    budget like any other (a tiny position solves well within it)."""
     from solver import solve
     engine.handle(pos_line(LEAD))
-    _, final = split_solve_reply(engine.handle("solve nodes=" + "9" * 18))
-    got = json.loads(final)
-    assert got["exact"] is True and got["value"] == solve(LEAD).value
-    assert "at most 18 digits" in fail(engine.handle("solve nodes=" + "1" * 19))
+    for nodes in (2**63 - 1, 10**18 - 1):
+        _, final = split_solve_reply(engine.handle(f"solve nodes={nodes}"))
+        got = json.loads(final)
+        assert got["exact"] is True and got["value"] == solve(LEAD).value
+    for bad in (2**63, "1" * 20, "-1", "+5"):
+        assert fail(engine.handle(f"solve nodes={bad}")) == (
+            f"solve: nodes must be a whole number from 0 to 9,223,372,036,854,775,807, "
+            f"not '{bad}'")
 
 
 def test_scored_counts_the_moves_answered_under_at_least(engine):

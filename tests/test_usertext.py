@@ -14,9 +14,9 @@ from guandan_core.usertext import MAX_MESSAGE, one_line, quoted, read_count
 # ---------------------------------------------------------------------- counts
 
 def test_counts_have_at_most_eighteen_digits_by_default():
-    """PROTOCOL.md, solve: `nodes=N` is a whole number of at most 18 digits (the most
-    that always fits a signed 64-bit integer); 19 are refused, unless the caller asks for
-    them (sample's seed, as guandan sample --seed takes it)."""
+    """PROTOCOL.md, analyze: `runners_up=N` is a whole number of at most 18 digits (the
+    most that always fits a signed 64-bit integer); 19 are refused, unless the caller asks
+    for them (solve's and sample's nodes, sample's seed, as the command line takes them)."""
     assert read_count("1" * 18) == int("1" * 18)
     assert read_count("9" * 18) == 10**18 - 1
     assert read_count("1" * 19) is None
