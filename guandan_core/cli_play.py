@@ -31,7 +31,8 @@ deal and play events is checked hand by hand (the deal is a full deck, every pla
 seat to move's legal move); when it also holds tribute, return, resist or end events the
 match rules are checked too: the level of each hand, tribute, resistance and returns, the
 leader after tribute, the finishing order, the team levels and the match winner (such a
-log must start with the first hand of a match, as ``guandan play`` writes it).
+log must start with the first hand of a match, hand 1, as ``guandan play`` writes it; a
+log of deals and plays alone may start at a later hand).
 Unreadable input (a missing file, a line that is not a JSON object, an event without its
 fields or with a field it does not have, a field of the wrong JSON shape: a card that is
 no string, an action that is not a ``[type, rank, cards]`` triple of strings) prints one
@@ -415,6 +416,11 @@ class _Checker:
         if self.hand_number is not None and ev["hand"] != self.hand_number + 1:
             raise ValueError(f"hand number {ev['hand']} does not follow "
                              f"{self.hand_number}")
+        if self.hand_number is None and ev["hand"] != 1 and (self.full or ev["hand"] < 1):
+            # (the match rules are checked from a match's first hand, hand 1; a log of
+            # plays alone may start later, as a part of a longer log)
+            raise ValueError(f"the log's first deal is of hand {ev['hand']}, but hands are "
+                             f"numbered from 1{' and this log starts a match' * self.full}")
         self.reset_hand()
         self.hand_number = ev["hand"]
         self.hands_seen += 1
@@ -643,7 +649,9 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
             raise ReplayError(number, line, str(exc)) from None
         plays += ev["event"] == "play"
     note = ""
-    if checker.pos is None or not checker.pos.is_over:
+    if checker.hand_number is None:
+        note = "; no hand is dealt"
+    elif checker.pos is None or not checker.pos.is_over:
         note = f"; hand {checker.hand_number} is unfinished"
     elif full and not checker.ended:
         note = f"; hand {checker.hand_number} has no end event"

@@ -368,6 +368,38 @@ def test_replay_notes_a_missing_end_event(log_file, tmp_path, capsys):
     for cut in (last_deal + 5, last_deal + 1):
         code, out, _ = run(["replay", write(tmp_path, events[:cut])], capsys)
         assert code == 0 and out.startswith("valid") and "hand 15 is unfinished" in out, out
+    # nothing dealt at all: the rules line alone (it said "hand None is unfinished")
+    code, out, _ = run(["replay", write(tmp_path, events[:1])], capsys)
+    assert code == 0 and out.strip() == ("valid: 1 event, 0 hands, 0 plays checked "
+                                         "(plays); no hand is dealt"), out
+
+
+def test_replay_a_log_of_a_match_starts_with_hand_1(log_file, tmp_path, capsys):
+    """Hands are numbered from 1, and a log with match events is checked from a match's
+    first hand: a first deal numbered otherwise is refused at its own line (it passed, and
+    a later deal was blamed, or none); a log of deals and plays alone may start later, as
+    a part of a longer one, but never below 1."""
+    _, events = log_file
+    assert events[1]["event"] == "deal" and events[1]["hand"] == 1
+    for number in (0, -5, 7):
+        renumbered = events[:1] + [dict(events[1], hand=number)] + events[2:]
+        code, out, err = run(["replay", write(tmp_path, renumbered)], capsys)
+        assert code == 1 and err == "" and out.strip() == (
+            f"invalid: event 2 (line 2): the log's first deal is of hand {number}, but "
+            f"hands are numbered from 1 and this log starts a match"), out
+    from guandan_core.players import RandomPlayer
+    plays_only = []         # (without tribute, as test_replay_plays_only_log)
+    Match([RandomPlayer(i) for i in range(4)], MatchRules.standard().replace(tribute=False),
+          seed=2, on_event=plays_only.append).play(4)
+    plays_only = [e for e in plays_only if e["event"] in ("deal", "play")]
+    second = _first(plays_only[1:], lambda e: e["event"] == "deal") + 1
+    assert plays_only[second]["hand"] == 2
+    code, out, _ = run(["replay", write(tmp_path, plays_only[second:])], capsys)
+    assert code == 0 and "3 hands" in out, out
+    code, out, err = run(["replay", write(tmp_path, [dict(plays_only[0], hand=0)]
+                                          + plays_only[1:second])], capsys)
+    assert code == 1 and out.strip() == ("invalid: event 1 (line 1): the log's first deal is "
+                                         "of hand 0, but hands are numbered from 1"), out
 
 
 def _first(events, pred):
