@@ -125,7 +125,10 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def _first_leader(text: str) -> str:
-    # MatchRules' own check, reported as a usage error of the flag
+    # MatchRules' own check, reported as a usage error of the flag; "random" in any case,
+    # as the cards are
+    if text.lower() == "random":
+        return "random"
     try:
         MatchRules(first_leader=text)
     except RulesError:

@@ -223,6 +223,8 @@ def test_play_first_leader_card(capsys):
             starts += 1
     assert starts >= 2, "expected a won match and a new one"
     assert events != play_json(capsys, hands=40, seed=3)     # default: random leader
+    assert play_json(capsys, "--first-leader", "RANDOM", hands=3, seed=3) == \
+        play_json(capsys, hands=3, seed=3)                  # (any case, as the cards)
     lines = [json.dumps(e) for e in events]
     assert cli_play.check_log(lines).startswith("valid")
     # replay checks that leader too (it checked only leaders after a tribute): the same
