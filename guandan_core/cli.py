@@ -77,8 +77,9 @@ def cmd_moves(args) -> int:
         sys.stdout.write("\n")
     else:
         _print_table(moves, sys.stdout)
-        what = f"that beat {beat}" if beat is not None else "on lead"
         count = len(moves) - (1 if beat is not None else 0)
+        what = (f"that {'beats' if count == 1 else 'beat'} {beat}" if beat is not None
+                else "on lead")
         print(f"-- {counted(count, 'move')} {what} (hand {hand}, "
               f"level {format_rank(level)})")
     return 0

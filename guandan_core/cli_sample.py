@@ -36,8 +36,8 @@ def _print_sampled(pos, result, known) -> None:
     elif result.deals in ((), ((0, result.samples),)):
         stream = f"seed {result.seed}"
     else:
-        stream = f"seed {result.seed}, deals " + ", ".join(
-            f"{a} to {b - 1}" if b - a > 1 else f"{a}" for a, b in result.deals)
+        spans = ", ".join(f"{a} to {b - 1}" if b - a > 1 else f"{a}" for a, b in result.deals)
+        stream = f"seed {result.seed}, {'deal' if result.samples == 1 else 'deals'} {spans}"
     print(f"deals: {result.samples} ({stream}), the hidden cards shared out at random; "
           f"{result.solved} solved")
     if result.solved < result.samples:

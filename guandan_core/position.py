@@ -41,7 +41,7 @@ from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, 
                     parse_card, parse_level)
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
-from .usertext import quoted
+from .usertext import counted, quoted
 from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, is_reading
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
@@ -319,7 +319,7 @@ class Position:
                                     f"(a hand has at most {MAX_HAND})")
             if seat in finished and self._ncards[seat]:
                 raise PositionError(f"seat {seat} is in finished but still holds "
-                                    f"{self._ncards[seat]} cards")
+                                    f"{counted(self._ncards[seat], 'card')}")
             if seat not in finished and not self._ncards[seat]:
                 raise PositionError(f"seat {seat} holds no cards but is not in finished")
         hand_over = any(team in finished and team + 2 in finished for team in (0, 1))

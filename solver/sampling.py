@@ -38,7 +38,7 @@ from guandan_core.match import Observation
 from guandan_core.moves import Move
 from guandan_core.jsontext import parse_json
 from guandan_core.position import OUTCOMES, Position, PositionError
-from guandan_core.usertext import quoted
+from guandan_core.usertext import counted, quoted
 
 from .batch import solve_many
 from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _solvable,
@@ -191,7 +191,8 @@ def position_from_view(obj, rules=None) -> Position:
                 raise PositionError(str(exc)) from None
     hand = counts["hand"]
     if hand.sum() != left[seat]:
-        raise PositionError(f"cards_left: seat {seat} holds {int(hand.sum())} cards (hand), "
+        raise PositionError(f"cards_left: seat {seat} holds "
+                            f"{counted(int(hand.sum()), 'card')} (hand), "
                             f"not {left[seat]}")
     if "played" in counts:
         pool = DECK - hand - counts["played"]

@@ -193,6 +193,6 @@ def test_moves_footer_counts_and_level_as_the_rank():
     """One move is "1 move"; the level is shown as its rank ("a" was echoed as typed)."""
     proc = run_cli(["moves", "S3 S4", "--level", "a", "--beat", "D3"])
     assert proc.returncode == 0
-    assert proc.stdout.splitlines()[-1] == "-- 1 move that beat Single 3: D3 (hand S3 S4, level A)"
+    assert proc.stdout.splitlines()[-1] == "-- 1 move that beats Single 3: D3 (hand S3 S4, level A)"
     proc = run_cli(["classify", "S3 S4", "--level", "a"])
     assert proc.stdout == "S3 S4: not a combination at level A\n"

@@ -67,7 +67,7 @@ def test_a_slice_of_one_deal_seen_from_seat_1_with_known_cards(tmp_path, capsys)
     assert lines[:7] == ["position: level 2, seat 1 on lead", "  seat 0: 3 cards, hidden",
                          f"  seat 1: {Hand('S3 HA D7')}", "  seat 2: 2 cards, hidden",
                          "  seat 3: 3 cards, hidden", "  seat 3 is known to hold SK",
-                         "deals: 1 (seed 5, deals 3), the hidden cards shared out at random; "
+                         "deals: 1 (seed 5, deal 3), the hidden cards shared out at random; "
                          "1 solved"]
     assert lines[7].startswith("moves, values for team 1+3 ")
 
