@@ -126,8 +126,9 @@ def _merged(pos, paths: list, known):
 
     parts = []
     for path in paths:
+        text = read_text(path)      # (its errors name the file already)
         try:
-            parts.append(read_sampled(parse_json(read_text(path)), pos, known))
+            parts.append(read_sampled(parse_json(text), pos, known))
         except ValueError as exc:
             raise ValueError(f"{path!r}: {exc}") from None
     return merge_sampled(parts)

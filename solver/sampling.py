@@ -637,9 +637,9 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     """The :class:`SampledResult` that ``obj`` (its ``to_json()``, the object ``guandan
     sample --json`` prints, as a dict or JSON text) records for ``position`` and
     ``known`` (as :func:`solve_sampled` takes them): to merge results written by other
-    processes. A ``ValueError`` names a missing or bad key, a result of another position
-    or other known cards (its ``view``), a move that is not legal there or is listed
-    twice, a legal move missing, or counts that do not add up.
+    processes. A ``ValueError`` names a missing or bad key, a result of another position,
+    other known cards or other rules (its ``view``), a move that is not legal there or is
+    listed twice, a legal move missing, or counts that do not add up.
 
     >>> position = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
     ...             ["C6", "CQ"], ["S4", "SK", "D6"]], "finished": [],
@@ -678,7 +678,8 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     _no_other_keys(obj, _RESULT_KEYS, "a sampled result")
     expected = _view_key(view, known)
     if obj["view"] != expected:
-        raise ValueError(f"the result is of another position or other known cards: its "
+        raise ValueError(f"the result is of another position, other known cards or other "
+                         f"rules: its "
                          f"view is {quoted(obj['view'])}, this one's {quoted(expected)}")
     samples = count(obj["samples"], "samples")
     solved = count(obj["solved"], "solved", samples)

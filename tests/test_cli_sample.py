@@ -223,9 +223,12 @@ def test_bad_merges_are_one_line(tmp_path):
                                     "1000000, None"),
         ([str(broken)], f"{str(broken)!r}: not valid JSON"),
         ([str(wrong)], f"{str(wrong)!r}: moves[0].move: "),
-        ([str(tmp_path / "missing.json")], "missing.json"),
+        # (named once: it was "'.../missing.json': cannot read '.../missing.json': ...")
+        ([str(tmp_path / "missing.json")], f"cannot read {str(tmp_path / 'missing.json')!r}: "),
     ]:
-        assert_one_line_error(run_cli(["sample", str(path), "--merge", *args]), message)
+        proc = run_cli(["sample", str(path), "--merge", *args])
+        assert_one_line_error(proc, message)
+        assert proc.stderr.count(args[-1]) <= 1, proc.stderr       # (named once at most)
     for option in (["--deals", "3"], ["--seed", "0"], ["--first", "1"], ["--threads", "1"],
                    ["--node-limit", "5"], ["--time-limit", "1"]):
         name = option[0]
@@ -238,7 +241,8 @@ def test_bad_merges_are_one_line(tmp_path):
     known = tmp_path / "known.json"
     known.write_text(json.dumps(solve_sampled(SMALL, 2, seed=1, known={3: "SK"}).to_json()))
     assert_one_line_error(run_cli(["sample", str(path), "--merge", str(known)]),
-                          "the result is of another position or other known cards")
+                          "the result is of another position, other known cards or other "
+                          "rules")
     ok = run_cli(["sample", str(path), "--merge", str(known), "--known", "3:SK", "--json"])
     assert ok.returncode == 0 and json.loads(ok.stdout)["solved"] == 2
     assert_one_line_error(run_cli(["sample", "--example", "--first", "-2"]),
