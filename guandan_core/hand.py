@@ -114,7 +114,11 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
         cards = kinds_attr
     if isinstance(cards, np.ndarray) and cards.shape == (NUM_KINDS,) \
             and not _holds_text(cards):
-        _check_counts(cards, what, lambda at: what)
+        try:
+            _check_counts(cards, what, lambda at: what)
+        except CardError as exc:    # (54 card kinds in an array were meant as cards?)
+            raise CardError(f"{exc}; a numpy array of {NUM_KINDS} numbers is read as counts, "
+                            f"card kinds go in a list") from None
         return cards.astype(np.uint8)
     if isinstance(cards, str):
         kinds = parse_cards(cards)
@@ -140,9 +144,13 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
         if counts[k] == 2:
             # an array of another length than 54 was read as kinds, which its author
             # may not have meant
-            hint = (f"; an array of shape {cards.shape} is read as card kinds, only one "
-                    f"of {NUM_KINDS} entries as counts" if isinstance(cards, np.ndarray)
-                    else "")
+            hint = ""
+            if isinstance(cards, np.ndarray):
+                hint = (f"; an array of shape {cards.shape} is read as card kinds, only one "
+                        f"of {NUM_KINDS} entries as counts")
+            elif len(kinds) == NUM_KINDS and not isinstance(cards, str):
+                hint = (f"; a list of {NUM_KINDS} numbers is read as card kinds, counts go "
+                        f"in a numpy array or Hand.from_counts")
             raise CardError(f"{what} holds {format_card(k)} more than twice "
                             f"(each card exists twice{hint})")
         counts[k] += 1

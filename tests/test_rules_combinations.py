@@ -255,6 +255,13 @@ def test_sec1_card_three_times_rejected(card):
     (np.zeros(54, dtype=bool), CardError, "whole numbers"),
     # 53 counts are not a count array: read as kinds, whose error says so
     (np.zeros(53, dtype=np.uint8), CardError, "an array of shape (53,) is read as card kinds"),
+    # 54 counts in a list (as JSON sends them) are kinds, and 54 kinds in a numpy array are
+    # counts: the errors say which reading was taken (the list's said nothing of it)
+    ([2, 1] + [0] * 52, CardError, "S2 more than twice (each card exists twice; a list of "
+                                   "54 numbers is read as card kinds, counts go in a numpy "
+                                   "array or Hand.from_counts)"),
+    (np.arange(54), CardError, "holds D2 3 times (each card exists twice); a numpy array of "
+                               "54 numbers is read as counts, card kinds go in a list"),
 ])
 def test_sec1_cards_of_the_wrong_kind_are_refused(cards, error, named):
     """RULES 1: a hand is cards; other Python values are refused naming them rather than
