@@ -117,7 +117,7 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
     """
     if isinstance(cards, str):
         tokens = cards.replace(",", " ").split()
-    elif isinstance(cards, (bytes, bytearray, dict)):
+    elif isinstance(cards, (bytes, bytearray, dict)) or not hasattr(cards, "__iter__"):
         # bytes would be read as numbers, a dict as its keys
         raise TypeError(f"cards are text or card strings, not {quoted(cards)}")
     else:
@@ -127,6 +127,9 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
 
 def format_cards(kinds: Iterable[int]) -> list[str]:
     """Platform notation of card kinds, sorted in the platform's card order."""
+    if isinstance(kinds, (str, bytes, bytearray, dict)) or not hasattr(kinds, "__iter__"):
+        # (text would be formatted letter by letter, and its first letter blamed)
+        raise TypeError(f"card kinds are an iterable of ints, not {quoted(kinds)}")
     return [format_card(kind) for kind in sorted(kinds)]
 
 

@@ -150,9 +150,10 @@ def test_sec1_cards_counts_and_card_helpers_are_told_apart_and_checked():
     """RULES 1: 54 card strings in a numpy array are cards (they were taken for counts and
     refused); True among counts given as a list is no count (numpy made it a 1); the card
     and rank helpers refuse what is no card or rank (-1 read the ace, 13 the big joker's
-    kind) and card text given as bytes or a dict is a TypeError."""
-    from guandan_core.cards import (card_rank, card_suit, format_card, format_rank,
-                                    parse_cards, wild_kind)
+    kind); card text given as bytes, a dict or a number is a TypeError naming it, and so
+    is text given to format_cards, which takes kinds."""
+    from guandan_core.cards import (card_rank, card_suit, format_card, format_cards,
+                                    format_rank, parse_cards, wild_kind)
     from guandan_core.hand import hand_batch
     deck = [format_card(k) for k in range(54)]
     for cards in (np.array(deck), np.array(deck, dtype=object)):
@@ -188,9 +189,14 @@ def test_sec1_cards_counts_and_card_helpers_are_told_apart_and_checked():
                 (text[1], text[0])
         else:
             assert (card_rank(kind), card_suit(kind)) == ({"SB": 13, "HR": 14}[text], -1)
-    for bad in (b"H7", {"H7": 1}):
+    for bad in (b"H7", {"H7": 1}, 3, None, 2.5):   # (a number: Python's "not iterable")
         with pytest.raises(TypeError, match=re.escape(f"not {bad!r}")):
             parse_cards(bad)
+    # format_cards takes kinds: text is refused whole (it blamed the letter '5' of "S5")
+    for bad in ("S5", "S5 S6", 99, {1: 2}):
+        with pytest.raises(TypeError, match=re.escape(f"not {bad!r}") + "$"):
+            format_cards(bad)
+    assert format_cards(np.array([3, 1])) == format_cards(iter([1, 3])) == ["H2", "D2"]
 
 
 def test_sec1_rank_counts_and_suit_masks():
