@@ -51,10 +51,12 @@ import numpy as np
 from .cards import (BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, format_rank,
                     is_whole, parse_card, parse_level)
 from .hand import Hand, to_counts
+from .jsontext import parse_json
 from .moves import Move, MoveError
 from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
                        finishing_outcome)
 from .rules import PRESET_NAMES, Rules, RulesError
+from .usertext import quoted
 
 __all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
            "IllegalMoveError", "card_order", "tribute_card", "return_card",
@@ -191,11 +193,17 @@ class MatchRules:
 
     @classmethod
     def from_json(cls, obj) -> "MatchRules":
-        """The options written by :meth:`to_json`; a :class:`RulesError` naming an option
-        that is missing, unknown or of the wrong value. Extra keys ``event`` (a log's) are
+        """The options written by :meth:`to_json`, as a dict or JSON text (as
+        :meth:`Position.from_json` takes them); a :class:`RulesError` naming an option that
+        is missing, unknown or of the wrong value. Extra keys ``event`` (a log's) are
         ignored."""
+        if isinstance(obj, (str, bytes, bytearray)):
+            try:
+                obj = parse_json(obj)
+            except ValueError as exc:
+                raise RulesError(f"match rules: {exc}") from None
         if not isinstance(obj, dict):
-            raise RulesError(f"match rules must be a JSON object, not {obj!r}")
+            raise RulesError(f"match rules must be a JSON object, not {quoted(obj)}")
         names = {f.name for f in fields(cls)}
         given = set(obj) - {"event"}
         if given != names:

@@ -874,12 +874,20 @@ def test_match_functions_read_levels_and_cards_in_any_notation():
 
 
 def test_match_rules_json_round_trip_and_errors():
-    """RULES 9: every option survives to_json/from_json; missing, unknown and wrong values
+    """RULES 9: every option survives to_json/from_json, as a dict or as JSON text (as
+    Position.from_json takes either; text was refused); missing, unknown and wrong values
     are named."""
     for rules in (STD, PLATFORM, STD.replace(tribute=False, first_leader="H2", fail_at_a=3,
                                              core=Rules(long_sequences=True))):
         assert MatchRules.from_json(json.loads(json.dumps(rules.to_json()))) == rules
+        assert MatchRules.from_json(json.dumps(rules.to_json())) == rules
+        assert MatchRules.from_json(json.dumps(rules.to_json()).encode()) == rules
     obj = STD.to_json()
+    with pytest.raises(RulesError, match="match rules: not valid JSON"):
+        MatchRules.from_json('{"tribute": ')
+    for bad, named in (("[1, 2]", "[1, 2]"), (7, "7")):
+        with pytest.raises(RulesError, match=re.escape(f"must be a JSON object, not {named}")):
+            MatchRules.from_json(bad)
     with pytest.raises(RulesError, match="missing tribute"):
         MatchRules.from_json({k: v for k, v in obj.items() if k != "tribute"})
     with pytest.raises(RulesError, match="unknown speed"):
