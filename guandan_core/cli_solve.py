@@ -147,17 +147,28 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
             ranked = sorted(result.moves, key=lambda m: {True: 0, None: 1, False: 2}[m.reaches])
         else:
             print("move scores:")
-            ranked = sorted(result.moves, key=lambda m: -(m.value if m.value is not None else -9))
-        unanswered = False
+            # (a move known only within bounds after those whose value is its lower bound)
+            ranked = sorted(result.moves, key=lambda m: -(m.value if m.value is not None
+                                                          else m.lower - 0.5))
+        unanswered = bounded = False
         for score in ranked:
             # moves that differ only in suits that cannot matter: their cards
             same = ("   (the same with " + ", ".join(" ".join(m.cards) for m in score.equivalent)
                     + ")") if score.equivalent else ""
-            shown = answer[score.reaches] if result.threshold is not None else _signed(score.value)
+            if result.threshold is not None:
+                shown = answer[score.reaches]
+            elif score.value is None and (score.lower, score.upper) != (-3, 3):
+                shown = f"{score.lower:+d}..{score.upper:+d}"
+                bounded = True
+            else:
+                shown = _signed(score.value)
             unanswered |= shown == "?"
             print(f"  {str(score.move):<{width}}  {shown}{same}")
         if unanswered:
             print(f"  (?: {stopped_by} stopped the search before that move was answered)")
+        if bounded:
+            print(f"  (lower..upper: what was proven of that move's value before "
+                  f"{stopped_by} stopped the search)")
     print(f"nodes: {result.nodes}, table hits: {result.tt_hits}, "
           f"time: {result.seconds:.3f} s")
 

@@ -740,7 +740,7 @@ def parse_info(text: str) -> dict:
 def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
     """The :class:`SolveResult` a solve reply records for ``pos``, checked: a KeyError,
     TypeError or ValueError names what is missing or wrong."""
-    from solver.search import MoveScore, SolveResult
+    from solver.search import MoveScore, SolveResult, reach_bounds
 
     def value(v, what, none=False):
         if (v is None and none) or (is_whole(v, -3, 3) and v != 0):
@@ -798,11 +798,21 @@ def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
         if not (reaches is True or reaches is False or reaches is None) \
                 or ("reaches" in entry) is (at_least is None):
             raise ValueError(f"a move's reaches {quoted(reaches)} is not an answer")
-        moves.append(MoveScore(move(entry["move"], pos, "a scored move"),
-                               value(entry["value"], "a move's value", none=True),
+        score = value(entry["value"], "a move's value", none=True)
+        # a move's bounds: the value when it is known, given when a limit left it unknown
+        if score is None and at_least is None:
+            low = value(entry["lower"], "a move's lower bound")
+            high = value(entry["upper"], "a move's upper bound")
+            if not low < high:
+                raise ValueError(f"a move's bounds {low} and {high} leave no value unknown")
+        elif "lower" in entry or "upper" in entry:
+            raise ValueError("a move's bounds are given only when its value is not")
+        else:
+            low, high = (score, score) if score is not None else reach_bounds(reaches, at_least)
+        moves.append(MoveScore(move(entry["move"], pos, "a scored move"), score,
                                [move(m, pos, "an equivalent move")
                                 for m in entry.get("equivalent", [])],
-                               reaches, threshold))
+                               reaches, threshold, low, high))
     result = SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv,
                          moves=moves, nodes=count(obj["nodes"], "nodes"),
                          tt_hits=count(obj["tt_hits"], "tt_hits"),
@@ -822,9 +832,9 @@ def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
                              "once")
         for score, group in groups:
             is_best = best in group
-            if score.value is not None and score.value > upper:
-                raise ValueError(f"{score.move} is scored {score.value:+d}, above the "
-                                 f"upper bound {upper:+d}")
+            if at_least is None and score.lower > upper:   # (reaches: checked below)
+                raise ValueError(f"{score.move} is scored {score.lower:+d} or more, above "
+                                 f"the upper bound {upper:+d}")
             if score.reaches and not reached or score.reaches is False and reached \
                     and is_best:
                 raise ValueError(f"{score.move} reaches {score.reaches} where the "

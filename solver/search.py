@@ -271,15 +271,22 @@ class MoveScore:
     """The exact value of one move (for the team of the seat to move), and the moves that
     differ from it only in suits that cannot matter (same value by construction). In
     threshold mode (``threshold`` set) the value is not searched for: ``reaches`` says
-    whether the move reaches the threshold. None: a limit stopped the search first."""
+    whether the move reaches the threshold. None: a limit stopped the search first.
+    ``lower`` and ``upper`` are what is proven of the move's value: both the value when
+    it is known, what was proven before the limit when it is not (-3 and +3: nothing),
+    and in threshold mode what ``reaches`` proves."""
     move: Move
     value: int | None
     equivalent: list = field(default_factory=list)
     reaches: bool | None = None
     threshold: int | None = None
+    lower: int = -3
+    upper: int = 3
 
     def to_json(self) -> dict:
         out = {"move": self.move.to_platform(), "value": self.value}
+        if self.value is None and self.threshold is None:
+            out["lower"], out["upper"] = self.lower, self.upper     # what a limit left
         if self.threshold is not None:
             out["reaches"] = self.reaches
         if self.equivalent:
@@ -361,6 +368,14 @@ def _checked_threshold(name: str, t) -> int:
 def _value_above(v: int) -> int | None:
     """The next value of sec. 6 above ``v`` (None above +3): 1 above -1."""
     return next((u for u in VALUES if u > v), None)
+
+
+def reach_bounds(reaches: bool | None, threshold: int) -> tuple:
+    """(lower, upper): what an answer to "does it reach at least ``threshold``?" proves of
+    a value (None: nothing)."""
+    if reaches is None:
+        return -3, 3
+    return (threshold, 3) if reaches else (-3, _value_below(threshold))
 
 
 def _value_below(v: int) -> int | None:
@@ -616,7 +631,8 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
                 else:
                     reaches = s.child_reaches(_record_bytes(records, i), at_least * sign,
                                               maximizing)
-                scores.append(MoveScore(move_objs[i], None, same, reaches, at_least))
+                scores.append(MoveScore(move_objs[i], None, same, reaches, at_least,
+                                        *reach_bounds(reaches, at_least)))
                 if reaches is not None:     # (None: a limit stopped it, nothing to report)
                     report(stage="move", move=move_objs[i], value=None, reaches=reaches,
                            equivalent=same, index=len(scores), count=count)
@@ -635,8 +651,15 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
                 else:
                     bounds = (-3, 3)
                 clo, chi = driver.child_value(_record_bytes(records, i), *bounds, first=first)
-            value = clo * sign if clo == chi else None
-            scores.append(MoveScore(move_objs[i], value, same))
+            # in the mover's terms, with what the root proved: no move is worth more than
+            # the position, and the move that proved its lower bound reaches it (every
+            # move, when no move proved it: a forced move, or players already out)
+            low, high = (clo, chi) if sign > 0 else (-chi, -clo)
+            high = min(high, hi if sign > 0 else -lo)
+            if not exact and (proven["move"] < 0 or groups[proven["move"]] == i):
+                low = max(low, proven["lower"])
+            value = low if low == high else None
+            scores.append(MoveScore(move_objs[i], value, same, lower=low, upper=high))
             if value is not None:
                 report(stage="move", move=move_objs[i], value=value, equivalent=same,
                        index=len(scores), count=count)

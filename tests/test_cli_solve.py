@@ -133,7 +133,8 @@ def test_solve_readable_output():
 def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
     """A principal line that a limit stopped before the end of the hand is marked as cut,
     in the text and in the JSON (it read as a whole line before), and moves a limit left
-    unscored ("?") say why; a limit that ran out before the line began says it found none."""
+    unscored ("?", or the bounds proven of them, "-3..+2") say why; a limit that ran out
+    before the line began says it found none."""
     from solver import solve
     obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][1]
     path = tmp_path / "pos.json"
@@ -143,6 +144,8 @@ def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
     value_nodes = max(e["nodes"] for e in events if e["stage"] == "bound")
     cut = "(a limit stopped the line here, before the end of the hand)"
     unscored = "(?: a limit stopped the search before that move was answered)"
+    bounded = ("(lower..upper: what was proven of that move's value before a limit stopped "
+               "the search)")
     assert main(["solve", str(path), "--fresh-tables", "--all-moves"]) == 0
     out = capsys.readouterr().out
     assert "principal line:" in out and cut not in out and unscored not in out
@@ -164,10 +167,15 @@ def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
         assert main(["solve", str(path), "--fresh-tables", "--all-moves", *question,
                      "--node-limit", str(limit)]) == 0
         lines = capsys.readouterr().out.splitlines()
+        # with the value known, every move left is known to be worth at most the value
+        # (here +2): shown as bounds, not "?"
+        left = "  -3..+2" if not question else "  ?"
+        note = bounded if not question else unscored
         scores = lines[lines.index("move scores:" if not question else "moves reaching +2:")
-                       + 1:lines.index(f"  {unscored}")]
-        assert any(line.endswith("  ?") for line in scores), scores
-        assert not any(line.endswith("  ?") for line in lines if line not in scores)
+                       + 1:lines.index(f"  {note}")]
+        assert any(line.endswith(left) for line in scores), scores
+        assert not any(line.endswith(left) for line in lines if line not in scores)
+        assert f"  {unscored if not question else bounded}" not in lines
         assert f"  {cut}" not in lines     # the line was whole before the limit ran out
     # a budget that runs out just as the value is proven: no line at all
     assert main(["solve", str(path), "--fresh-tables", "--node-limit", str(value_nodes)]) == 0

@@ -511,6 +511,16 @@ def _scores(reply: dict, **values) -> dict:
 # and its threshold question (at least +3: not reached)
 SOLVED = solve(EXAMPLE, all_moves=True, fresh_tables=True).to_json()
 SOLVED_3 = solve(EXAMPLE, all_moves=True, at_least=3, fresh_tables=True).to_json()
+# and stopped while its moves were scored: the moves left unknown carry their bounds
+LIMITED = solve(EXAMPLE, all_moves=True, node_limit=300, fresh_tables=True).to_json()
+UNKNOWN = next(i for i, m in enumerate(LIMITED["moves"]) if m["value"] is None)
+
+
+def _entry(reply, i, **changes):
+    """``reply`` with its i-th scored move changed (a None value: the key left out)."""
+    entry = {k: v for k, v in (reply["moves"][i] | changes).items() if v is not None
+             or k == "value"}
+    return reply | {"moves": reply["moves"][:i] + [entry] + reply["moves"][i + 1:]}
 
 
 @pytest.mark.parametrize("reply, asked, message", [
@@ -531,7 +541,18 @@ SOLVED_3 = solve(EXAMPLE, all_moves=True, at_least=3, fresh_tables=True).to_json
     (SOLVED | {"moves": SOLVED["moves"] + SOLVED["moves"][-1:]}, {"all_moves": True},
      "are 5 moves, not the position's 4 legal moves"),
     (_scores(SOLVED, Single_J=3), {"all_moves": True},
-     r"Single J: SJ is scored \+3, above the upper bound \+2"),
+     r"Single J: SJ is scored \+3 or more, above the upper bound \+2"),
+    (LIMITED, {"all_moves": True}, None),
+    (_entry(LIMITED, UNKNOWN, lower=None), {"all_moves": True}, "'lower'"),
+    (_entry(LIMITED, UNKNOWN, lower=-1, upper=-1), {"all_moves": True},
+     "a move's bounds -1 and -1 leave no value unknown"),
+    (_entry(LIMITED, UNKNOWN, lower=3, upper=-3), {"all_moves": True},
+     "a move's bounds 3 and -3 leave no value unknown"),
+    (_entry(LIMITED, UNKNOWN, lower=0), {"all_moves": True}, "a move's lower bound 0 is not"),
+    (_entry(SOLVED, 0, lower=-3, upper=3), {"all_moves": True},
+     "a move's bounds are given only when its value is not"),
+    (_entry(SOLVED_3, 0, lower=-3, upper=3), {"all_moves": True, "at_least": 3},
+     "a move's bounds are given only when its value is not"),
     (_scores(SOLVED, Pair_5=-1), {"all_moves": True}, "the best move is scored -1, not"),
     (SOLVED_3 | {"moves": [m | {"reaches": True} for m in SOLVED_3["moves"]]},
      {"all_moves": True, "at_least": 3}, "reaches True where the position's answer is False"),

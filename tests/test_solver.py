@@ -805,6 +805,37 @@ def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     assert first_would_fail >= 3 and nothing_proven >= 30, (first_would_fail, nothing_proven)
 
 
+def test_limits_leave_every_move_scored_with_bounds_that_hold_its_value():
+    """Issue 4 (limits, every move scored): a move whose value a limit left unknown gets
+    the bounds proven of it (``lower``/``upper``, in the JSON only then), the value when
+    they meet; they hold the move's minimax value, none is above the position's upper
+    bound, and the move that proved the position's lower bound reaches it (the table
+    showed "?" beside a best move said to reach +1)."""
+    rng = random.Random(12)
+    checked = partial = 0
+    while checked < 120:
+        pos = random_position(rng, max_cards=4, max_total=10)
+        if pos is None or pos.is_over:
+            continue
+        try:
+            values = {move: _mover_value(pos, move, 20_000) for move in pos.legal_moves()}
+        except Budget:
+            continue
+        for limit in (10, 30, 100, 300):
+            result = solve(pos, all_moves=True, node_limit=limit, fresh_tables=True)
+            checked += 1
+            for score, entry in zip(result.moves, result.to_json()["moves"]):
+                assert ("lower" in entry) is (score.value is None), entry
+                for move in [score.move, *score.equivalent]:
+                    assert score.lower <= values[move] <= score.upper, (pos.to_json(), limit)
+                assert (score.value is not None) is (score.lower == score.upper)
+                assert score.upper <= result.upper
+                if score.move == result.best and not result.exact:
+                    assert score.lower >= result.lower
+                partial += score.value is None and (score.lower, score.upper) != (-3, 3)
+    assert partial >= 20, partial
+
+
 def _flush_positions(seed, count):
     """Positions where suits matter at the root: the seat to move holds a straight flush
     and another card of one of its ranks (playing that card keeps the flush, playing the
