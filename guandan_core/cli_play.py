@@ -422,8 +422,9 @@ class _Checker:
         if self.hand_number is None and ev["hand"] != 1 and (self.full or ev["hand"] < 1):
             # (the match rules are checked from a match's first hand, hand 1; a log of
             # plays alone may start later, as a part of a longer log)
+            starts = " and this log starts a match" if self.full else ""
             raise ValueError(f"the log's first deal is of hand {ev['hand']}, but hands are "
-                             f"numbered from 1{' and this log starts a match' * self.full}")
+                             f"numbered from 1{starts}")
         self.reset_hand()
         self.hand_number = ev["hand"]
         self.hands_seen += 1

@@ -740,7 +740,7 @@ def parse_info(text: str) -> dict:
 def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
     """The :class:`SolveResult` a solve reply records for ``pos``, checked: a KeyError,
     TypeError or ValueError names what is missing or wrong."""
-    from solver.search import MoveScore, SolveResult, reach_bounds
+    from solver.search import MoveScore, SolveResult, _reach_bounds
 
     def value(v, what, none=False):
         if (v is None and none) or (is_whole(v, -3, 3) and v != 0):
@@ -808,7 +808,7 @@ def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
         elif "lower" in entry or "upper" in entry:
             raise ValueError("a move's bounds are given only when its value is not")
         else:
-            low, high = (score, score) if score is not None else reach_bounds(reaches, at_least)
+            low, high = (score, score) if score is not None else _reach_bounds(reaches, at_least)
         moves.append(MoveScore(move(entry["move"], pos, "a scored move"), score,
                                [move(m, pos, "an equivalent move")
                                 for m in entry.get("equivalent", [])],

@@ -370,7 +370,7 @@ def _value_above(v: int) -> int | None:
     return next((u for u in VALUES if u > v), None)
 
 
-def reach_bounds(reaches: bool | None, threshold: int) -> tuple:
+def _reach_bounds(reaches: bool | None, threshold: int) -> tuple:
     """(lower, upper): what an answer to "does it reach at least ``threshold``?" proves of
     a value (None: nothing)."""
     if reaches is None:
@@ -632,7 +632,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
                     reaches = s.child_reaches(_record_bytes(records, i), at_least * sign,
                                               maximizing)
                 scores.append(MoveScore(move_objs[i], None, same, reaches, at_least,
-                                        *reach_bounds(reaches, at_least)))
+                                        *_reach_bounds(reaches, at_least)))
                 if reaches is not None:     # (None: a limit stopped it, nothing to report)
                     report(stage="move", move=move_objs[i], value=None, reaches=reaches,
                            equivalent=same, index=len(scores), count=count)

@@ -259,8 +259,9 @@ def _broken(change):
     (lambda o: o.update(node_limit=1.5), "node_limit must be a whole number from 0 to"),
     (lambda o: o.update(seconds="x"), "seconds must be a number from 0 to 1e15, not 'x'"),
     (lambda o: o.update(seconds=10**400), "seconds must be a number from 0 to 1e15"),
-    (lambda o: o.update(view="0" * 16), "the result is of another position or other known "
-                                        "cards: its view is '0000000000000000'"),
+    (lambda o: o.update(view="0" * 16), "the result is of another position, other known "
+                                        "cards or other rules: its view is "
+                                        "'0000000000000000'"),
     (lambda o: o.pop("view"), "needs the key 'view'"),
     # (saved before the limit was recorded: it cannot say which deals it counted)
     (lambda o: o.pop("node_limit"), "needs the key 'node_limit'"),
