@@ -23,8 +23,9 @@ Remaining ties are broken deterministically, the same whatever ``runners_up`` as
 each split's parts are put in order by type (the engine's order: single, pair, triple,
 ...), rank, strength, then how many cards of each rank and wild cards they hold (straight
 flushes set apart last), and two splits are compared part by part from the first. The runner-up
-splits are the next best splits of the same size in the same order, distinct as
-multisets of ``(type, rank, cards)``.
+splits are the next best splits of the same size in the same order, distinct up to the
+suits of natural cards (as multisets of each part's type, rank, natural cards' ranks and
+wild cards).
 
 How it is computed (exact):
 
@@ -208,8 +209,13 @@ def _part_order(m: Move):
     return (m.is_bomb, m.key if m.is_bomb else 0, m.type_id, m.key, m.kinds)
 
 
-def _multiset_id(moves) -> tuple:
-    return tuple(sorted((m.type, m.rank, m.kinds) for m in moves))
+def _split_id(moves, wild: int) -> tuple:
+    """A split up to the suits of its natural cards: each part's type, key, natural cards'
+    ranks (a joker is its own) and wild cards. Two straight flush sets of the same ranks in
+    two suits gave two splits that differ only in which suit of a rank went where."""
+    return tuple(sorted((m.type_id, m.key, tuple(sorted(k if k >= 52 else k >> 2
+                                                         for k in m.kinds if k != wild)),
+                         m.kinds.count(wild)) for m in moves))
 
 
 # --------------------------------------------------------------------------- results
@@ -672,7 +678,7 @@ def best_split(hand, level, rules=None, runners_up: int = 5) -> SplitResult:
         if len(splits) > runners_up and not solver.relabelled:
             break       # the rest scores no better (a relabelled part can only gain a bomb)
         moves = solver.to_moves(ids)
-        ident = _multiset_id(moves)
+        ident = _split_id(moves, wild_kind(lvl))
         if ident in seen:
             continue
         seen.add(ident)

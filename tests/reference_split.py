@@ -147,15 +147,16 @@ def reference_smallest_splits(hand, level, rules=None) -> dict:
     """Every split of ``hand`` into the fewest legal combinations, by brute force over the
     core's moves (a part holding the lowest remaining card kind, then the rest), up to the
     suits of natural cards: ``{key: parts}``, one split (a list of :class:`Move`) for each
-    key, which is the sorted tuple of its parts' (type, key, ranks of its natural cards,
-    number of wild cards). For hands of up to about 10 cards."""
+    key, which is the sorted tuple of its parts' (type, key, ranks of its natural cards (a
+    joker its own), number of wild cards). For hands of up to about 10 cards."""
     hand = Hand(hand) if not isinstance(hand, Hand) else hand
     level = parse_level(level)
     wild = level * 4 + 1
     memo: dict = {}
 
     def part_key(move) -> tuple:
-        naturals = tuple(sorted(k >> 2 for k in move.kinds if k != wild))
+        # (SB and HR are both rank 13 by k >> 2: a pair of either in a full house differed)
+        naturals = tuple(sorted(k if k >= 52 else k >> 2 for k in move.kinds if k != wild))
         return (move.type_id, move.key, naturals, move.kinds.count(wild))
 
     def splits(cards: Hand) -> dict:
