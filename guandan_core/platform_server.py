@@ -374,6 +374,15 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
     done = threading.Event()
     lock = threading.Lock()
     seats = []
+    began = []      # every connection, in the order its handshake began
+
+    def note_arrival(conn, request):
+        # before the handshake's answer, so before a client's connect() returns: clients
+        # that connect one after another are seated in that order (the handlers, which run
+        # after the handshake, could start in another order and swap partners)
+        with lock:
+            began.append(conn)
+        return None
 
     def handler(conn):
         if not conn.request.path.startswith("/game/"):
@@ -392,6 +401,7 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
         # (close_timeout: a client that does not answer the closing handshake holds up
         # the end of the game at most that long)
         server = websocket_server(handler, sock=_listening_socket(host, port),
+                                  process_request=note_arrival,
                                   max_size=_MAX_MESSAGE_BYTES, close_timeout=1)
     except OSError as exc:
         raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
@@ -412,6 +422,7 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
                     seats.remove(c)
                     conns.remove(c)
                 if len(conns) == 4:
+                    conns.sort(key=began.index)
                     break
         clients = [_Connection(c, s, timeout, warn) for s, c in enumerate(conns)]
         game = PlatformGame(clients, seed, shuffle_seed=shuffle_seed, on_event=on_event)
