@@ -391,6 +391,7 @@ class PlatformSeat:
         self.seat = seat
         self._counts = counts.astype(np.int16)
         self.level = None
+        self._ranks = None          # selfRank and oppoRank, as the hand's first act gives them
         self._plays, self._history, self._finished, self._exchanges = [], [], [], []
         self._played = np.zeros(54, dtype=np.int16)
         self._cards_left = [27] * 4
@@ -621,6 +622,18 @@ class PlatformSeat:
                 _fail(where, f"curRank {format_rank(level)} changed within the hand "
                              f"(level {format_rank(self.level)})")
         request = read_act(msg, self.rules)
+        ranks = request.team_levels
+        if self._ranks is None:
+            if request.level not in ranks:
+                _fail(where, f"curRank {format_rank(request.level)} is neither team's level "
+                             f"(selfRank {format_rank(ranks[0])}, oppoRank "
+                             f"{format_rank(ranks[1])}): a hand is played at the level of "
+                             f"the team that won the last one (RULES sec. 8)")
+            self._ranks = ranks
+        elif ranks != self._ranks:
+            _fail(where, f"selfRank {format_rank(ranks[0])} and oppoRank "
+                         f"{format_rank(ranks[1])} changed within the hand (they were "
+                         f"{format_rank(self._ranks[0])} and {format_rank(self._ranks[1])})")
         held = request.hand.counts.astype(np.int16)
         if not np.array_equal(held, self._counts):
             extra = format_cards([k for k in range(54) for _ in range(max(0, held[k] -

@@ -406,6 +406,18 @@ def test_sec7_a_message_that_contradicts_the_earlier_ones_is_refused():
     client.receive(_act(HAND, actions))
     with pytest.raises(PlatformError, match="curRank 3 changed within the hand"):
         client.receive(_act(HAND, actions, level="3"))
+    # RULES 8: the hand is played at the level of one team, and the teams' levels do not
+    # change within it (both were taken as they came, and shown to the player)
+    with pytest.raises(PlatformError, match=r"curRank 5 is neither team's level \(selfRank "
+                                            r"2, oppoRank 3\)"):
+        _begun().receive(_act(HAND, _lead_list(), level="5", ranks=("2", "3")))
+    client = _begun()
+    client.receive(_act(HAND, actions, ranks=("2", "4")))
+    for ranks in (("9", "4"), ("2", "K")):
+        with pytest.raises(PlatformError, match=f"selfRank {ranks[0]} and oppoRank {ranks[1]} "
+                                                f"changed within the hand \(they were 2 and "
+                                                f"4\)"):
+            client.receive(_act(HAND, actions, ranks=ranks))
 
 
 def test_sec7_an_action_list_that_is_not_the_legal_moves_is_refused():
