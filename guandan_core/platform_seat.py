@@ -78,8 +78,8 @@ from typing import Optional
 
 import numpy as np
 
-from .cards import CardError, LevelError, format_card, format_cards, format_rank, \
-    is_whole, parse_card, parse_level
+from .cards import BIG_JOKER, CardError, LevelError, format_card, format_cards, \
+    format_rank, is_whole, parse_card, parse_level
 from .hand import Hand, to_counts
 from .jsontext import parse_json
 from .match import Observation, allowed_returns, allowed_tributes, tribute_card
@@ -90,7 +90,9 @@ from .usertext import quoted
 
 __all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act", "read_message"]
 
-_UNSEEN = object()     # the last hand's finishing order before this seat has seen one
+# the last hand's finishing order before this seat has seen one (a string, compared with ==:
+# a copied or pickled seat held a new object() that no longer matched)
+_UNSEEN = "unseen"
 
 STAGES = {"notify": ("beginning", "play", "tribute", "anti-tribute", "back", "episodeOver",
                      "gameOver", "gameResult"),
@@ -366,6 +368,15 @@ class PlatformSeat:
             if payers is not None and not set(seats) <= set(payers):
                 _fail(where, f"antiPos {seats}: after the last hand only seats "
                              f"{sorted(payers) or 'none'} pay tribute (RULES sec. 8)")
+            # the resisting payers hold both big jokers between them (RULES sec. 8): what
+            # this seat holds must allow that
+            big = int(self._counts[BIG_JOKER])
+            if big and self.seat not in seats:
+                _fail(where, f"antiPos {seats} resist with both big jokers, but this seat, "
+                             f"not among them, holds {'both' if big == 2 else 'one'}")
+            if seats == [self.seat] and big < 2:
+                _fail(where, f"antiPos {seats}: this seat alone resists with both big "
+                             f"jokers, but it holds {'one' if big else 'none'}")
         elif stage == "episodeOver":
             self._episode_over(message, where)
         else:
@@ -480,7 +491,7 @@ class PlatformSeat:
         (RULES sec. 8; both losers after a 1st-and-2nd finish, else the last player), ()
         in a game's first hand, None when this seat has not seen the last hand end."""
         order = self._last_order
-        if order is _UNSEEN:
+        if order == _UNSEEN:
             return None
         if order is None:
             return ()

@@ -8,6 +8,7 @@ match itself gives. Two messages of the platform's own engine are read too.
 """
 
 import copy
+import pickle
 import json
 import os
 import re
@@ -731,6 +732,24 @@ def test_sec8_tribute_messages_out_of_order_are_refused():
             re.escape("a result entry is [giver, receiver, card], not"))
     refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[1]), tribute],
             "a tribute stage after anti-tribute")
+    # RULES 8: the resisting payers hold both big jokers between them, so this seat holds
+    # both when it resists alone and none when it does not resist (both passed)
+    refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[0])],
+            re.escape("antiPos [0]: this seat alone resists with both big jokers, but it "
+                      "holds none"))
+    with_joker = PlatformSeat(GreedyPlayer())
+    with_joker.receive({"type": "notify", "stage": "beginning", "myPos": 0,
+                        "handCards": HAND[:-1] + ["HR"]})
+    refused(copy.deepcopy(with_joker), [_notify("anti-tribute", antiPos=[1, 3])],
+            re.escape("antiPos [1, 3] resist with both big jokers, but this seat, not among "
+                      "them, holds one"))
+    refused(copy.deepcopy(with_joker), [_notify("anti-tribute", antiPos=[0])], "holds one")
+    # (a copied or unpickled seat that has seen no hand end still knows it has not: its
+    # marker was an object() that the copy did not match, and _payers failed)
+    refused(pickle.loads(pickle.dumps(_begun(seat=0))),
+            [_notify("anti-tribute", antiPos=[0])], "alone resists")
+    with_joker.receive(_notify("anti-tribute", antiPos=[0, 2]))    # (seat 2 holds the other)
+    _begun(seat=0).receive(_notify("anti-tribute", antiPos=[2, 0]))
     # acts: a return from a seat that received nothing, a tribute in a game's first hand
     refused(_begun(seat=0), [_act(HAND, BACKS, stage="back", ranks=AFTER_A_HAND)],
             "an act back stage before any tribute is paid")
