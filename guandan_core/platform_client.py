@@ -25,7 +25,7 @@ import json
 from typing import Optional, TextIO
 
 from .platform_seat import PlatformError, PlatformSeat, read_message
-from .usertext import close_reason, quoted
+from .usertext import close_reason, closed_for_size, counted, quoted
 
 __all__ = ["play_websocket", "play_lines", "check_url"]
 
@@ -102,8 +102,13 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
                 ws.close(code=1011, reason=close_reason(exc))
                 raise
     except ConnectionClosedError as exc:
+        if closed_for_size(exc):
+            raise OSError(f"the server at {url} sent a message of more than "
+                          f"{MAX_MESSAGE_BYTES:,} bytes, more than any of the platform's "
+                          f"needs: the connection was closed ({exc}) after "
+                          f"{counted(answered, 'answer')}") from None
         raise OSError(f"the server at {url} broke the connection ({exc}) after "
-                      f"{answered} answers") from None
+                      f"{counted(answered, 'answer')}") from None
     except WebSocketException as exc:
         raise OSError(f"talking to {url}: {exc}") from None
     return answered

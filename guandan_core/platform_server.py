@@ -52,7 +52,7 @@ from .jsontext import parse_json
 from .match import Match, MatchRules, plan_tribute
 from .moves import Move
 from .platform_seat import PlatformError
-from .usertext import close_reason, quoted
+from .usertext import close_reason, closed_for_size, quoted
 
 __all__ = ["PlatformGame", "serve", "DEFAULT_PORT"]
 
@@ -289,6 +289,10 @@ class _Connection:
                 return None
             return self._answer(len(message["actionList"]))
         except ConnectionClosed as exc:
+            if closed_for_size(exc):
+                raise OSError(f"seat {self.seat} sent a message of more than "
+                              f"{_MAX_MESSAGE_BYTES:,} bytes, which an answer never needs: "
+                              f"its connection was closed ({exc})") from None
             raise OSError(f"seat {self.seat} left the game ({exc})") from None
 
     def _drop_unasked(self) -> None:

@@ -85,6 +85,13 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def closed_for_size(exc) -> bool:
+    """Whether a websockets ``ConnectionClosed`` is this side closing with 1009: the other
+    side sent a message over the size this side takes."""
+    sent = getattr(exc, "sent", None)
+    return sent is not None and sent.code == 1009
+
+
 def close_reason(text) -> str:
     r"""``text`` cut to fit a WebSocket close frame: at most ``MAX_CLOSE_REASON`` bytes of
     UTF-8, cut between characters (a Chinese character takes 3 bytes, so a cut by

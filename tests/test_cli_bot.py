@@ -177,6 +177,20 @@ def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game, tmp_path):
         server.stop()
     assert_one_line_error(proc, f"the server at ws://127.0.0.1:{server.port}/game/client1 "
                                 "broke the connection")
+    assert proc.stderr.strip().endswith(") after 1 answer"), proc.stderr
+    # a message over MAX_MESSAGE_BYTES: websockets closes with 1009, and the error says
+    # why (it read as though the server had broken the connection)
+    from guandan_core.platform_client import MAX_MESSAGE_BYTES
+    server = _Server([{"type": "notify", "stage": "beginning", "pad": "x" * MAX_MESSAGE_BYTES}])
+    try:
+        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client1"])
+    finally:
+        server.stop()
+    assert_one_line_error(proc, f"the server at ws://127.0.0.1:{server.port}/game/client1 "
+                                f"sent a message of more than 1,048,576 bytes, more than any "
+                                f"of the platform's needs: the connection was closed (sent "
+                                f"1009 (message too big)")
+    assert proc.stderr.strip().endswith(") after 0 answers"), proc.stderr
     log = tmp_path / "never.jsonl"
     assert_one_line_error(run_cli(["bot", "http://127.0.0.1:23456/game/client1", "--log",
                                    str(log)]), "a platform address is ws://HOST:PORT/PATH")

@@ -342,6 +342,25 @@ def test_junk_answers_are_reported_not_fatal(junk, shown):
     assert shown in served.warnings[0]
 
 
+def test_a_message_too_big_for_an_answer_ends_the_game_and_says_so():
+    """A client's message over 64 KiB (an answer is a few bytes) makes websockets close its
+    connection (1009), which ends the game: the error says what the seat sent, not that it
+    left the game, which it did not do."""
+    from guandan_core.platform_server import _MAX_MESSAGE_BYTES
+    huge = '{"actIndex": 0' + " " * _MAX_MESSAGE_BYTES + "}"
+    served = _Served(seed=1, max_hands=1)
+    threads = [_seat_thread(served.url + f"c{i}", answers_first=huge if i == 3 else None)
+               for i in range(4)]
+    served.join()
+    for thread, _ in threads:
+        thread.join(60)
+    # (seats go by connection order, which the threads race for)
+    assert isinstance(served.error, OSError)
+    assert re.match(re.escape("seat ") + "[0-3]" + re.escape(
+        " sent a message of more than 65,536 bytes, which an answer never needs: its "
+        "connection was closed (sent 1009 (message too big)"), str(served.error)), served.error
+
+
 def test_guandan_serve_reports_junk_answers_on_stderr():
     """``guandan serve`` tells of an answer that is not one, on stderr, one line, and
     plays on (the library's on_warning); one hand is "1 hand"."""
