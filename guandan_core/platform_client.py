@@ -51,9 +51,14 @@ def _logged(log: Optional[TextIO], direction: str, message) -> None:
 
 def _parsed(text, log: Optional[TextIO]):
     """A message's JSON value; text that is not JSON is logged as it came (a string),
-    so that a replay of the log meets the same error."""
+    so that a replay of the log meets the same error. A JSON string is refused as a
+    PlatformSeat refuses any other value that is no object (a message encoded twice was
+    decoded again and played)."""
     try:
-        return read_message(text)
+        message = read_message(text)
+        if isinstance(message, str):
+            raise PlatformError(f"a message is a JSON object, not {quoted(message)}")
+        return message
     except PlatformError:
         _logged(log, "in", text if isinstance(text, str) else repr(text))
         raise

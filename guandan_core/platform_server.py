@@ -316,7 +316,8 @@ class _Connection:
                 try:
                     answer = parse_json(reply)
                     index = answer["actIndex"]
-                    if is_whole(index, 0, size - 1):
+                    # (other keys too: not an answer, as PlatformGame reads answers)
+                    if is_whole(index, 0, size - 1) and set(answer) == {"actIndex"}:
                         return {"actIndex": int(index)}
                 except (ValueError, TypeError, KeyError):
                     pass
@@ -389,7 +390,8 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
         return None
 
     def handler(conn):
-        if not conn.request.path.startswith("/game/"):
+        path = conn.request.path
+        if not path.startswith("/game/") or path == "/game/":     # (NAME: not empty)
             conn.close(code=1008, reason="connect to /game/NAME")
             return
         with lock:

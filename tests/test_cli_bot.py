@@ -215,6 +215,23 @@ def test_play_lines_names_the_line_it_cannot_take():
         play_lines(seat, io.StringIO('\n{"type": "hello"}\n'), io.StringIO())
 
 
+def test_a_message_encoded_twice_is_refused_and_its_log_replays_to_the_same_error(game):
+    """A message sent as a JSON string holding the message's JSON text is no message (it
+    was decoded again and played); its log line replays to the same error."""
+    messages, _ = game
+    twice = json.dumps(json.dumps(messages[1]))
+    log = io.StringIO()
+    error = r"line 2: a message is a JSON object, not '\{\"type\": \"notify\""
+    with pytest.raises(PlatformError, match=error):
+        play_lines(PlatformSeat(make_player("greedy")),
+                   io.StringIO(_lines(messages[:1]) + twice + "\n"), io.StringIO(), log)
+    with pytest.raises(PlatformError, match=error):
+        play_lines(PlatformSeat(make_player("greedy")), io.StringIO(log.getvalue()),
+                   io.StringIO())
+    proc = run_cli(["bot", "--stdio"], stdin=_lines(messages[:1]) + twice + "\n")
+    assert_one_line_error(proc, "line 2: a message is a JSON object, not '{")
+
+
 def test_a_logged_message_of_the_largest_size_replays(tmp_path):
     """A message may be up to MAX_MESSAGE_BYTES (the WebSocket's bound), so its line in a
     log, ``{"in": message}``, is longer than that and must still be read; each logged

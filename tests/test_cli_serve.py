@@ -169,10 +169,11 @@ def test_a_fifth_client_or_a_wrong_path_is_turned_away_and_a_leaver_ends_the_gam
     refused (1008); a client that leaves mid-game ends it with an OSError naming its
     seat, and the other clients' connections are closed."""
     served = _Served(seed=1, max_hands=2)
-    with connect(served.url.replace("/game/", "/other")) as ws:
-        with pytest.raises(websockets.exceptions.ConnectionClosed):
-            ws.recv(timeout=10)
-        assert ws.close_code == 1008
+    for wrong in (served.url.replace("/game/", "/other"), served.url):    # (no NAME)
+        with connect(wrong) as ws:
+            with pytest.raises(websockets.exceptions.ConnectionClosed):
+                ws.recv(timeout=10)
+            assert ws.close_code == 1008 and ws.close_reason == "connect to /game/NAME"
     threads = [_seat_thread(served.url + f"c{i}", leave_after=3 if i == 2 else None)
                for i in range(4)]
     served.join()
@@ -327,7 +328,10 @@ def test_messages_sent_when_not_asked_never_stand_for_an_answer():
 
 
 @pytest.mark.parametrize("junk, shown", [("[" * 60000, "answered '[[[["),
-                                         (b"\x00\x01", "answered a binary frame of 2 bytes")])
+                                         (b"\x00\x01", "answered a binary frame of 2 bytes"),
+                                         # (PlatformGame in-process refuses it too)
+                                         ('{"actIndex": 0, "note": "hi"}',
+                                          'answered \'{"actIndex": 0, "note": "hi"}\'')])
 def test_junk_answers_are_reported_not_fatal(junk, shown):
     """Deeply nested JSON and binary frames are not answers: reported, and the game goes
     on with the client's next answer."""
