@@ -327,6 +327,19 @@ def test_messages_sent_when_not_asked_never_stand_for_an_answer():
     assert warnings == ['seat 1 sent \'{"actIndex": 0}\' when not asked: ignored']
 
 
+def _one_hand_with_junk_first(junk):
+    """A hand served to four greedy clients, one of which sends ``junk`` before its first
+    answer: the server once it has ended, and each client's outcome."""
+    served = _Served(seed=1, max_hands=1)
+    threads = [_seat_thread(served.url + f"c{i}", answers_first=junk if i == 3 else None)
+               for i in range(4)]
+    served.join()
+    for thread, _ in threads:
+        thread.join(60)
+        assert not thread.is_alive()
+    return served, [outcome for _, outcome in threads]
+
+
 @pytest.mark.parametrize("junk, shown", [("[" * 60000, "answered '[[[["),
                                          (b"\x00\x01", "answered a binary frame of 2 bytes"),
                                          # (PlatformGame in-process refuses it too)
@@ -335,12 +348,8 @@ def test_messages_sent_when_not_asked_never_stand_for_an_answer():
 def test_junk_answers_are_reported_not_fatal(junk, shown):
     """Deeply nested JSON and binary frames are not answers: reported, and the game goes
     on with the client's next answer."""
-    served = _Served(seed=1, max_hands=1)
-    threads = [_seat_thread(served.url + f"c{i}", answers_first=junk if i == 3 else None)
-               for i in range(4)]
-    served.join()
-    for thread, outcome in threads:
-        thread.join(60)
+    served, outcomes = _one_hand_with_junk_first(junk)
+    for outcome in outcomes:
         assert outcome.get("hands") == 1, outcome
     assert served.error is None and len(served.warnings) == 1
     assert shown in served.warnings[0]
@@ -351,13 +360,7 @@ def test_a_message_too_big_for_an_answer_ends_the_game_and_says_so():
     connection (1009), which ends the game: the error says what the seat sent, not that it
     left the game, which it did not do."""
     from guandan_core.platform_server import _MAX_MESSAGE_BYTES
-    huge = '{"actIndex": 0' + " " * _MAX_MESSAGE_BYTES + "}"
-    served = _Served(seed=1, max_hands=1)
-    threads = [_seat_thread(served.url + f"c{i}", answers_first=huge if i == 3 else None)
-               for i in range(4)]
-    served.join()
-    for thread, _ in threads:
-        thread.join(60)
+    served, _ = _one_hand_with_junk_first('{"actIndex": 0' + " " * _MAX_MESSAGE_BYTES + "}")
     # (seats go by connection order, which the threads race for)
     assert isinstance(served.error, OSError)
     assert re.match(re.escape("seat ") + "[0-3]" + re.escape(
