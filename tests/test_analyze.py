@@ -286,7 +286,7 @@ def test_runners_up_are_distinct_up_to_suits_when_two_suits_hold_straight_flushe
     assert sum(sorted(twin) in shown for twin in twins) == 1, shown
     rng = random.Random(37)
     listed = 0
-    for i in range(150):
+    for _ in range(150):
         level = rng.randrange(13)
         low = rng.randrange(0, 8)
         suits = rng.sample(range(4), 2)

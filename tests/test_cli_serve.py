@@ -346,8 +346,8 @@ def _one_hand_with_junk_first(junk):
                                          ('{"actIndex": 0, "note": "hi"}',
                                           'answered \'{"actIndex": 0, "note": "hi"}\'')])
 def test_junk_answers_are_reported_not_fatal(junk, shown):
-    """Deeply nested JSON and binary frames are not answers: reported, and the game goes
-    on with the client's next answer."""
+    """Deeply nested JSON, binary frames and an answer with other keys than actIndex are
+    not answers: reported, and the game goes on with the client's next answer."""
     served, outcomes = _one_hand_with_junk_first(junk)
     for outcome in outcomes:
         assert outcome.get("hands") == 1, outcome
