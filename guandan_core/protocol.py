@@ -169,6 +169,16 @@ def split_words(text: str) -> list:
     return words
 
 
+def _whole_option(command: str, key: str, value: str, low: int, high: int) -> int:
+    """``key=value`` of ``command`` read as a whole number from ``low`` to ``high`` (at most
+    2**63 - 1), else a ProtocolError naming it."""
+    number = read_count(value, digits=19)
+    if number is None or not low <= number <= high:
+        raise ProtocolError(f"{command}: {key} must be a whole number from {low} to "
+                            f"{high:,}, not {value!r}")
+    return number
+
+
 def _split_args(args: str, what: str) -> list:
     try:
         return split_words(args)
@@ -323,8 +333,7 @@ class EngineProtocol:
                             if not rest:
                                 break
                             if _DIGITS_RE.match(head) and len(head) <= MAX_LINE:
-                                head += rest.replace("\t", " ")
-                                head = head.lstrip(_BLANKS)
+                                head = (head + rest.replace("\t", " ")).lstrip(_BLANKS)
                         text = _stripped(head)
                         if text and not text.startswith("#"):
                             ident = _split_command(text)[0]
@@ -534,10 +543,7 @@ class EngineProtocol:
                                         f"more, not {value!r}")
             elif eq and key == "nodes":
                 # (as sample's nodes, guandan solve --node-limit and solver.solve take it)
-                node_limit = read_count(value, digits=19)
-                if node_limit is None or node_limit > 2**63 - 1:
-                    raise ProtocolError(f"solve: nodes must be a whole number from 0 to "
-                                        f"{2**63 - 1:,}, not {value!r}")
+                node_limit = _whole_option("solve", key, value, 0, 2**63 - 1)
             else:
                 raise ProtocolError(f"solve: unknown option {token!r} "
                                     "(usage: solve [time=S] [nodes=N] [all] [at_least=V])")
@@ -630,11 +636,8 @@ class EngineProtocol:
             else:
                 # (seed, first and nodes as guandan sample's --seed, --first and
                 # --node-limit take them)
-                options[key] = read_count(value, digits=19)
                 low, high = (1, _MAX_DEALS) if key == "deals" else (0, 2**63 - 1)
-                if options[key] is None or not low <= options[key] <= high:
-                    raise ProtocolError(f"sample: {key} must be a whole number from {low} to "
-                                        f"{high:,}, not {value!r}")
+                options[key] = _whole_option("sample", key, value, low, high)
         pos = self._need_position()
         if pos.is_over:
             raise ProtocolError("the hand is over: nothing to sample")
