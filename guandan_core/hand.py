@@ -120,6 +120,7 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
             raise CardError(f"{exc}; a numpy array of {NUM_KINDS} numbers is read as counts, "
                             f"card kinds go in a list") from None
         return cards.astype(np.uint8)
+    hint = ""      # how numbers were read, when their author may have meant counts
     if isinstance(cards, str):
         kinds = parse_cards(cards)
     else:
@@ -137,20 +138,17 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
             for k in kinds:
                 if not 0 <= k < NUM_KINDS:
                     raise CardError(f"not a card kind index: {k!r}")
+            if isinstance(cards, np.ndarray):   # (of another length than 54)
+                hint = (f"; an array of shape {cards.shape} is read as card kinds, only one "
+                        f"of {NUM_KINDS} entries as counts")
+            elif len(kinds) == NUM_KINDS:
+                hint = (f"; a list of {NUM_KINDS} numbers is read as card kinds, counts go "
+                        f"in a numpy array or Hand.from_counts")
         else:
             kinds = parse_cards(items)
     counts = np.zeros(NUM_KINDS, dtype=np.uint8)
     for k in kinds:
         if counts[k] == 2:
-            # an array of another length than 54 was read as kinds, which its author
-            # may not have meant
-            hint = ""
-            if isinstance(cards, np.ndarray):
-                hint = (f"; an array of shape {cards.shape} is read as card kinds, only one "
-                        f"of {NUM_KINDS} entries as counts")
-            elif len(kinds) == NUM_KINDS and not isinstance(cards, str):
-                hint = (f"; a list of {NUM_KINDS} numbers is read as card kinds, counts go "
-                        f"in a numpy array or Hand.from_counts")
             raise CardError(f"{what} holds {format_card(k)} more than twice "
                             f"(each card exists twice{hint})")
         counts[k] += 1

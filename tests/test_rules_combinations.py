@@ -268,6 +268,10 @@ def test_sec1_card_three_times_rejected(card):
                                    "array or Hand.from_counts)"),
     (np.arange(54), CardError, "holds D2 3 times (each card exists twice); a numpy array of "
                                "54 numbers is read as counts, card kinds go in a list"),
+    # 54 card strings are cards: no word of numbers (they were told a list of 54 numbers
+    # is read as card kinds)
+    (["S2"] * 3 + [f"{s}{r}" for r in "3456789TJQKA" for s in "SHCD"] + ["SB", "SB", "HR"],
+     CardError, "S2 more than twice (each card exists twice)"),
 ])
 def test_sec1_cards_of_the_wrong_kind_are_refused(cards, error, named):
     """RULES 1: a hand is cards; other Python values are refused naming them rather than
