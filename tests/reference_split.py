@@ -143,21 +143,24 @@ def reference_best_lowest_first(hand, level, rules=None):
     return sc[0], sc
 
 
+def part_key(move, wild: int) -> tuple:
+    """A part of a split up to the suits of its natural cards: (type, key, ranks of its
+    natural cards (a joker its own), number of wild cards ``wild``)."""
+    # (SB and HR are both rank 13 by k >> 2: a pair of either in a full house differed)
+    naturals = tuple(sorted(k if k >= 52 else k >> 2 for k in move.kinds if k != wild))
+    return (move.type_id, move.key, naturals, move.kinds.count(wild))
+
+
 def reference_smallest_splits(hand, level, rules=None) -> dict:
     """Every split of ``hand`` into the fewest legal combinations, by brute force over the
     core's moves (a part holding the lowest remaining card kind, then the rest), up to the
     suits of natural cards: ``{key: parts}``, one split (a list of :class:`Move`) for each
-    key, which is the sorted tuple of its parts' (type, key, ranks of its natural cards (a
-    joker its own), number of wild cards). For hands of up to about 10 cards."""
+    key, which is the sorted tuple of its parts' :func:`part_key`. For hands of up to
+    about 10 cards."""
     hand = Hand(hand) if not isinstance(hand, Hand) else hand
     level = parse_level(level)
     wild = level * 4 + 1
     memo: dict = {}
-
-    def part_key(move) -> tuple:
-        # (SB and HR are both rank 13 by k >> 2: a pair of either in a full house differed)
-        naturals = tuple(sorted(k if k >= 52 else k >> 2 for k in move.kinds if k != wild))
-        return (move.type_id, move.key, naturals, move.kinds.count(wild))
 
     def splits(cards: Hand) -> dict:
         """{sorted part keys: parts} of the splits of ``cards`` with the fewest parts."""
@@ -178,7 +181,7 @@ def reference_smallest_splits(hand, level, rules=None) -> dict:
                     continue
                 if fewest is None or size < fewest:
                     fewest, found = size, {}
-                found.setdefault(tuple(sorted(rest_key + (part_key(move),))), [move] + rest)
+                found.setdefault(tuple(sorted(rest_key + (part_key(move, wild),))), [move] + rest)
         memo[ident] = found
         return found
 

@@ -26,8 +26,8 @@ from guandan_core.cards import LevelError, format_card, parse_level
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_process import PACKAGES, ROOT, cli_env  # noqa: E402
-from reference_split import (reference_best, reference_best_lowest_first,  # noqa: E402
-                             reference_smallest_splits)
+from reference_split import (part_key, reference_best,  # noqa: E402
+                             reference_best_lowest_first, reference_smallest_splits)
 
 HANDS_WILD = ROOT / "tests" / "data" / "hands_wild.json"
 ANSI = "\x1b["
@@ -266,9 +266,7 @@ def _check_splits_against_the_reference(hand, level, rules, runners_up) -> int:
     assert [split_score(s) for s in splits] == \
         sorted(split_score(s) for s in want.values())[:runners_up + 1], (str(hand), level)
     wild = level * 4 + 1
-    keys = [tuple(sorted((m.type_id, m.key, tuple(sorted(k if k >= 52 else k >> 2
-                                                          for k in m.kinds if k != wild)),
-                          m.kinds.count(wild)) for m in s)) for s in splits]
+    keys = [tuple(sorted(part_key(m, wild) for m in s)) for s in splits]
     assert len(set(keys)) == len(keys) and set(keys) <= set(want), (str(hand), level, keys)
     return len(splits)
 
