@@ -370,6 +370,12 @@ def _value_above(v: int) -> int | None:
     return next((u for u in VALUES if u > v), None)
 
 
+def _mover_bounds(lo: int, hi: int, sign: int) -> tuple:
+    """Team-0 bounds (lo, hi) in the terms of the team to move (``sign`` 1 for team 0, -1
+    for team 1), and back: the same turn both ways."""
+    return (lo, hi) if sign > 0 else (-hi, -lo)
+
+
 def _reach_bounds(reaches: bool | None, threshold: int) -> tuple:
     """(lower, upper): what an answer to "does it reach at least ``threshold``?" proves of
     a value (None: nothing)."""
@@ -550,7 +556,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
     proven = {"lower": -3, "move": -1}   # our side's best bound so far, and its move
 
     def after_probe(lo, hi):
-        lower, upper = (lo, hi) if sign > 0 else (-hi, -lo)
+        lower, upper = _mover_bounds(lo, hi, sign)
         if lower > proven["lower"]:
             # the root just proved this bound: the move that proved it (our side's bound
             # in team-0 terms: at least lo when team 0 moves, at most hi otherwise)
@@ -567,10 +573,10 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             # what the answer proves and nothing more (a tighter bound the search may have
             # met on the way depends on what the table held, and results must not): at
             # least t, or at most the value below t; in team-0 terms
-            lower, upper = (at_least, 3) if reached else (-3, _value_below(at_least))
-            lo, hi = (lower, upper) if maximizing else (-upper, -lower)
+            lo, hi = _mover_bounds(*_reach_bounds(reached, at_least), sign)
             after_probe(lo, hi)
     exact = lo == hi
+    lower, upper = _mover_bounds(lo, hi, sign)      # the answer, for the team to move
     # (the merge groups only matter when every move is scored)
     records, groups, root_scores = _root(s, merge=all_moves)
     # a Move for every root move only when every move is scored (a lead of a whole hand
@@ -654,8 +660,8 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             # in the mover's terms, with what the root proved: no move is worth more than
             # the position, and the move that proved its lower bound reaches it (every
             # move, when no move proved it: a forced move, or players already out)
-            low, high = (clo, chi) if sign > 0 else (-chi, -clo)
-            high = min(high, hi if sign > 0 else -lo)
+            low, high = _mover_bounds(clo, chi, sign)
+            high = min(high, upper)
             if not exact and (proven["move"] < 0 or groups[proven["move"]] == i):
                 low = max(low, proven["lower"])
             value = low if low == high else None
@@ -664,10 +670,6 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
                 report(stage="move", move=move_objs[i], value=value, equivalent=same,
                        index=len(scores), count=count)
 
-    if sign > 0:
-        lower, upper = lo, hi
-    else:
-        lower, upper = -hi, -lo
     return SolveResult(
         value=lower if exact else None, lower=lower, upper=upper, best=best, pv=line,
         moves=scores, nodes=int(s.nodes), tt_hits=int(s.tt_hits),
