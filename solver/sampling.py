@@ -679,8 +679,8 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     expected = _view_key(view, known)
     if obj["view"] != expected:
         raise ValueError(f"the result is of another position, other known cards or other "
-                         f"rules: its "
-                         f"view is {quoted(obj['view'])}, this one's {quoted(expected)}")
+                         f"rules: its view is {quoted(obj['view'])}, this one's "
+                         f"{quoted(expected)}")
     samples = count(obj["samples"], "samples")
     solved = count(obj["solved"], "solved", samples)
     nodes = count(obj["nodes"], "nodes")
