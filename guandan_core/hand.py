@@ -183,9 +183,9 @@ class Hand:
     __slots__ = ("_counts",)
 
     def __init__(self, cards: str | Iterable = ()):
-        counts = to_counts(cards)
-        counts.flags.writeable = False
-        self._counts = counts
+        # over immutable bytes: no array reached from a hand (a view's base included) can
+        # be made writeable again, so a hand never changes under its hash
+        self._counts = np.frombuffer(to_counts(cards).tobytes(), dtype=np.uint8)
 
     @classmethod
     def from_counts(cls, counts) -> "Hand":
@@ -199,11 +199,7 @@ class Hand:
 
     @property
     def counts(self) -> np.ndarray:
-        # a read-only view of a read-only array: its writeable flag cannot be set again
-        # (on the owning array it could, and a changed hand would keep its old hash)
-        view = self._counts.view()
-        view.flags.writeable = False
-        return view
+        return self._counts
 
     @property
     def rank_counts(self) -> np.ndarray:

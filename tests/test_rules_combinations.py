@@ -143,6 +143,13 @@ def test_sec1_counts_view_is_read_only():
     kept = {h}
     with pytest.raises(ValueError, match="WRITEABLE"):
         h.counts.flags.writeable = True
+    # nor is any array it was made from (the view's base was the hand's own array, whose
+    # flag could be set back)
+    base = h.counts.base
+    while isinstance(base, np.ndarray):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            base.flags.writeable = True
+        base = base.base
     assert h in kept and str(h) == "S5 S5 SB"
 
 
