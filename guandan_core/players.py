@@ -28,6 +28,7 @@ import random
 
 import numpy as np
 
+from .match import _checked_seed
 from .moves import Move
 
 __all__ = ["RandomPlayer", "GreedyPlayer", "make_player", "PLAYERS"]
@@ -36,11 +37,13 @@ _SINGLE, _PAIR, _STRAIGHT_FLUSH = 1, 2, 8   # type ids of the move records (MOVE
 
 
 class RandomPlayer:
-    """Chooses uniformly among the legal moves (pass included when following)."""
+    """Chooses uniformly among the legal moves (pass included when following).
+
+    ``seed``: an int 0 or more, text or None, as :class:`Match` takes it."""
 
     def __init__(self, seed=None):
-        self.seed = seed
-        self.rng = random.Random(seed)
+        self.seed = _checked_seed(seed)
+        self.rng = random.Random(self.seed)
 
     def __call__(self, obs) -> Move:
         moves = obs.legal_moves
@@ -64,7 +67,8 @@ class GreedyPlayer:
     """Plays the smallest legal move (see the module docstring); deterministic."""
 
     def __init__(self, seed=None):
-        self.seed = seed  # unused: accepted so every player is built the same way
+        # unused: accepted (and checked) so every player is built the same way
+        self.seed = _checked_seed(seed)
 
     def __call__(self, obs) -> Move:
         moves = obs.legal_moves

@@ -25,6 +25,7 @@ import random
 import threading
 
 from guandan_core.cards import is_whole
+from guandan_core.match import _checked_seed
 from guandan_core.moves import Move
 from guandan_core.players import GreedyPlayer
 
@@ -38,8 +39,8 @@ class SamplingPlayer:
     """Greedy until at most ``max_cards`` cards are in play, then the best mean value over
     ``deals`` random deals of the hidden hands, each solved with at most ``node_limit``
     nodes (a deal the limit stops is not counted; with none counted, the greedy move).
-    ``seed`` seeds the deals (anything ``random.Random`` takes): the same seed and the same
-    game give the same moves. ``move_time``: seconds a move's search may take in all
+    ``seed`` seeds the deals (an int 0 or more, text or None, as :class:`Match` takes it):
+    the same seed and the same game give the same moves. ``move_time``: seconds a move's search may take in all
     (None: no bound); the deals not solved by then are not counted, so a move that meets
     the bound depends on the machine's speed (``guandan bot`` bounds its moves so, for
     the platform's answer time)."""
@@ -61,8 +62,8 @@ class SamplingPlayer:
             raise ValueError(f"move_time must be seconds above 0 and at most 1e6, or None, "
                              f"not {move_time!r}")
         self.move_time = move_time
-        self.seed = seed
-        self.rng = random.Random(seed)
+        self.seed = _checked_seed(seed)
+        self.rng = random.Random(self.seed)
         self.deals, self.max_cards = int(deals), int(max_cards)
         self.node_limit, self.threads = int(node_limit), int(threads)
         self.greedy = GreedyPlayer()

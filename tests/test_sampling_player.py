@@ -97,6 +97,17 @@ def test_bad_settings_are_named(kwargs, message):
         SamplingPlayer(1, **kwargs)
 
 
+@pytest.mark.parametrize("name", ["random", "greedy", "sampling"])
+@pytest.mark.parametrize("seed", [-1, 1.5, True, b"7"])
+def test_a_players_seed_is_checked_as_a_matchs(name, seed):
+    """random.Random takes -1 for 1 (a training loop seeding opponents with -i and +i would
+    get twins), and 1.5 or bytes as they come; Match refuses them, and so does every
+    player."""
+    with pytest.raises(ValueError, match=f"seed must be an int 0 or more, text or None, "
+                                         f"not {seed!r}"):
+        make_player(name, seed)
+
+
 def test_it_is_a_built_in_player():
     player = make_player("Sampling", 3)
     assert isinstance(player, SamplingPlayer) and player.seed == 3
