@@ -33,7 +33,7 @@ import threading
 import time
 
 from . import __version__
-from .cards import format_rank
+from .cards import format_rank, parse_level
 from .hand import Hand, player_hand, to_counts
 from .jsontext import parse_json
 from .moves import Move
@@ -661,7 +661,10 @@ class EngineProtocol:
             if eq:
                 _once(seen, key, "analyze")
             if eq and key == "level":
-                level = value
+                try:
+                    level = parse_level(value)
+                except ValueError as exc:       # named as the other options are
+                    raise ProtocolError(f"analyze: {exc}") from None
             elif eq and key == "played":
                 played = value
             elif eq and key == "runners_up":

@@ -171,6 +171,9 @@ def test_bad_input_never_stops_the_engine(engine):
         fail(engine.handle(line))
     assert engine.position.to_json() == LEAD          # nothing changed
     assert engine.handle("name") == "= guandan-core\n\n"
+    # an option's bad value is named with its command, the level's as the others'
+    assert fail(engine.handle("analyze S3 level=1")) == \
+        "analyze: level must be a rank from 2 to A, not '1'"
 
 
 def test_refusals_quote_what_they_refuse(engine):
