@@ -102,6 +102,10 @@ def level_batch(levels, n: int) -> np.ndarray:
     return np.array(np.broadcast_to(parsed, (n,)), dtype=np.int32)     # a writable copy
 
 
+class _MoreThanTwice(CardError):
+    """Cards holding a kind more than twice: no hand holds them (``in`` says False)."""
+
+
 def to_counts(cards, what: str = "hand") -> np.ndarray:
     """Counts array (uint8[54]) of cards given as text, card strings, kinds, a Hand or a Move.
 
@@ -149,7 +153,7 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     counts = np.zeros(NUM_KINDS, dtype=np.uint8)
     for k in kinds:
         if counts[k] == 2:
-            raise CardError(f"{what} holds {format_card(k)} more than twice "
+            raise _MoreThanTwice(f"{what} holds {format_card(k)} more than twice "
                             f"(each card exists twice{hint})")
         counts[k] += 1
     return counts
@@ -247,7 +251,7 @@ class Hand:
     def __contains__(self, cards) -> bool:
         try:
             other = to_counts(cards, "the cards looked for")
-        except CardError:
+        except _MoreThanTwice:      # (an unknown card is an error, not "not held")
             return False
         return bool(np.all(other <= self._counts))
 

@@ -41,7 +41,7 @@ from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, 
                     parse_card, parse_level)
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
-from .usertext import counted, quoted
+from .usertext import counted, quoted, quoted_json
 from .moves import MOVE_DTYPE, Move, MoveError, beats, checked_reading, is_reading
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
@@ -395,7 +395,7 @@ class Position:
         try:
             return Move.from_platform(list(triple), format_rank(self._level), self._rules)
         except (ValueError, TypeError) as exc:
-            raise PositionError(f"{what} {json.dumps(triple)} is not a legal combination "
+            raise PositionError(f"{what} {quoted_json(triple)} is not a legal combination "
                                 f"at level {format_rank(self._level)}: {exc}") from None
 
     # ------------------------------------------------------------------ JSON

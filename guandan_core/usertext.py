@@ -12,6 +12,7 @@ other scripts ("٣"); these read only what the documentation shows.
 
 from __future__ import annotations
 
+import json
 import re
 
 __all__ = ["read_count", "read_seconds", "quoted", "one_line", "close_reason", "counted"]
@@ -51,12 +52,29 @@ def _elided(text: str, limit: int) -> str:
 
 
 def quoted(value, limit: int = 120) -> str:
-    """``repr(value)`` for an error message, its middle left out past ``limit`` characters.
+    """``repr(value)`` for an error message, on one line, its middle left out past
+    ``limit`` characters.
 
     >>> quoted("S3"), quoted("x" * 1000, 40)  # doctest: -ELLIPSIS
     ("'S3'", "'xxx...xxx' (1,002 characters)")
+    >>> import numpy as np; quoted(np.zeros((2, 2), np.uint8))
+    'array([[0, 0], [0, 0]], dtype=uint8)'
     """
-    return _elided(repr(value), limit)
+    # a numpy array's repr wraps onto indented lines (a str's repr has no line break)
+    return _elided(re.sub(r"\s*\n\s*", " ", repr(value)), limit)
+
+
+def quoted_json(value, limit: int = 120) -> str:
+    """A value read from JSON as JSON text for an error message, or :func:`quoted` when it
+    is not JSON (a numpy number, bytes: a caller in Python may pass anything).
+
+    >>> quoted_json(["Single", "3", ["S3"]]), quoted_json(["Single", b"3"])
+    ('["Single", "3", ["S3"]]', "['Single', b'3']")
+    """
+    try:
+        return _elided(json.dumps(value), limit)
+    except (TypeError, ValueError):
+        return quoted(value, limit)
 
 
 def one_line(text, limit: int = MAX_MESSAGE) -> str:

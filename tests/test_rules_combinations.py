@@ -122,6 +122,11 @@ def test_sec1_hand_round_trips():
             assert str(part) in h or len(part) == 0
     assert "S5 DT" in Hand("S5 DT H7")
     assert "S5 S5" not in Hand("S5 DT H7")
+    # three of a card are in no hand (two decks); an unknown card is an error, not "not held"
+    assert "S5 S5 S5" not in Hand("S5 S5 DT") and [12, 12, 12] not in Hand("S5 S5 DT")
+    for typo in ("XX", "S5 S10x", ["S5", "S1"], [54]):
+        with pytest.raises(CardError):
+            typo in Hand("S5 DT H7")
     # cards as kinds, a Hand or a Move too; a lone int is no cards, named as what it was for
     h = Hand("S5 DT H7")
     assert [12] in h and Hand("DT") in h and Move.from_platform(["Single", "5", ["S5"]], "2") in h
