@@ -71,6 +71,14 @@ _PASS_LABEL = LABELS.index("PASS")
 _MOST_CARDS = 10        # a play has at most 10 cards (sec. 4; long sequences: sec. 9)
 
 
+def _listed(values, name: str) -> tuple:
+    # (tuple(None) would say only "'NoneType' object is not iterable")
+    try:
+        return tuple(values)
+    except TypeError:
+        raise MoveError(f"{name} must be a list of values, not {quoted(values)}") from None
+
+
 class Move:
     """One combination with one reading; immutable, hashable, picklable.
 
@@ -89,10 +97,11 @@ class Move:
         self.type_id = _field("type_id", type_id, 0, JOKER_BOMB)
         self.label = _field("label", label, 0, len(LABELS) - 1)
         self.key = _field("key", key, -32768, 32767)
-        self.kinds = tuple(sorted(_field("card kind", k, 0, NUM_KINDS - 1) for k in kinds))
+        self.kinds = tuple(sorted(_field("card kind", k, 0, NUM_KINDS - 1)
+                                  for k in _listed(kinds, "kinds")))
         if len(self.kinds) > _MOST_CARDS:
             raise MoveError(f"a move has at most {_MOST_CARDS} cards, not {len(self.kinds)}")
-        self.wild_as = tuple(wild_as)
+        self.wild_as = _listed(wild_as, "wild_as")
         # (isinstance first: a list entry is unhashable, and that is a bad value too)
         if len(self.wild_as) > 2 or not all(isinstance(w, str) and w in _WILD_AS_VALUE
                                             for w in self.wild_as):

@@ -335,7 +335,10 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
                            "2 wild readings ('4', '5') for 1 card(s)"),
                           # a "pass" with a rank or cards: is_pass took it for one
                           ((0, 3, 0, [4, 5]), "not label 3, key 0, cards [4, 5]"),
-                          ((0, 16, 0, [4]), "cards [4]"), ((0, 16, 7, []), "key 7")):
+                          ((0, 16, 0, [4]), "cards [4]"), ((0, 16, 7, []), "key 7"),
+                          # no list at all (tuple(None) named nothing)
+                          ((1, 12, 0, None), "kinds must be a list of values, not None"),
+                          ((1, 12, 0, [3], 5), "wild_as must be a list of values, not 5")):
         with pytest.raises(MoveError, match=re.escape(named)):
             Move(*fields)
     # Same cards, type and rank, another strength: a pair of 7s is below 8s at level 2 and
