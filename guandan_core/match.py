@@ -207,7 +207,8 @@ class MatchRules:
         names = {f.name for f in fields(cls)}
         given = set(obj) - {"event"}
         if given != names:
-            missing, unknown = sorted(names - given), sorted(given - names)
+            # unknown keys quoted ("tribute " is not "tribute"), sorted whatever their type
+            missing, unknown = sorted(names - given), sorted(map(quoted, given - names))
             raise RulesError("match rules: " + "; ".join(
                 part for part in (f"missing {', '.join(missing)}" if missing else "",
                                   f"unknown {', '.join(unknown)}" if unknown else "")

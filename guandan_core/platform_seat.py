@@ -161,7 +161,7 @@ def _a(word: str) -> str:
 
 def _key(msg: dict, key: str, where: str):
     if key not in msg:
-        _fail(where, f"the message has no {key!r} (keys: {', '.join(map(str, msg))})")
+        _fail(where, f"the message has no {key!r} (keys: {', '.join(map(quoted, msg))})")
     return msg[key]
 
 

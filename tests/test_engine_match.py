@@ -890,8 +890,14 @@ def test_match_rules_json_round_trip_and_errors():
             MatchRules.from_json(bad)
     with pytest.raises(RulesError, match="missing tribute"):
         MatchRules.from_json({k: v for k, v in obj.items() if k != "tribute"})
-    with pytest.raises(RulesError, match="unknown speed"):
+    with pytest.raises(RulesError, match="unknown 'speed'"):
         MatchRules.from_json(dict(obj, speed=1))
+    # an unknown key is quoted: a blank or a line break in it would name a known one
+    key = "tribute "
+    with pytest.raises(RulesError, match=re.escape("missing tribute; unknown 'tribute '")):
+        MatchRules.from_json({key if k == "tribute" else k: v for k, v in obj.items()})
+    with pytest.raises(RulesError, match=re.escape("unknown 'speed', 7")):   # (in Python)
+        MatchRules.from_json({**obj, "speed": 1, 7: 1})
     with pytest.raises(RulesError, match="core sf_is_bomb must be true or false, not 1"):
         MatchRules.from_json(dict(obj, core=dict(obj["core"], sf_is_bomb=1)))
     with pytest.raises(RulesError, match="win_at_a"):

@@ -309,6 +309,9 @@ def _lead_list(hand=HAND):
      "unknown card 'X9'"),
     ({"type": "notify", "stage": "beginning", "handCards": HAND},
      "notify beginning: the message has no 'myPos'"),
+    # the keys there are quoted: "handCards " (a blank at its end) looked like the one missing
+    ({"type": "notify", "stage": "beginning", "handCards ": HAND, "myPos": 0},
+     "the message has no 'handCards' (keys: 'type', 'stage', 'handCards ', 'myPos')"),
 ])
 def test_sec7_bad_messages_are_named(message, error):
     """RULES 7: a message that cannot be read raises PlatformError (a ValueError) naming
