@@ -12,7 +12,7 @@ import os
 import sys
 
 from . import __version__
-from .cards import CardError, format_rank, parse_cards, parse_level
+from .cards import CardError, format_card, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
@@ -63,10 +63,11 @@ def cmd_moves(args) -> int:
     hand = player_hand(EXAMPLE_HAND if args.example else args.hand)
     beat = _beat_move(args.beat, args.beat_type, level, rules) if args.beat is not None else None
     if beat is not None:
-        try:
-            hand + Hand(beat.cards)     # the hand and the table come from one deck
-        except CardError as exc:
-            raise CardError(f"the hand and --beat together: {exc}") from None
+        both = hand.counts + Hand(beat.cards).counts     # the hand and the table: one deck
+        for kind, count in enumerate(both):
+            if count > 2:
+                raise CardError(f"the hand and --beat together hold {format_card(kind)} "
+                                f"{count} times (each card exists twice)")
     elif args.beat_type is not None:
         raise ValueError("--beat-type needs --beat")
     moves = list(legal_moves(hand, level, beat, rules))

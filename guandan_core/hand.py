@@ -257,6 +257,11 @@ class Hand:
 
     def __add__(self, other) -> "Hand":
         total = self._counts.astype(np.int64) + to_counts(other, "the cards added")
+        over = np.flatnonzero(total > 2)
+        if over.size:       # (from_counts would add advice on numpy arrays of counts)
+            kind = int(over[0])
+            raise CardError(f"the hand and the cards added together hold {format_card(kind)} "
+                            f"{int(total[kind])} times (each card exists twice)")
         return Hand.from_counts(total)
 
     def __sub__(self, other) -> "Hand":

@@ -122,6 +122,9 @@ def test_sec1_hand_round_trips():
             assert str(part) in h or len(part) == 0
     assert "S5 DT" in Hand("S5 DT H7")
     assert "S5 S5" not in Hand("S5 DT H7")
+    with pytest.raises(CardError, match=r"the hand and the cards added together hold S5 3 "
+                                        r"times \(each card exists twice\)$"):
+        Hand("S5 S5 DT") + "S5"     # (no advice on numpy arrays of counts, never given)
     # three of a card are in no hand (two decks); an unknown card is an error, not "not held"
     assert "S5 S5 S5" not in Hand("S5 S5 DT") and [12, 12, 12] not in Hand("S5 S5 DT")
     for typo in ("XX", "S5 S10x", ["S5", "S1"], [54]):
