@@ -68,6 +68,12 @@ def test_beat_type_picks_a_reading_by_type_and_rank(capsys):
                           "several readings (Straight 2, Straight 3)")
     assert_one_line_error(run_cli(["moves", cards, "--level", "7", "--beat", beat,
                                    "--beat-type", "Straight 9"]), "cannot be read as")
+    # the rank as cards read ranks (RULES sec. 1: parsers accept 10 for T); with H2 wild,
+    # DT SJ SQ SK H2 is a straight to 9 or to T
+    beat = "DT SJ SQ SK H2"
+    for reading in ("Straight T", "straight 10"):
+        assert main(["moves", "S9 DJ", "--beat", beat, "--beat-type", reading]) == 0
+        assert "0 moves that beat Straight T: H2 DT SJ SQ SK" in capsys.readouterr().out
 
 
 def test_classify_names_every_reading(capsys):
