@@ -77,3 +77,26 @@ def test_the_benchmarks_run():
                           env=cli_env(GUANDAN_BENCH_POSITIONS="3"))
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout.splitlines()[-1] and "skipped" not in done.stdout
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="the developer build needs CMake")
+def test_the_developer_builds_checks_follow_the_build_type(tmp_path):
+    """docs/DEVELOPING.md: Cython's checks are on for a Debug build and off otherwise, also
+    when one build directory is configured again as another type (a cached ON/OFF default
+    kept the first type's: a Release build with bounds checks); ON and OFF still win."""
+    def flags(*options):
+        proc = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(tmp_path), *options],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        line, = [x for x in proc.stdout.splitlines() if "cython flags" in x]
+        return "boundscheck=True" in line, "boundscheck=False" in line
+
+    on, off = (True, False), (False, True)
+    assert flags("-DCMAKE_BUILD_TYPE=Debug") == on
+    assert flags("-DCMAKE_BUILD_TYPE=Release") == off
+    assert flags("-DCMAKE_BUILD_TYPE=Debug") == on
+    assert flags("-DGUANDAN_CYTHON_CHECKS=OFF") == off
+    assert flags("-DCMAKE_BUILD_TYPE=Release", "-DGUANDAN_CYTHON_CHECKS=ON") == on
+    proc = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(tmp_path),
+                           "-DGUANDAN_CYTHON_CHECKS=maybe"], capture_output=True, text=True)
+    assert proc.returncode != 0 and "ON, OFF or AUTO, not 'maybe'" in proc.stderr
