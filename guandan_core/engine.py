@@ -387,8 +387,9 @@ class EngineProcess:
         all_moves = _checked_flag("all_moves", all_moves)
         if all_moves:
             args.append("all")
+        time_limit = _time_limit(time_limit)
         if time_limit is not None:
-            args.append(f"time={_seconds('time_limit', time_limit)!r}")
+            args.append(f"time={time_limit!r}")
         if node_limit is not None:
             args.append(f"nodes={_whole('node_limit', node_limit, 2**63 - 1)}")
         at_least = _checked_question(at_least)
@@ -436,8 +437,9 @@ class EngineProcess:
                     parts.append(f"{int(seat)}:{','.join(names)}")   # (_pinned checked it)
             if parts:
                 args.append(f"known={';'.join(parts)}")
+        time_limit = _time_limit(time_limit)
         if time_limit is not None:
-            args.append(f"time={_seconds('time_limit', time_limit)!r}")
+            args.append(f"time={time_limit!r}")
         if node_limit is not None:
             node_limit = _whole('node_limit', node_limit, 2**63 - 1)
             args.append(f"nodes={node_limit}")
@@ -878,6 +880,22 @@ def _whole(name: str, value, high: int, low: int = 0) -> int:
     return int(value)
 
 
+def _time_limit(value) -> float | None:
+    """A time limit as the engine's ``time=`` takes it, or None for none: None or one
+    beyond every float (``inf``, ``10**400``), as :func:`solver.solve` takes those."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value > 0:
+        try:
+            if float(value) == float("inf"):
+                return None
+        except OverflowError:
+            return None
+    try:
+        return None if value is None else _seconds("time_limit", value)
+    except ValueError:
+        raise ValueError(f"time_limit must be a number of seconds, 0 or more (inf: no "
+                         f"limit), or None, not {quoted(value)}") from None
+
+
 def _seconds(name: str, value) -> float:
     """A number of seconds, 0 or more and finite (numpy's too), else a ValueError."""
     try:
@@ -886,7 +904,7 @@ def _seconds(name: str, value) -> float:
     except OverflowError:
         seconds = None
     if seconds is None or not 0 <= seconds < float("inf"):
-        raise ValueError(f"{name} must be a number of seconds, 0 or more, not "
+        raise ValueError(f"{name} must be a finite number of seconds, 0 or more, not "
                          f"{quoted(value)}")
     return seconds
 

@@ -539,7 +539,7 @@ class EngineProtocol:
             elif eq and key == "time":
                 time_limit = read_seconds(value)
                 if time_limit is None:
-                    raise ProtocolError(f"solve: time must be a number of seconds, 0 or "
+                    raise ProtocolError(f"solve: time must be a finite number of seconds, 0 or "
                                         f"more, not {value!r}")
             elif eq and key == "nodes":
                 # (as sample's nodes, guandan solve --node-limit and solver.solve take it)
@@ -631,7 +631,7 @@ class EngineProtocol:
             elif key == "time":
                 options[key] = read_seconds(value)
                 if options[key] is None:
-                    raise ProtocolError(f"sample: time must be a number of seconds, 0 or "
+                    raise ProtocolError(f"sample: time must be a finite number of seconds, 0 or "
                                         f"more, not {value!r}")
             else:
                 # (seed, first and nodes as guandan sample's --seed, --first and

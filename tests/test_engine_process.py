@@ -644,6 +644,12 @@ def test_arguments_as_the_package_takes_them(engine):
         solve_sampled(EXAMPLE, 3, seed=2, time_limit=1e9, threads=1)
     assert engine.command("name", timeout=1e10) == "guandan-core"
     assert engine.solve(time_limit=np.float32(1e9), node_limit=np.int64(50)).nodes <= 50
+    # no limit, as solver.solve takes it (the engine's time= is finite: it was refused)
+    for none in (float("inf"), np.float64("inf"), 10**400):
+        engine.clear_table()
+        assert engine.solve(time_limit=none) == solve(EXAMPLE, fresh_tables=True)
+        assert engine.sample(deals=3, seed=2, time_limit=none) == \
+            solve_sampled(EXAMPLE, 3, seed=2, threads=1)
 
 
 def test_more_bad_input_is_refused_before_it_is_sent(engine):
@@ -662,7 +668,10 @@ def test_more_bad_input_is_refused_before_it_is_sent(engine):
             (lambda: engine.analyze([]), "1 to 27 cards, not 0"),
             (lambda: engine.analyze(Hand.from_counts([2] * 14 + [0] * 40)),
              "1 to 27 cards, not 28"),
-            (lambda: engine.close(timeout=-1), "timeout must be")]:
+            (lambda: engine.close(timeout=-1), "timeout must be"),
+            (lambda: engine.solve(time_limit=float("-inf")), "time_limit must be a number of "
+             r"seconds, 0 or more \(inf: no limit\), or None, not -inf"),
+            (lambda: engine.sample(time_limit=float("nan")), "time_limit .* not nan")]:
         with pytest.raises(ValueError, match=message):
             call()
     with pytest.raises(TypeError, match="not 5"):

@@ -1047,7 +1047,11 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     (f"sample nodes={2**63}", "sample: nodes must be a whole number from 0"),
     ("sample known=1:S3,HA,D7,C4,S8,HQ,S4", "sample: known: seat 1 holds 6 cards, not the 7"),
     ("sample known=1:HR,HR", "sample: known: HR is not among the cards hidden from seat 0"),
-    ("sample time=x", "sample: time must be a number of seconds, 0 or more, not 'x'"),
+    ("sample time=x", "sample: time must be a finite number of seconds, 0 or more, not 'x'"),
+    # inf is 0 or more: the message says why it is refused (solver.solve takes it as no limit)
+    ("solve time=inf", "solve: time must be a finite number of seconds, 0 or more, not 'inf'"),
+    ("sample time=1e999", "sample: time must be a finite number of seconds, 0 or more, "
+                          "not '1e999'"),
     ("sample nodes=1.5", "sample: nodes must be a whole number"),
     ("sample deep", "sample: unknown option 'deep' (usage: sample [deals=N]"),
     ("sample all", "sample: unknown option 'all'"),
