@@ -352,7 +352,7 @@ def test_replay_rules_event_must_be_first_and_well_formed(log_file, tmp_path, ca
     _, events = log_file
     for bad, words in ((events[1:2] + events[0:1] + events[2:], "comes first"),
                        ([dict(events[0], tribute="yes")] + events[1:], "tribute"),
-                       ([dict(events[0], speed=3)] + events[1:], "unknown speed")):
+                       ([dict(events[0], speed=3)] + events[1:], "unknown 'speed'")):
         code, out, err = run(["replay", write(tmp_path, bad)], capsys)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
         assert words in err, err
