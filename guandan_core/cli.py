@@ -16,7 +16,7 @@ from .cards import CardError, format_card, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
-from .usertext import counted, one_line, read_count, read_seconds
+from .usertext import counted, one_line, out_of_memory, read_count, read_seconds
 
 EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
                 "SA HA CA CA")
@@ -291,8 +291,8 @@ def _run(args) -> int:
     except (ValueError, OSError) as exc:
         print(f"guandan {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    except MemoryError:
-        print(f"guandan {args.command}: error: out of memory", file=sys.stderr)
+    except MemoryError as exc:      # (what could not be had, when the raiser says)
+        print(f"guandan {args.command}: error: {out_of_memory(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         # Ctrl-C (``guandan solve`` catches its own, to print what it proved)

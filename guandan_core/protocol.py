@@ -39,7 +39,7 @@ from .jsontext import parse_json
 from .moves import Move
 from .position import Position, parse_outcome
 from .rules import Rules
-from .usertext import one_line, read_count, read_seconds
+from .usertext import one_line, out_of_memory, read_count, read_seconds
 
 __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
 
@@ -254,6 +254,8 @@ class EngineProtocol:
             # the library's errors (CardError, MoveError, PositionError, ...) say what is
             # wrong with the input
             ok, payload = False, one_line(str(exc))
+        except MemoryError as exc:     # (a table, or the move arena, too large)
+            ok, payload = False, out_of_memory(exc)
         except Exception as exc:       # never a traceback: report and keep serving
             ok, payload = False, one_line(f"internal error: {type(exc).__name__}: {exc}")
         head = ("=" if ok else "?") + ident

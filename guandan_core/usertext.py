@@ -77,6 +77,15 @@ def quoted_json(value, limit: int = 120) -> str:
         return quoted(value, limit)
 
 
+def out_of_memory(exc: MemoryError) -> str:
+    """A MemoryError as one line, with what could not be had when it says.
+
+    >>> out_of_memory(MemoryError()), out_of_memory(MemoryError("the table"))
+    ('out of memory', 'out of memory: the table')
+    """
+    return one_line(f"out of memory: {exc}" if str(exc) else "out of memory")
+
+
 def one_line(text, limit: int = MAX_MESSAGE) -> str:
     r"""A message as one line that cannot break a line-based reader: its line breaks and
     runs of blanks made single spaces, characters that are not printable (a NUL, an

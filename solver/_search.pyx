@@ -34,7 +34,7 @@ cimport cython
 from libc.stdint cimport uint8_t, int8_t, int16_t, uint16_t, int32_t, uint32_t, uint64_t, int64_t
 from libc.stdint cimport INT64_MAX
 from libc.string cimport memset, memcpy
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, calloc, free, realloc
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cpython.ref cimport PyObject
 from cpython.pythread cimport PyThread_get_thread_ident
@@ -62,12 +62,15 @@ cdef enum:
     NEAR_CARDS = 12         # positions with at most this many cards use the small table
     ERA_BITS = 16           # clear_table() zeroes the tables once every 2**16 calls
     NEAR_BITS = 18          # 2**18 entries of 16 bytes: 4 MiB (measured against 1, 2, 8 MiB)
-    ARENA_MOVES = 1 << 20
+    ARENA_MOVES = 1 << 20   # the move arena's first size (18 MiB) ...
+    ARENA_MAX_MOVES = 1 << 24   # ... and the most it grows to (288 MiB): a line of play
+                                # whose moves do not fit (hands of hundreds of thousands
+                                # of moves under long sequences) is a MemoryError
     NO_VALUE = -100
     HIGH_ORDER = 10         # a queen: over a partner's play this high the pass comes early
     ABORTED = -101
     BEST_NONE = -102        # _best_here: no move keeps the value
-    BEST_NO_MEMORY = -103   # _best_here: the move arena or malloc ran out
+    BEST_NO_MEMORY = -103   # _best_here: malloc failed
     GROW_NODES = 16         # a search of this many nodes per main-table entry outgrows it
     GROW_STEP = 2           # ... and gets a table 2**GROW_STEP times larger
     GIL_NODES = 1024        # a search holds the GIL for about this many nodes (_begin)
@@ -348,6 +351,14 @@ cdef extern from *:
         memset((char*) q + old_bytes, 0, new_bytes - old_bytes);   /* (zero already) */
         return q;
     }
+    /* cut down to new_bytes in place, all zero (no new memory needed); NULL on failure */
+    static void* gd_table_shrink(void* p, size_t old_bytes, size_t new_bytes) {
+        void* q = mremap(p, old_bytes, new_bytes, 0);
+        if (q == MAP_FAILED)
+            return NULL;
+        memset(q, 0, new_bytes);
+        return q;
+    }
     #else
     static void* gd_table_alloc(size_t bytes) { return calloc(1, bytes); }
     static void gd_table_free(void* p, size_t bytes) { (void) bytes; free(p); }
@@ -359,6 +370,13 @@ cdef extern from *:
         free(p);
         return q;
     }
+    static void* gd_table_shrink(void* p, size_t old_bytes, size_t new_bytes) {
+        (void) old_bytes;
+        void* q = realloc(p, new_bytes);
+        if (q != NULL)
+            memset(q, 0, new_bytes);
+        return q;
+    }
     #endif
     /* The stop request: written by another thread (holding the GIL) while the search runs
        without it, so read and written atomically, and the search reads it afresh each time. */
@@ -368,6 +386,7 @@ cdef extern from *:
     void* gd_table_alloc(size_t nbytes) nogil
     void gd_table_free(void* p, size_t nbytes) nogil
     void* gd_table_resize(void* p, size_t old_bytes, size_t new_bytes) nogil
+    void* gd_table_shrink(void* p, size_t old_bytes, size_t new_bytes) nogil
     int gd_flag_load(const int* flag) nogil
     void gd_flag_store(int* flag, int v) nogil
     void __builtin_prefetch(const void*) nogil
@@ -677,6 +696,8 @@ cdef class Searcher:
     cdef uint64_t near_mask
     cdef gd_move_t* arena
     cdef int arena_top
+    cdef readonly int arena_moves   # the arena's size
+    cdef int overflowed             # a search ran out of arena: 1 the moves', 2 the plain
     cdef pmove_t* parena           # the plain search's moves
     cdef int* pscores              # and their move-order scores
     cdef int parena_top
@@ -769,11 +790,17 @@ cdef class Searcher:
         self.tt_mask = ((<uint64_t> 1) << bits) - 1
         self.near_mask = ((<uint64_t> 1) << near_bits) - 1
         self.tt = <tt_entry_t*> gd_table_alloc(self._table_bytes())
+        self.arena_moves = ARENA_MOVES
         self.arena = <gd_move_t*> malloc(ARENA_MOVES * sizeof(gd_move_t))
         self.parena = <pmove_t*> malloc(PLAIN_ARENA * sizeof(pmove_t))
         self.pscores = <int*> malloc(PLAIN_ARENA * sizeof(int))
-        if self.tt == NULL or self.arena == NULL or self.parena == NULL or self.pscores == NULL:
-            raise MemoryError("cannot allocate the transposition table")
+        if self.tt == NULL:
+            raise MemoryError(f"cannot allocate the transposition table "
+                              f"({self._table_bytes():,} bytes)")
+        if self.arena == NULL or self.parena == NULL or self.pscores == NULL:
+            arenas = ARENA_MOVES * sizeof(gd_move_t) + PLAIN_ARENA * (sizeof(pmove_t)
+                                                                      + sizeof(int))
+            raise MemoryError(f"cannot allocate the search's move arenas ({arenas:,} bytes)")
         self.near = self.tt + ((<size_t> 1) << bits)
         self._set_grow_at()
         memset(self.history, 0, sizeof(self.history))
@@ -839,15 +866,28 @@ cdef class Searcher:
         self.check_signals_ = _checked_switch("check_signals", value)
 
     def clear_table(self):
-        """Empty the tables; a main table that grew gets its first size back."""
+        """Empty the tables; a main table that grew gets its first size back, and so does
+        a move arena that grew."""
         self._check_idle()
         cdef tt_entry_t* small
+        cdef gd_move_t* arena
         cdef size_t main_entries = (<size_t> 1) << self.initial_tt_bits
+        cdef size_t small_bytes = (main_entries + self.near_mask + 1) * sizeof(tt_entry_t)
+        if self.arena_moves != ARENA_MOVES:
+            arena = <gd_move_t*> realloc(self.arena, ARENA_MOVES * sizeof(gd_move_t))
+            if arena != NULL:
+                self.arena = arena
+                self.arena_moves = ARENA_MOVES
         if self.tt_bits != self.initial_tt_bits:
-            small = <tt_entry_t*> gd_table_alloc(
-                (main_entries + self.near_mask + 1) * sizeof(tt_entry_t))
+            small = <tt_entry_t*> gd_table_alloc(small_bytes)
             if small != NULL:
                 gd_table_free(self.tt, self._table_bytes())
+            else:
+                # no memory for a new one: the grown one cut down (its start is the
+                # small table's; zeroed)
+                small = <tt_entry_t*> gd_table_shrink(self.tt, self._table_bytes(),
+                                                      small_bytes)
+            if small != NULL:
                 self._use_table(small, self.initial_tt_bits)
                 self.tt_salt = 0
                 return
@@ -1562,7 +1602,7 @@ cdef class Searcher:
         cdef gd_move_t* out = self.arena + base
         self.generated_merged = False
         if s.owner >= 0:
-            if base + 1 >= ARENA_MOVES:
+            if base + 1 >= self.arena_moves:
                 return -1
             memset(out, 0, sizeof(gd_move_t))
             out[0].type = GD_PASS
@@ -1570,17 +1610,17 @@ cdef class Searcher:
             extra = 1
             if not every and self.use_merge and 1 <= s.table.type <= 3 \
                     and not self._may_bomb(s.to_move):
-                if base + 64 >= ARENA_MOVES:
+                if base + 64 >= self.arena_moves:
                     return -1
                 n = self._same_rank(out + 1, s.table.type, s.table.key)
                 self.generated_merged = True
             else:
                 n = gd_enumerate(s.hands[s.to_move], self.level, &s.table, &self.rules,
-                                 out + 1, ARENA_MOVES - base - 1)
+                                 out + 1, self.arena_moves - base - 1)
         elif not every and self.use_merge and not s.seqpot[s.to_move] \
                 and not self._may_bomb(s.to_move):
             # a lead of singles, pairs, triples and three-with-twos only (most leads)
-            if base + 2048 >= ARENA_MOVES:
+            if base + 2048 >= self.arena_moves:
                 return -1
             n = self._same_rank(out, 1, -1)
             n += self._same_rank(out + n, 2, -1)
@@ -1589,7 +1629,7 @@ cdef class Searcher:
             self.generated_merged = True
         else:
             n = gd_enumerate(s.hands[s.to_move], self.level, NULL, &self.rules,
-                             out, ARENA_MOVES - base)
+                             out, self.arena_moves - base)
         if n < 0:
             return -1
         count[0] = n + extra
@@ -1775,6 +1815,9 @@ cdef class Searcher:
                 return v
         base = self._generate(&n)
         if base < 0:
+            # the arena is full: the search ends as at a limit, and its Python entry point
+            # grows the arena and asks again (or raises)
+            self.overflowed = 1
             self.aborted = True
             return ABORTED
         moves = self.arena + base
@@ -2268,8 +2311,11 @@ cdef class Searcher:
         self.nodes += 1
         if self.nodes >= self.grow_at:
             self._grow()
-        if (self.nodes >= self.next_check and self._time_is_up()) or ply >= MAX_PLY - 1 or \
-                base + 1024 > PLAIN_ARENA:
+        if (self.nodes >= self.next_check and self._time_is_up()) or ply >= MAX_PLY - 1:
+            self.aborted = True
+            return ABORTED
+        if base + 1024 > PLAIN_ARENA:       # (plain positions hold a few dozen cards)
+            self.overflowed = 2
             self.aborted = True
             return ABORTED
         if self.use_bounds:
@@ -2417,6 +2463,32 @@ cdef class Searcher:
         quickly until limits() is called again. Safe to call from any thread."""
         gd_flag_store(&self.stop_flag, 1)
 
+    cdef int _arena_full(self) except -1:
+        raise MemoryError(f"the moves along a line of play do not fit the search's move "
+                          f"arena ({self.arena_moves:,} moves; it grows to at most "
+                          f"{ARENA_MAX_MOVES:,}): hands of very many moves, long sequences?")
+
+    cdef bint _retry_larger(self) except -1:
+        # after a search from a Python entry point: True when it ran out of move arena
+        # and the arena is now 4 times larger, to ask again (no search holds a pointer
+        # into it now); a MemoryError when it cannot grow
+        cdef gd_move_t* bigger
+        cdef int kind = self.overflowed
+        if kind == 0:
+            return False
+        self.overflowed = 0
+        if kind == 1 and self.arena_moves < ARENA_MAX_MOVES:
+            bigger = <gd_move_t*> realloc(self.arena, <size_t> self.arena_moves * 4
+                                          * sizeof(gd_move_t))
+            if bigger != NULL:
+                self.arena = bigger
+                self.arena_moves *= 4
+                self.aborted = False
+                return True
+        if kind == 2:
+            raise MemoryError("the plain search's move arena is full")
+        self._arena_full()
+
     def reset_counters(self):
         self._check_idle()
         self.nodes = 0
@@ -2437,10 +2509,13 @@ cdef class Searcher:
             raise ValueError(f"the window ({a}, {b}) is empty: alpha < beta")
         if _over(&self.st):
             return _outcome(&self.st)
-        self._begin()
-        v = self._search(a, b, 0)
-        self._end()
-        _raise_pending()
+        while True:
+            self._begin()
+            v = self._search(a, b, 0)
+            self._end()
+            _raise_pending()
+            if not self._retry_larger():
+                break
         if v == ABORTED:
             return None
         return v
@@ -2489,7 +2564,7 @@ cdef class Searcher:
             return -1
         base = self._generate(&n, True)
         if base < 0:
-            raise MemoryError("move arena overflow")
+            self._arena_full()
         moves = self.arena + base
         for i in range(n):          # the very cards first
             same = moves[i].type == self.proof_rec.type and \
@@ -2568,7 +2643,7 @@ cdef class Searcher:
         cdef sig_t si
         base = self._generate(&n, True)
         if base < 0:
-            raise MemoryError("move arena overflow")
+            self._arena_full()
         moves = self.arena + base
         data = bytes((<uint8_t*> moves)[:n * sizeof(gd_move_t)])
         groups = list(range(n))
@@ -2606,9 +2681,9 @@ cdef class Searcher:
         # the best move for the side to move when the team-0 value is `value`: the first,
         # in the order of preference that root_moves() gives (its scores, higher first,
         # ties in legal order; one move per merge group, the group's first), that keeps
-        # the value. Its index among root_moves(), copied to `best`; ABORTED at a limit,
-        # BEST_NONE when no move keeps it (the side to move does not reach the value),
-        # BEST_NO_MEMORY
+        # the value. Its index among root_moves(), copied to `best`; ABORTED at a limit
+        # (or with the move arena full: overflowed), BEST_NONE when no move keeps it (the
+        # side to move does not reach the value), BEST_NO_MEMORY when malloc failed
         cdef int base, n = 0, i, j, k, r, found = BEST_NONE
         cdef int last_score = 0, last_i = -1, sc
         cdef bint maximizing = _team(self.st.to_move) == 0, merge
@@ -2619,7 +2694,9 @@ cdef class Searcher:
         cdef state_t saved
         base = self._generate(&n, True)
         if base < 0:
-            return BEST_NO_MEMORY
+            self.overflowed = 1
+            self.aborted = True
+            return ABORTED
         moves = self.arena + base
         self.arena_top = base + n       # (the searches below generate above them)
         scores = <int*> malloc(n * sizeof(int) + 1)
@@ -2674,10 +2751,13 @@ cdef class Searcher:
         cdef int v = _value_number("value", value)
         cdef bint side = _checked_switch("maximizing", maximizing)
         cdef int r
-        self._begin()
-        r = self._reaches_here(v, side)
-        self._end()
-        _raise_pending()
+        while True:
+            self._begin()
+            r = self._reaches_here(v, side)
+            self._end()
+            _raise_pending()
+            if not self._retry_larger():
+                break
         return None if r == ABORTED else bool(r)
 
     def child_reaches(self, const uint8_t[::1] record, value, maximizing):
@@ -2690,12 +2770,15 @@ cdef class Searcher:
         cdef int r
         cdef state_t saved = self.st
         self._check_move(record, &m)
-        self._begin()
-        self._play(&m)
-        r = self._reaches_here(v, side)
-        self._end()
-        self.st = saved
-        _raise_pending()
+        while True:
+            self._begin()
+            self._play(&m)
+            r = self._reaches_here(v, side)
+            self._end()
+            self.st = saved
+            _raise_pending()
+            if not self._retry_larger():
+                break
         return None if r == ABORTED else bool(r)
 
     def best_move(self, value):
@@ -2708,10 +2791,13 @@ cdef class Searcher:
         cdef int v = _value_number("value", value)
         cdef gd_move_t m
         cdef int r
-        self._begin()
-        r = self._best_here(v, &m)
-        self._end()
-        _raise_pending()
+        while True:
+            self._begin()
+            r = self._best_here(v, &m)
+            self._end()
+            _raise_pending()
+            if not self._retry_larger():
+                break
         return self._chosen(r, v)
 
     cdef object _chosen(self, int r, int value):
@@ -2721,7 +2807,7 @@ cdef class Searcher:
             raise ValueError(f"no move keeps the team-0 value {value}: the side to move "
                              "does not reach it")
         if r == BEST_NO_MEMORY:
-            raise MemoryError("move arena overflow")
+            raise MemoryError("cannot allocate the best move's scores")
         return None if r == ABORTED else r
 
     cdef int _line_here(self, gd_move_t m, int value, gd_move_t* line, int8_t* seats,
@@ -2761,12 +2847,16 @@ cdef class Searcher:
             free(line)
             free(seats)
             raise MemoryError()
-        self._begin()
-        r = self._line_here(m, v, line, seats, most, &n)
-        self._end()
-        self.st = root
         try:
-            _raise_pending()
+            while True:
+                n = 0
+                self._begin()
+                r = self._line_here(m, v, line, seats, most, &n)
+                self._end()
+                self.st = root
+                _raise_pending()
+                if not self._retry_larger():
+                    break
             self._chosen(r, v)
             return (bytes((<uint8_t*> line)[:n * sizeof(gd_move_t)]),
                     [seats[i] for i in range(n)], r == ABORTED)
@@ -2799,7 +2889,7 @@ cdef class Searcher:
             return bytes((<uint8_t*> self.arena)[:n * sizeof(gd_move_t)])
         base = self._generate(&n)
         if base < 0:
-            raise MemoryError("move arena overflow")
+            self._arena_full()
         n = self._merged(self.arena + base, n)
         return bytes((<uint8_t*> (self.arena + base))[:n * sizeof(gd_move_t)])
 

@@ -507,3 +507,33 @@ def test_read_text_names_the_file_it_cannot_read(tmp_path):
     path = tmp_path / "p.json"
     path.write_text('{"a": 1}')
     assert read_text(path) == read_text(str(path)) == '{"a": 1}'
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or "asan" in os.environ.get(
+    "LD_PRELOAD", ""), reason="an address-space limit (Linux; not under the sanitizers)")
+def test_out_of_memory_says_what_could_not_be_had():
+    """A solve without the memory for its tables: one line naming the table and its size,
+    from the command line (status 2) and from the engine (a "?" reply), where both said
+    only "out of memory" or "internal error: MemoryError"."""
+    code = """if True:
+        import json, resource, threading
+        from guandan_core.cli import build_parser, main
+        from guandan_core.cli_solve import EXAMPLE_POSITION
+        from guandan_core.protocol import EngineProtocol
+        build_parser()              # (its modules imported before the limit)
+        engine = EngineProtocol()
+        assert engine.handle("position " + json.dumps(EXAMPLE_POSITION)).startswith("= ")
+        for line in open("/proc/self/status"):
+            if line.startswith("VmSize:"):
+                used = int(line.split()[1]) * 1024
+        # room for Python's own work and the solving thread's stack, not for the 8 MiB of
+        # tables
+        threading.stack_size(2**18)
+        resource.setrlimit(resource.RLIMIT_AS, (used + 6 * 2**20, resource.RLIM_INFINITY))
+        print(engine.handle("solve"), end="")
+        print(main(["solve", "--example"]))
+    """
+    proc = run_python(code)
+    table = f"cannot allocate the transposition table ({16 * (2**18 + 2**18):,} bytes)"
+    assert proc.stdout.splitlines() == [f"? out of memory: {table}", "", "2"], proc.stdout
+    assert proc.stderr == f"guandan solve: error: out of memory: {table}\n"

@@ -339,6 +339,74 @@ def test_table_grows_to_its_bound_keeps_its_entries_and_clear_gives_its_first_si
     assert solve(pos, searcher=s).nodes == first.nodes     # empty again, same search
 
 
+def test_a_line_of_play_with_more_moves_than_the_move_arena_holds_is_solved():
+    """Issue 4 (an exact value unless a limit runs out) under RULES sec. 9's long
+    sequences: 3s to 8s in every suit and two wild cards lead 273,628 ways, and the
+    search generates a node's moves above its parents' in one arena (1,048,576 moves at
+    first), so a line of five such leads filled it. The search then ended as at a limit:
+    no value and "a limit stopped the search", with no limit given. The arena grows (and
+    clear_table() gives it its first size back)."""
+    hand = [suit + rank for rank in "345678" for suit in "SHCD"] + ["H2", "H2", "S9"]
+    pos = Position.from_json({"level": "2", "hands": [hand, ["C3"], ["D3"], ["H3"]],
+                              "finished": [], "to_move": 0, "table": None},
+                             rules="long-sequences")
+    assert len(legal_moves(hand, "2", rules="long-sequences")) == 273_628
+    s = Searcher(16)
+    first = s.arena_moves
+    result = solve(pos, searcher=s)
+    assert result.exact and result.value is not None and s.arena_moves > first
+    end = pos.copy()
+    for seat, move in result.pv:        # the line ends the hand at its value
+        assert end.to_move == seat
+        end.push(move)
+    assert end.is_over and end.team_value(pos.to_move) == result.value
+    assert solve(pos, at_least=result.value, searcher=s).reached is True
+    if result.value < 3:
+        assert solve(pos, at_least=result.value + 1, searcher=s).reached is False
+    s.clear_table()
+    assert s.arena_moves == first
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or "asan" in os.environ.get(
+    "LD_PRELOAD", ""), reason="an address-space limit (Linux; not under the sanitizers)")
+def test_memory_refused_names_what_it_was_for_and_a_grown_table_still_shrinks():
+    """A table or arena that cannot be allocated is a MemoryError naming which (the
+    arenas' failure blamed the table), and clear_table() gives a grown table its first
+    size even when memory for a new one cannot be had (it kept the grown one, emptied)."""
+    code = """if True:
+        import resource
+        from solver import Searcher
+        def limit(spare):       # the address space in use now, plus `spare` bytes
+            for line in open("/proc/self/status"):
+                if line.startswith("VmSize:"):
+                    used = int(line.split()[1]) * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (used + spare, resource.RLIM_INFINITY))
+        s = Searcher(16, max_tt_bits=22)
+        for _ in range(3):
+            s.grow_table()
+        print(s.tt_bits)
+        limit(2**20)
+        s.clear_table()
+        print(s.tt_bits, s.table_bytes)
+        limit(2**22)            # room for a small table, not for the 18 MiB arena
+        try:
+            Searcher(4, max_tt_bits=4)
+        except MemoryError as exc:
+            print(exc)
+        limit(2**20)
+        try:
+            Searcher(20)
+        except MemoryError as exc:
+            print(exc)
+    """
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[:2] == ["22", f"16 {16 * (2**16 + 2**16)}"]
+    assert lines[2].startswith("cannot allocate the search's move arenas (")
+    assert lines[3] == f"cannot allocate the transposition table ({16 * (2**20 + 2**18):,} bytes)"
+
+
 def test_a_grown_table_keeps_what_it_knew():
     """The entries move to the larger table: the position just solved is answered from
     it again (a table that lost them would search it all again)."""
