@@ -387,6 +387,7 @@ def _status_error(status: int, level, what) -> ValueError:
 
 
 _buffer_moves = 4096
+_kept_moves = 2**20     # a larger buffer (a huge hand's) is not kept for the thread's life
 _scratch = threading.local()
 
 
@@ -405,10 +406,14 @@ def enumerate_scratch(counts, level: int, beat_rec, flags) -> tuple:
     while True:
         n = _kernels.py_enumerate(counts, level, beat_rec, flags[0], flags[1], flags[2], buf)
         if n >= 0:
+            if len(buf) > _kept_moves * MOVE_DTYPE.itemsize:
+                _scratch.single = None      # (the caller copies out of it, then it goes)
             return n, buf
         if n != -1:
             raise _status_error(n, level, "the move to beat" if n == -4 else "the hand")
-        buf = _scratch.single = bytearray(len(buf) * 4)
+        size = len(buf) * 4
+        buf = _scratch.single = None        # freed before the larger one is made
+        buf = _scratch.single = bytearray(size)
 
 
 def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = None) -> np.ndarray:

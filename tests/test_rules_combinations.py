@@ -4,11 +4,12 @@ section 9, against the public API (docs/API.md). Each test names the section it 
 import pickle
 import random
 import re
+import threading
 
 import numpy as np
 import pytest
 
-from guandan_core import (CardError, Hand, LevelError, Move, MoveError, Rules, beats,
+from guandan_core import (MOVE_DTYPE, CardError, Hand, LevelError, Move, MoveError, Rules, beats,
                           bomb_order_key, classify, legal_moves, moves_array)
 from guandan_core.cards import parse_card, parse_level
 
@@ -1035,3 +1036,23 @@ def test_sec4_tubes_and_plates_in_sequence_order():
     assert plates[-1].rank == "K"
     for low, high in zip(plates, plates[1:]):
         assert beats(high, low) and not beats(low, high), (str(low), str(high))
+
+
+def test_a_huge_hands_scratch_buffer_is_not_kept(monkeypatch):
+    """moves_array enumerates into a scratch buffer each thread keeps, grown 4 times over
+    when too small: after one huge hand (the two decks under long sequences, 33 million
+    moves, 1.1 GiB) that buffer stayed for the thread's life. A buffer above the kept size
+    now goes once its moves are copied out; smaller ones are kept and reused."""
+    import guandan_core.moves as moves_module
+    monkeypatch.setattr(moves_module, "_scratch", threading.local())
+    hand = " ".join(suit + rank for rank in "345678" for suit in "SHCD") + " H2 H2 S9"
+    many = len(moves_array(hand, "2"))
+    assert many > 4096                      # past the first buffer: it grew
+    kept = moves_module._scratch.single
+    assert kept is not None and len(moves_array("S3 S4", "2")) == 2
+    assert moves_module._scratch.single is kept             # reused
+    monkeypatch.setattr(moves_module, "_kept_moves", 4096)
+    assert len(moves_array(hand, "2")) == many
+    assert moves_module._scratch.single is None             # not kept
+    assert len(moves_array("S3 S4", "2")) == 2              # a new small one is made
+    assert len(moves_module._scratch.single) == 4096 * MOVE_DTYPE.itemsize
