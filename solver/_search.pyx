@@ -2432,6 +2432,7 @@ cdef class Searcher:
         # enough to be worth it. Every _begin is followed by an _end, with nothing that
         # can raise between (the searches are noexcept).
         self.searching = True
+        self.overflowed = 0             # (left set if a signal's exception ended the last)
         self.gil_held = True
         self.gil_release_at = self.nodes + GIL_NODES
         self.gil_state = NULL
