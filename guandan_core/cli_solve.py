@@ -205,7 +205,12 @@ def _solve_interruptibly(positions, args, show) -> bool:
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
     worker = threading.Thread(target=work, name="guandan-solve", daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except RuntimeError as exc:     # ("can't start new thread": no memory for its stack)
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+        raise MemoryError(f"cannot start the solving thread ({exc})") from None
     finished = False
     try:
         while not finished:

@@ -532,8 +532,12 @@ def test_out_of_memory_says_what_could_not_be_had():
         resource.setrlimit(resource.RLIMIT_AS, (used + 8 * 2**20, resource.RLIM_INFINITY))
         print(engine.handle("solve"), end="")
         print(main(["solve", "--example"]))
+        threading.stack_size(2**30)     # a thread that cannot start: no traceback either
+        print(main(["solve", "--example"]))
     """
     proc = run_python(code, MALLOC_ARENA_MAX="1")     # (no 64 MiB arena for the thread)
     table = f"cannot allocate the transposition table ({16 * (2**18 + 2**18):,} bytes)"
-    assert proc.stdout.splitlines() == [f"? out of memory: {table}", "", "2"], proc.stderr
-    assert proc.stderr == f"guandan solve: error: out of memory: {table}\n"
+    assert proc.stdout.splitlines() == [f"? out of memory: {table}", "", "2", "2"], proc.stderr
+    assert proc.stderr == f"guandan solve: error: out of memory: {table}\n" \
+        "guandan solve: error: out of memory: cannot start the solving thread (can't start " \
+        "new thread)\n"
