@@ -32,11 +32,11 @@ def _beat_move(cards: str, beat_type: str | None, level: int, rules: Rules) -> M
         raise MoveError(f"--beat {cards!r} is not a combination at this level")
     if beat_type is not None:      # a type, or a type and a rank as the readings are shown
         wanted = beat_type.lower().split()
-        if wanted[1:2] == ["10"]:       # a rank as cards read it (RULES sec. 1: 10 for T)
-            wanted[1] = "t"
         if not wanted:          # (it would match every reading)
             raise MoveError(f"--beat-type {beat_type!r} is empty: give a type (e.g. Bomb) "
                             "or a type and a rank (e.g. 'Straight 3')")
+        if wanted[1:2] == ["10"]:       # a rank as cards read it (RULES sec. 1: 10 for T)
+            wanted[1] = "t"
         readings = [m for m in readings
                     if [m.type.lower(), m.rank.lower()][:len(wanted)] == wanted]
         if not readings:

@@ -207,10 +207,10 @@ def _solve_interruptibly(positions, args, show) -> bool:
     worker = threading.Thread(target=work, name="guandan-solve", daemon=True)
     try:
         worker.start()
-    except RuntimeError as exc:     # ("can't start new thread": no memory for its stack)
+    except RuntimeError as exc:     # ("can't start new thread": no memory, or a limit)
         if previous is not None:
             signal.signal(signal.SIGINT, previous)
-        raise MemoryError(f"cannot start the solving thread ({exc})") from None
+        raise OSError(f"cannot start the solving thread ({exc})") from None
     finished = False
     try:
         while not finished:

@@ -154,7 +154,7 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     for k in kinds:
         if counts[k] == 2:
             raise _MoreThanTwice(f"{what} holds {format_card(k)} more than twice "
-                            f"(each card exists twice{hint})")
+                                 f"(each card exists twice{hint})")
         counts[k] += 1
     return counts
 
@@ -249,6 +249,9 @@ class Hand:
         return (Hand.from_counts, (self._counts.copy(),))
 
     def __contains__(self, cards) -> bool:
+        if isinstance(cards, np.ndarray) and cards.shape == (NUM_KINDS,) \
+                and cards.dtype.kind in "iu" and (cards >= 0).all() and (cards > 2).any():
+            return False                # counts of a card more than twice: in no hand
         try:
             other = to_counts(cards, "the cards looked for")
         except _MoreThanTwice:      # (an unknown card is an error, not "not held")

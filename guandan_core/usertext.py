@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import re
 
-__all__ = ["read_count", "read_seconds", "quoted", "one_line", "close_reason", "counted"]
+__all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "one_line", "out_of_memory",
+           "close_reason", "counted"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
 # bytes of a WebSocket close frame's reason: a control frame carries at most 125 bytes,

@@ -71,6 +71,8 @@ cdef enum:
     ABORTED = -101
     BEST_NONE = -102        # _best_here: no move keeps the value
     BEST_NO_MEMORY = -103   # _best_here: malloc failed
+    OVERFLOW_MOVES = 1      # Searcher.overflowed: the move arena was full ...
+    OVERFLOW_PLAIN = 2      # ... or the plain search's (which no position fills)
     GROW_NODES = 16         # a search of this many nodes per main-table entry outgrows it
     GROW_STEP = 2           # ... and gets a table 2**GROW_STEP times larger
     GIL_NODES = 1024        # a search holds the GIL for about this many nodes (_begin)
@@ -563,6 +565,8 @@ DEFAULT_MAX_TT_BITS = 24
 # a table of 2**4 to 2**30 entries (256 B to 16 GiB)
 MIN_TT_BITS = 4
 MAX_TT_BITS = 30
+# a Searcher's move arena at first (Searcher.arena_moves; a line that does not fit grows it)
+FIRST_ARENA_MOVES = ARENA_MOVES
 
 
 def default_max_tt_bits(tt_bits):
@@ -697,7 +701,7 @@ cdef class Searcher:
     cdef gd_move_t* arena
     cdef int arena_top
     cdef readonly int arena_moves   # the arena's size
-    cdef int overflowed             # a search ran out of arena: 1 the moves', 2 the plain
+    cdef int overflowed             # 0, or which arena a search found full (OVERFLOW_*)
     cdef pmove_t* parena           # the plain search's moves
     cdef int* pscores              # and their move-order scores
     cdef int parena_top
@@ -1817,7 +1821,7 @@ cdef class Searcher:
         if base < 0:
             # the arena is full: the search ends as at a limit, and its Python entry point
             # grows the arena and asks again (or raises)
-            self.overflowed = 1
+            self.overflowed = OVERFLOW_MOVES
             self.aborted = True
             return ABORTED
         moves = self.arena + base
@@ -2315,7 +2319,7 @@ cdef class Searcher:
             self.aborted = True
             return ABORTED
         if base + 1024 > PLAIN_ARENA:       # (plain positions hold a few dozen cards)
-            self.overflowed = 2
+            self.overflowed = OVERFLOW_PLAIN
             self.aborted = True
             return ABORTED
         if self.use_bounds:
@@ -2466,8 +2470,9 @@ cdef class Searcher:
 
     cdef int _arena_full(self) except -1:
         raise MemoryError(f"the moves along a line of play do not fit the search's move "
-                          f"arena ({self.arena_moves:,} moves; it grows to at most "
-                          f"{ARENA_MAX_MOVES:,}): hands of very many moves, long sequences?")
+                          f"arena ({self.arena_moves:,} moves"
+                          f"{', its most' if self.arena_moves >= ARENA_MAX_MOVES else ''}"
+                          f"): hands of very many moves, long sequences?")
 
     cdef bint _retry_larger(self) except -1:
         # after a search from a Python entry point: True when it ran out of move arena
@@ -2475,20 +2480,24 @@ cdef class Searcher:
         # into it now); a MemoryError when it cannot grow
         cdef gd_move_t* bigger
         cdef int kind = self.overflowed
+        cdef size_t size = <size_t> self.arena_moves * 4 * sizeof(gd_move_t)
         if kind == 0:
             return False
         self.overflowed = 0
-        if kind == 1 and self.arena_moves < ARENA_MAX_MOVES:
-            bigger = <gd_move_t*> realloc(self.arena, <size_t> self.arena_moves * 4
-                                          * sizeof(gd_move_t))
-            if bigger != NULL:
-                self.arena = bigger
-                self.arena_moves *= 4
-                self.aborted = False
-                return True
-        if kind == 2:
-            raise MemoryError("the plain search's move arena is full")
-        self._arena_full()
+        # no limit stopped it: the next search must not end at once as if one had
+        self.aborted = False
+        if kind == OVERFLOW_PLAIN:
+            raise MemoryError(f"the plain search's move arena ({PLAIN_ARENA:,} moves, a "
+                              f"fixed size) is full")
+        if self.arena_moves >= ARENA_MAX_MOVES:
+            self._arena_full()
+        bigger = <gd_move_t*> realloc(self.arena, size)
+        if bigger == NULL:
+            raise MemoryError(f"cannot allocate a move arena of {self.arena_moves * 4:,} "
+                              f"moves ({size:,} bytes)")
+        self.arena = bigger
+        self.arena_moves *= 4
+        return True
 
     def reset_counters(self):
         self._check_idle()
@@ -2695,7 +2704,7 @@ cdef class Searcher:
         cdef state_t saved
         base = self._generate(&n, True)
         if base < 0:
-            self.overflowed = 1
+            self.overflowed = OVERFLOW_MOVES
             self.aborted = True
             return ABORTED
         moves = self.arena + base
@@ -2808,7 +2817,7 @@ cdef class Searcher:
             raise ValueError(f"no move keeps the team-0 value {value}: the side to move "
                              "does not reach it")
         if r == BEST_NO_MEMORY:
-            raise MemoryError("cannot allocate the best move's scores")
+            raise MemoryError("cannot allocate the best move's scores (a few bytes a move)")
         return None if r == ABORTED else r
 
     cdef int _line_here(self, gd_move_t m, int value, gd_move_t* line, int8_t* seats,

@@ -23,8 +23,8 @@ from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import OUTCOMES, Position
 from guandan_core.rules import Rules
 
-from ._search import (DEFAULT_MAX_TT_BITS, MAX_TT_BITS, MIN_TT_BITS, Searcher,
-                      _checked_limits, default_max_tt_bits)
+from ._search import (DEFAULT_MAX_TT_BITS, FIRST_ARENA_MOVES, MAX_TT_BITS, MIN_TT_BITS,
+                      Searcher, _checked_limits, default_max_tt_bits)
 
 __all__ = ["solve", "probe", "clear_tables", "free_tables", "Stop", "SolveResult", "MoveScore",
            "Searcher", "as_position", "DEFAULT_TABLE_BITS", "DEFAULT_MAX_TABLE_BITS"]
@@ -95,11 +95,12 @@ def _give_back(s: Searcher, generation: int) -> None:
 
 def _trim_spares(most: int) -> None:
     """What solve_many keeps once its positions are done: at most ``most`` searchers, the
-    last given back, each at its first size (a grown table is emptied and shrunk)."""
+    last given back, each at its first size (a grown table or move arena is emptied and
+    shrunk)."""
     with _spares_lock:
         del _spares[:max(0, len(_spares) - most)]
         for s in _spares:
-            if s.tt_bits != s.initial_tt_bits:
+            if s.tt_bits != s.initial_tt_bits or s.arena_moves != FIRST_ARENA_MOVES:
                 s.clear_table()
 
 

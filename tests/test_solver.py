@@ -339,18 +339,23 @@ def test_table_grows_to_its_bound_keeps_its_entries_and_clear_gives_its_first_si
     assert solve(pos, searcher=s).nodes == first.nodes     # empty again, same search
 
 
-def test_a_line_of_play_with_more_moves_than_the_move_arena_holds_is_solved():
-    """Issue 4 (an exact value unless a limit runs out) under RULES sec. 9's long
-    sequences: 3s to 8s in every suit and two wild cards lead 273,628 ways, and the
-    search generates a node's moves above its parents' in one arena (1,048,576 moves at
-    first), so a line of five such leads filled it. The search then ended as at a limit:
-    no value and "a limit stopped the search", with no limit given. The arena grows (and
-    clear_table() gives it its first size back)."""
+def _arena_filling_position():
+    """Under RULES sec. 9's long sequences 3s to 8s in every suit and two wild cards lead
+    273,628 ways: five such leads on a line fill the search's first move arena."""
     hand = [suit + rank for rank in "345678" for suit in "SHCD"] + ["H2", "H2", "S9"]
-    pos = Position.from_json({"level": "2", "hands": [hand, ["C3"], ["D3"], ["H3"]],
-                              "finished": [], "to_move": 0, "table": None},
-                             rules="long-sequences")
     assert len(legal_moves(hand, "2", rules="long-sequences")) == 273_628
+    return Position.from_json({"level": "2", "hands": [hand, ["C3"], ["D3"], ["H3"]],
+                               "finished": [], "to_move": 0, "table": None},
+                              rules="long-sequences")
+
+
+def test_a_line_of_play_with_more_moves_than_the_move_arena_holds_is_solved():
+    """Issue 4 (an exact value unless a limit runs out): the search generates a node's
+    moves above its parents' in one arena (1,048,576 moves at first), which a line of
+    long-sequence leads filled; the search then ended as at a limit: no value and "a
+    limit stopped the search", with no limit given. The arena grows (and clear_table()
+    gives it its first size back)."""
+    pos = _arena_filling_position()
     s = Searcher(16)
     first = s.arena_moves
     result = solve(pos, searcher=s)
@@ -370,17 +375,25 @@ def test_a_line_of_play_with_more_moves_than_the_move_arena_holds_is_solved():
 @pytest.mark.skipif(not sys.platform.startswith("linux") or "asan" in os.environ.get(
     "LD_PRELOAD", ""), reason="an address-space limit (Linux; not under the sanitizers)")
 def test_memory_refused_names_what_it_was_for_and_a_grown_table_still_shrinks():
-    """A table or arena that cannot be allocated is a MemoryError naming which (the
-    arenas' failure blamed the table), and clear_table() gives a grown table its first
-    size even when memory for a new one cannot be had (it kept the grown one, emptied)."""
+    """A table or arena that cannot be allocated is a MemoryError naming which and its
+    size (the arenas' failure blamed the table; a move arena that could not grow said
+    the moves did not fit, and the next search then ended at once, as at a limit), and
+    clear_table() gives a grown table its first size even when memory for a new one
+    cannot be had (it kept the grown one, emptied)."""
     code = """if True:
         import resource
-        from solver import Searcher
+        from guandan_core.cli_solve import EXAMPLE_POSITION
+        from solver import Searcher, solve
+        from guandan_core.position import Position
+        from solver.search import _load
         def limit(spare):       # the address space in use now, plus `spare` bytes
             for line in open("/proc/self/status"):
                 if line.startswith("VmSize:"):
                     used = int(line.split()[1]) * 1024
             resource.setrlimit(resource.RLIMIT_AS, (used + spare, resource.RLIM_INFINITY))
+        def unlimit():
+            resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2)
+        example = solve(EXAMPLE_POSITION, fresh_tables=True).value
         s = Searcher(16, max_tt_bits=22)
         for _ in range(3):
             s.grow_table()
@@ -388,6 +401,17 @@ def test_memory_refused_names_what_it_was_for_and_a_grown_table_still_shrinks():
         limit(2**20)
         s.clear_table()
         print(s.tt_bits, s.table_bytes)
+        unlimit()
+        print(solve(EXAMPLE_POSITION, searcher=s).value == example)
+        s = Searcher(16)
+        _load(s, Position.from_json(%r, rules="long-sequences"))
+        limit(40 * 2**20)       # room for Python, not for an arena of 72 MiB
+        try:
+            s.search(-4, 4)
+        except MemoryError as exc:
+            print(exc)
+        unlimit()
+        print(s.search(-4, 4), s.arena_moves)     # it grows now, and searches
         limit(2**22)            # room for a small table, not for the 18 MiB arena
         try:
             Searcher(4, max_tt_bits=4)
@@ -399,12 +423,15 @@ def test_memory_refused_names_what_it_was_for_and_a_grown_table_still_shrinks():
         except MemoryError as exc:
             print(exc)
     """
-    proc = run_python(code)
+    code %= (_arena_filling_position().to_json(),)
+    proc = run_python(code, MALLOC_ARENA_MAX="1")
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
-    assert lines[:2] == ["22", f"16 {16 * (2**16 + 2**16)}"]
-    assert lines[2].startswith("cannot allocate the search's move arenas (")
-    assert lines[3] == f"cannot allocate the transposition table ({16 * (2**20 + 2**18):,} bytes)"
+    assert lines[:3] == ["22", f"16 {16 * (2**16 + 2**16)}", "True"]
+    assert lines[3:5] == [f"cannot allocate a move arena of {4 * 2**20:,} moves "
+                          f"({4 * 2**20 * 18:,} bytes)", f"3 {4 * 2**20}"]
+    assert lines[5].startswith("cannot allocate the search's move arenas (")
+    assert lines[6] == f"cannot allocate the transposition table ({16 * (2**20 + 2**18):,} bytes)"
 
 
 def test_a_grown_table_keeps_what_it_knew():
@@ -1479,6 +1506,11 @@ def test_solve_many_keeps_a_table_a_core_at_its_first_size(monkeypatch):
     kept = solver.search._spares
     assert len(kept) == 1
     assert (kept[0].tt_bits, kept[0].initial_tt_bits, kept[0].max_tt_bits) == (4, 4, 12)
+    # and a move arena that grew (by 54 MiB) is not kept either
+    first = kept[0].arena_moves
+    assert solve_many([_arena_filling_position()] * 2, threads=2, table_bits=4,
+                      max_table_bits=4)[0].exact
+    assert len(kept) == 1 and kept[0].arena_moves == first
     free_tables()
     assert solver.search._spares == []
 
