@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # Where this run imports the packages from: the checkout (in-place build) or a CMake
 # build's python/ directory. The subprocesses must test the same build, not the checkout.
 PACKAGES = Path(guandan_core.__file__).resolve().parent.parent
+# the sanitizer build's tests (ctest preloads the ASan runtime): its allocator pads and
+# quarantines memory, and address-space limits do not mix with its shadow memory
+UNDER_SANITIZER = "asan" in os.environ.get("LD_PRELOAD", "")
 
 
 def cli_env(drop: tuple[str, ...] = (), **extra: str) -> dict:

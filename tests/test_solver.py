@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_process import run_python
+from cli_process import UNDER_SANITIZER, run_python
 from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
@@ -372,8 +372,8 @@ def test_a_line_of_play_with_more_moves_than_the_move_arena_holds_is_solved():
     assert s.arena_moves == first
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or "asan" in os.environ.get(
-    "LD_PRELOAD", ""), reason="an address-space limit (Linux; not under the sanitizers)")
+@pytest.mark.skipif(not sys.platform.startswith("linux") or UNDER_SANITIZER,
+                    reason="an address-space limit (Linux; not under the sanitizers)")
 def test_memory_refused_names_what_it_was_for_and_a_grown_table_still_shrinks():
     """A table or arena that cannot be allocated is a MemoryError naming which and its
     size (the arenas' failure blamed the table; a move arena that could not grow said
