@@ -43,6 +43,10 @@ def hand_batch(hands) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.uint8)
 
 
+class _MoreThanTwice(CardError):
+    """Cards holding a kind more than twice: no hand holds them (``in`` says False)."""
+
+
 def _check_counts(array: np.ndarray, name: str, holder) -> None:
     """A CardError unless every entry of ``array`` (last axis: card kinds) is a whole count
     of 0, 1 or 2 (RULES sec. 1). ``holder(index)`` names the hand at an index of the other
@@ -71,8 +75,9 @@ def _check_counts(array: np.ndarray, name: str, holder) -> None:
         # (an object array's entry may be out of range or no whole number at all)
         whole = isinstance(count, numbers.Integral) and not isinstance(count, bool)
         why = "each card exists twice" if whole else "counts are whole numbers"
-        raise CardError(f"{holder(tuple(at))} holds {format_card(int(kind))} "
-                        f"{count!r} times ({why})")
+        error = _MoreThanTwice if whole and count > 2 else CardError
+        raise error(f"{holder(tuple(at))} holds {format_card(int(kind))} "
+                    f"{count!r} times ({why})")
 
 
 def level_batch(levels, n: int) -> np.ndarray:
@@ -102,10 +107,6 @@ def level_batch(levels, n: int) -> np.ndarray:
     return np.array(np.broadcast_to(parsed, (n,)), dtype=np.int32)     # a writable copy
 
 
-class _MoreThanTwice(CardError):
-    """Cards holding a kind more than twice: no hand holds them (``in`` says False)."""
-
-
 def to_counts(cards, what: str = "hand") -> np.ndarray:
     """Counts array (uint8[54]) of cards given as text, card strings, kinds, a Hand or a Move.
 
@@ -121,7 +122,7 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
         try:
             _check_counts(cards, what, lambda at: what)
         except CardError as exc:    # (54 card kinds in an array were meant as cards?)
-            raise CardError(f"{exc}; a numpy array of {NUM_KINDS} numbers is read as counts, "
+            raise type(exc)(f"{exc}; a numpy array of {NUM_KINDS} numbers is read as counts, "
                             f"card kinds go in a list") from None
         return cards.astype(np.uint8)
     hint = ""      # how numbers were read, when their author may have meant counts
@@ -249,9 +250,6 @@ class Hand:
         return (Hand.from_counts, (self._counts.copy(),))
 
     def __contains__(self, cards) -> bool:
-        if isinstance(cards, np.ndarray) and cards.shape == (NUM_KINDS,) \
-                and cards.dtype.kind in "iu" and (cards >= 0).all() and (cards > 2).any():
-            return False                # counts of a card more than twice: in no hand
         try:
             other = to_counts(cards, "the cards looked for")
         except _MoreThanTwice:      # (an unknown card is an error, not "not held")
