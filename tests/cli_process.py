@@ -17,6 +17,18 @@ PACKAGES = Path(guandan_core.__file__).resolve().parent.parent
 # the sanitizer build's tests (ctest preloads the ASan runtime): its allocator pads and
 # quarantines memory, and address-space limits do not mix with its shadow memory
 UNDER_SANITIZER = "asan" in os.environ.get("LD_PRELOAD", "")
+# source for the start of a child's code (Linux): limit(spare) caps its address space at
+# what it uses now plus `spare` bytes, unlimit() lifts the cap again
+ADDRESS_LIMIT = """
+import resource
+def limit(spare):
+    for line in open("/proc/self/status"):
+        if line.startswith("VmSize:"):
+            used = int(line.split()[1]) * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (used + spare, resource.RLIM_INFINITY))
+def unlimit():
+    resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2)
+"""
 
 
 def cli_env(drop: tuple[str, ...] = (), **extra: str) -> dict:

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from cli_process import (PACKAGES, ROOT, UNDER_SANITIZER, assert_one_line_error, cli_env,
-                         interrupted_cli, run_cli, run_python)
+from cli_process import (ADDRESS_LIMIT, PACKAGES, ROOT, UNDER_SANITIZER, assert_one_line_error,
+                         cli_env, interrupted_cli, run_cli, run_python)
 from guandan_core.cli import main
 from guandan_core.cli_solve import EXAMPLE_POSITION
 
@@ -518,21 +518,18 @@ def test_out_of_memory_says_what_could_not_be_had():
     """A solve without the memory for its tables: one line naming the table and its size,
     from the command line (status 2) and from the engine (a "?" reply), where both said
     only "out of memory" or "internal error: MemoryError"."""
-    code = """if True:
-        import json, resource, threading
+    code = ADDRESS_LIMIT + """if True:
+        import json, threading
         from guandan_core.cli import build_parser, main
         from guandan_core.cli_solve import EXAMPLE_POSITION
         from guandan_core.protocol import EngineProtocol
         build_parser()              # (its modules imported before the limit)
         engine = EngineProtocol()
         assert engine.handle("position " + json.dumps(EXAMPLE_POSITION)).startswith("= ")
-        for line in open("/proc/self/status"):
-            if line.startswith("VmSize:"):
-                used = int(line.split()[1]) * 1024
         # room for Python's own work and the solving thread's stack, not for the 8 MiB of
         # tables (mapped with 2 MiB to spare, for their alignment)
         threading.stack_size(2**18)
-        resource.setrlimit(resource.RLIMIT_AS, (used + 8 * 2**20, resource.RLIM_INFINITY))
+        limit(8 * 2**20)
         print(engine.handle("solve"), end="")
         print(main(["solve", "--example"]))
         threading.stack_size(2**30)     # a thread that cannot start: no traceback either

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_process import UNDER_SANITIZER, run_python
+from cli_process import ADDRESS_LIMIT, UNDER_SANITIZER, run_python
 from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
@@ -380,19 +380,11 @@ def test_memory_refused_names_what_it_was_for_and_a_grown_table_still_shrinks():
     the moves did not fit, and the next search then ended at once, as at a limit), and
     clear_table() gives a grown table its first size even when memory for a new one
     cannot be had (it kept the grown one, emptied)."""
-    code = """if True:
-        import resource
+    code = ADDRESS_LIMIT + """if True:
         from guandan_core.cli_solve import EXAMPLE_POSITION
         from solver import Searcher, solve
         from guandan_core.position import Position
         from solver.search import _load
-        def limit(spare):       # the address space in use now, plus `spare` bytes
-            for line in open("/proc/self/status"):
-                if line.startswith("VmSize:"):
-                    used = int(line.split()[1]) * 1024
-            resource.setrlimit(resource.RLIMIT_AS, (used + spare, resource.RLIM_INFINITY))
-        def unlimit():
-            resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2)
         example = solve(EXAMPLE_POSITION, fresh_tables=True).value
         s = Searcher(16, max_tt_bits=22)
         for _ in range(3):
