@@ -9,8 +9,6 @@ import textwrap
 import types
 from pathlib import Path
 
-import pytest
-
 from cli_process import cli_env
 from guandan_core.cli_solve import EXAMPLE_POSITION
 from guandan_core.position import Position
