@@ -43,8 +43,12 @@ def hand_batch(hands) -> np.ndarray:
     return np.ascontiguousarray(array, dtype=np.uint8)
 
 
-class _MoreThanTwice(CardError):
-    """Cards holding a kind more than twice: no hand holds them (``in`` says False)."""
+def _more_than_twice(message: str) -> CardError:
+    """The CardError of cards holding a kind more than twice: no hand holds them, so
+    ``in`` answers False for them where it raises for anything else."""
+    error = CardError(message)
+    error.more_than_twice = True
+    return error
 
 
 def _check_counts(array: np.ndarray, name: str, holder) -> None:
@@ -72,12 +76,13 @@ def _check_counts(array: np.ndarray, name: str, holder) -> None:
         *at, kind = np.argwhere(bad)[0]
         count = array[tuple(at) + (kind,)]
         count = count.item() if isinstance(count, np.generic) else count
-        # (an object array's entry may be out of range or no whole number at all)
-        whole = isinstance(count, numbers.Integral) and not isinstance(count, bool)
+        # (an object array's entry may be out of range or no whole number at all; a float
+        # array's are whole, the others were refused above)
+        whole = array.dtype.kind == "f" or isinstance(count, numbers.Integral) \
+            and not isinstance(count, bool)
         why = "each card exists twice" if whole else "counts are whole numbers"
-        error = _MoreThanTwice if whole and count > 2 else CardError
-        raise error(f"{holder(tuple(at))} holds {format_card(int(kind))} "
-                    f"{count!r} times ({why})")
+        message = f"{holder(tuple(at))} holds {format_card(int(kind))} {count!r} times ({why})"
+        raise _more_than_twice(message) if whole and count > 2 else CardError(message)
 
 
 def level_batch(levels, n: int) -> np.ndarray:
@@ -122,8 +127,9 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
         try:
             _check_counts(cards, what, lambda at: what)
         except CardError as exc:    # (54 card kinds in an array were meant as cards?)
-            raise type(exc)(f"{exc}; a numpy array of {NUM_KINDS} numbers is read as counts, "
-                            f"card kinds go in a list") from None
+            exc.args = (f"{exc}; a numpy array of {NUM_KINDS} numbers is read as counts, "
+                        f"card kinds go in a list",)
+            raise
         return cards.astype(np.uint8)
     hint = ""      # how numbers were read, when their author may have meant counts
     if isinstance(cards, str):
@@ -154,8 +160,8 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
     counts = np.zeros(NUM_KINDS, dtype=np.uint8)
     for k in kinds:
         if counts[k] == 2:
-            raise _MoreThanTwice(f"{what} holds {format_card(k)} more than twice "
-                                 f"(each card exists twice{hint})")
+            raise _more_than_twice(f"{what} holds {format_card(k)} more than twice "
+                                   f"(each card exists twice{hint})")
         counts[k] += 1
     return counts
 
@@ -252,8 +258,10 @@ class Hand:
     def __contains__(self, cards) -> bool:
         try:
             other = to_counts(cards, "the cards looked for")
-        except _MoreThanTwice:      # (an unknown card is an error, not "not held")
-            return False
+        except CardError as exc:    # (an unknown card is an error, not "not held")
+            if getattr(exc, "more_than_twice", False):
+                return False
+            raise
         return bool(np.all(other <= self._counts))
 
     def __add__(self, other) -> "Hand":

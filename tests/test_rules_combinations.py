@@ -1055,3 +1055,29 @@ def test_a_huge_hands_scratch_buffer_is_not_kept(monkeypatch):
     assert moves_module._scratch.single is None             # not kept
     assert len(moves_array("S3 S4", "2")) == 2              # a new small one is made
     assert len(moves_module._scratch.single) == 4096 * MOVE_DTYPE.itemsize
+
+
+def test_sec1_in_is_false_only_for_a_card_more_than_twice():
+    """API: ``x in hand`` is False for a card more than twice (no hand holds it); counts
+    that are no counts at all (below 0, not whole) are a CardError, as Hand() says."""
+    h = Hand("S5 S5 DT")
+    negative = np.zeros(54, np.int64)
+    negative[12] = -1
+    half = np.zeros(54, object)
+    half[12] = 2.5
+    for bad in (negative, half):
+        with pytest.raises(CardError):
+            Hand(bad)
+        with pytest.raises(CardError):
+            bad in h
+    over = np.zeros(54, object)
+    over[12] = 3
+    assert over not in h
+    # a float array's whole counts are counts (as Hand reads them): 3.0 is more than twice
+    over_float = np.zeros(54)
+    over_float[12] = 3.0
+    assert over_float not in h
+    for over_count in (over, over_float):       # a plain CardError from Hand, naming 3
+        with pytest.raises(CardError, match=r"holds S5 3(\.0)? times .each card exists twice") as err:
+            Hand(over_count)
+        assert type(err.value) is CardError
