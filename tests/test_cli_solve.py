@@ -4,8 +4,10 @@ import json
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -540,3 +542,19 @@ def test_out_of_memory_says_what_could_not_be_had():
     assert proc.stdout.splitlines() == [f"? out of memory: {table}", "", "2", "2"], proc.stderr
     assert proc.stderr == f"guandan solve: error: out of memory: {table}\n" \
         "guandan solve: error: cannot start the solving thread (can't start new thread)\n"
+
+
+def test_a_solving_thread_that_cannot_start_leaves_ctrl_c_as_it_was(monkeypatch, capsys):
+    """guandan solve sets its own SIGINT handler while its thread solves; a thread that
+    cannot start is a one-line error (status 2), and Ctrl-C raises KeyboardInterrupt
+    again afterwards, as it did before the call."""
+    before = signal.getsignal(signal.SIGINT)
+    assert before is signal.default_int_handler     # (else solve sets none: nothing to see)
+
+    def refuse(self):
+        raise RuntimeError("can't start new thread")
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    assert main(["solve", "--example"]) == 2
+    assert capsys.readouterr().err == "guandan solve: error: cannot start the solving " \
+        "thread (can't start new thread)\n"
+    assert signal.getsignal(signal.SIGINT) is before

@@ -1107,3 +1107,12 @@ def test_sec8_apply_tribute_refuses_a_seat_giving_to_itself():
     plan = TributePlan("single", payments=[(3, 3, parse_card("HR"))], leader=3)
     with pytest.raises(ValueError, match="seat 3 cannot give to itself"):
         apply_tribute(plan, dealt)
+
+
+def test_players_take_a_numpy_int_seed_as_the_same_int():
+    """API (players): ``seed`` is an int 0 or more, text or None, as Match takes it; a
+    numpy int seeds as the same int does (random.Random refuses it)."""
+    _, _, given = _run([RandomPlayer(np.int64(5 + i)) for i in range(4)], 3)
+    _, _, plain = _run([RandomPlayer(5 + i) for i in range(4)], 3)
+    assert given == plain
+    assert RandomPlayer(np.int64(5)).seed == 5 and GreedyPlayer(np.uint8(5)).seed == 5

@@ -717,3 +717,13 @@ def test_a_seat_accessor_names_a_seat_that_is_not_one(seat):
             getattr(pos, name)(seat)
     assert [str(pos.hand(s)) for s in range(4)] == ["S3", "S4", "S5", "S6"]
     assert [int(pos.counts(s).sum()) for s in range(4)] == [1, 1, 1, 1]
+
+
+def test_a_table_play_that_is_no_json_is_still_a_position_error():
+    """API: Position's errors are PositionError (a ValueError): a table play given from
+    Python with a value JSON has no form for (bytes) is named, not a TypeError."""
+    pos = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"], ["C6", "CQ"],
+                                   ["S4", "SK", "D6"]],
+           "finished": [], "to_move": 0, "table": {"owner": 1, "play": ["Single", b"3", ["S3"]]}}
+    with pytest.raises(PositionError, match=re.escape("table play ['Single', b'3', ['S3']]")):
+        Position.from_json(pos)

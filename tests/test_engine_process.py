@@ -995,3 +995,15 @@ def test_every_in_process_result_passes_the_reply_checks():
         assert _solve_result(reply, pos, at_least, all_moves) == want
         checked += want.pv_cut or not want.exact
     assert checked >= 20        # (limits did stop some searches)
+
+
+def test_a_time_limit_is_sent_as_given(engine):
+    """time_limit 0 is a search stopped at once, as solver.solve's and solve_sampled's
+    (API: equal, seconds aside, to the same position and limits in this process)."""
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE)
+    engine.clear_table()
+    assert engine.solve(time_limit=0) == solve(EXAMPLE, time_limit=0, fresh_tables=True)
+    assert not engine.solve(time_limit=0.0).exact
+    assert engine.sample(deals=3, seed=2, time_limit=0) == \
+        solve_sampled(EXAMPLE, 3, seed=2, time_limit=0, threads=1)

@@ -4,6 +4,7 @@ over random deals of the hidden hands."""
 import json
 import random
 
+import numpy as np
 import pytest
 
 from cli_process import run_cli
@@ -139,3 +140,11 @@ def test_with_no_deal_solved_it_plays_the_greedy_move():
     assert len(asked) > 20
     assert all(move == expected for move, expected in asked)
     assert sum(p.searched for p in players) == 0
+
+
+def test_a_numpy_int_seed_is_taken_as_the_same_int():
+    """A seed as Match takes it: an int 0 or more (a numpy int too), text or None."""
+    player = SamplingPlayer(seed=np.int64(3))
+    assert player.seed == 3 and player.rng.random() == random.Random(3).random()
+    with pytest.raises(ValueError, match="not -1"):
+        SamplingPlayer(seed=-1)

@@ -2,13 +2,15 @@
 counts typed in options, error messages shortened to one line, and the limits on JSON
 numbers and input files."""
 
+import json
 import sys
 
 import pytest
 
 from guandan_core import jsontext
 from guandan_core.jsontext import parse_json, read_text
-from guandan_core.usertext import MAX_MESSAGE, one_line, quoted, read_count
+from guandan_core.usertext import (MAX_MESSAGE, one_line, out_of_memory, quoted, quoted_json,
+                                   read_count)
 
 
 # ---------------------------------------------------------------------- counts
@@ -69,6 +71,30 @@ def test_an_empty_message_is_still_a_word():
     assert one_line("") == "error"
     assert one_line(ValueError()) == "error"
     assert one_line(" \n\t ") == "error"
+
+
+def test_quoted_json_is_shortened_and_falls_back_to_quoted_with_its_limit():
+    """quoted_json(): a value read from JSON as JSON text, shortened as quoted() shortens
+    past the limit; what is no JSON (bytes, a list that holds itself) is quoted()'s text,
+    to the same limit."""
+    value = ["x" * 1000]
+    _check_shortened(quoted_json(value, 40), json.dumps(value), 40)
+    odd = [b"x" * 1000]
+    assert quoted_json(odd, 40) == quoted(odd, 40)
+    _check_shortened(quoted_json(odd, 40), repr(odd), 40)
+    loop = []
+    loop.append(loop)          # (json.dumps: a ValueError, "Circular reference detected")
+    assert quoted_json(loop) == quoted(loop) == "[[...]]"
+
+
+def test_out_of_memory_is_one_line():
+    """out_of_memory(): what could not be had, on one line (it ends a `?` reply line and
+    a command's error line)."""
+    assert out_of_memory(MemoryError()) == "out of memory"
+    said = out_of_memory(MemoryError("the table\n(8 MiB)"))
+    assert "\n" not in said and said.startswith("out of memory: the table")
+    long = out_of_memory(MemoryError("y" * 5000))
+    assert "\n" not in long and len(long) <= MAX_MESSAGE
 
 
 # ---------------------------------------------------------------------- JSON
