@@ -18,7 +18,7 @@ from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
 from reference_minimax import Budget, minimax, random_long_play_position, random_position
 from solver import Searcher, probe, solve, solve_many
-from solver.search import MOVE_DTYPE, _load, _record_bytes, _root
+from solver.search import FIRST_ARENA_MOVES, MOVE_DTYPE, _load, _record_bytes, _root
 
 
 def _solved(draw, count, budget, memo=False):
@@ -426,6 +426,83 @@ def test_memory_refused_names_what_it_was_for_and_a_grown_table_still_shrinks():
     assert lines[6] == f"cannot allocate the transposition table ({16 * (2**20 + 2**18):,} bytes)"
 
 
+def test_reaches_of_a_new_searcher_grows_a_full_move_arena_and_answers():
+    """Issue 4 (an exact answer unless a limit runs out) for reaches() of a new Searcher,
+    not only for search(), which solve() calls first (so that its reaches() met an arena
+    already grown): a line that fills the move arena grows it and the call asks again,
+    where one that did not would answer None, as at a limit, with no limit given. By
+    RULES the team to move gets +3 here: each opponent holds a single 3 and beats nothing
+    seat 0 plays (no play of seat 0 is lower than a 3), so seat 0 keeps the lead to its
+    last card, and then its partner leads D3, which neither opponent's 3 beats."""
+    s = Searcher(16)
+    _load(s, _arena_filling_position())
+    assert s.reaches(3, True) is True
+    assert s.arena_moves > FIRST_ARENA_MOVES
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status") or UNDER_SANITIZER,
+                    reason="reads /proc (Linux); the sanitizers' allocator keeps memory")
+def test_clear_table_gives_back_the_memory_of_a_grown_move_arena():
+    """clear_table() gives a move arena that grew its first size (docs/API.md), and the
+    memory with it: an arena of 4 * 2**20 moves (18 bytes each) cleared leaves the
+    process 54 MiB smaller, not an arena of the first size in a block of the grown one."""
+    def vm_size():
+        for line in open("/proc/self/status"):
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+
+    s = Searcher(16)
+    assert solve(_arena_filling_position(), searcher=s).exact
+    grown = s.arena_moves
+    assert grown > FIRST_ARENA_MOVES
+    before = vm_size()
+    s.clear_table()
+    assert s.arena_moves == FIRST_ARENA_MOVES
+    assert before - vm_size() >= (grown - FIRST_ARENA_MOVES) * 18 - 2**20
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or UNDER_SANITIZER,
+                    reason="an address-space limit (Linux; not under the sanitizers)")
+def test_a_table_cut_down_in_place_gives_back_its_memory_and_searches_as_a_new_one():
+    """clear_table() without the memory for a new small table cuts the grown one down in
+    place (docs/API.md): the process gets the grown table's memory back (a 64 MiB table
+    cut to 2 MiB), and the cut table is empty, so that the searcher searches as a new one
+    (same nodes and table hits), not with entries of before the clear. And a Searcher
+    whose move arenas cannot be had names at least the move arena's 18 MiB."""
+    code = ADDRESS_LIMIT + """if True:
+        import re
+        from guandan_core.cli_solve import EXAMPLE_POSITION
+        from solver import Searcher, solve
+        def vm_size():
+            for line in open("/proc/self/status"):
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+        def key(r):
+            return (r.value, r.nodes, r.tt_hits)
+        new = key(solve(EXAMPLE_POSITION, searcher=Searcher(16, max_tt_bits=22)))
+        s = Searcher(16, max_tt_bits=22)
+        solve(EXAMPLE_POSITION, searcher=s)        # entries in the table
+        while s.tt_bits < 22:
+            s.grow_table()                          # (which keeps them)
+        before = vm_size()
+        limit(2**20)
+        s.clear_table()
+        after = vm_size()
+        unlimit()
+        print(s.tt_bits, before - after >= 16 * (2**22 - 2**16) - 2**20)
+        print(key(solve(EXAMPLE_POSITION, searcher=s)) == new)
+        limit(2**22)            # room for a small table, not for the 18 MiB arena
+        try:
+            Searcher(4, max_tt_bits=4)
+        except MemoryError as exc:
+            size = int(re.search(r"\\(([0-9,]+) bytes\\)", str(exc))[1].replace(",", ""))
+            print(size >= 18 * 2**20)
+    """
+    proc = run_python(code, MALLOC_ARENA_MAX="1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["16 True", "True", "True"]
+
+
 def test_a_grown_table_keeps_what_it_knew():
     """The entries move to the larger table: the position just solved is answered from
     it again (a table that lost them would search it all again)."""
@@ -588,6 +665,27 @@ def _searcher_state(searcher):
     """What a searcher's position is: hands, finishing order, table owner, seat to move."""
     return (searcher.hands().tobytes(), searcher.finished(), searcher.owner(),
             searcher.to_move())
+
+
+def test_child_reaches_answers_for_the_child_and_leaves_the_position_as_it_was():
+    """``Searcher.child_reaches(record, value, maximizing)`` is ``reaches`` after the move,
+    the position left as it was (docs/API.md): for each move of small endgames, the
+    answer is the plain minimax's for the position after it, and the searcher's position
+    is the same before and after. (solve() never calls it: a mutant that left the
+    searcher in the child position passed every other test.)"""
+    searcher = Searcher(12)
+    for pos, _ in _positions(4200, 8):
+        _load(searcher, pos)
+        before = _searcher_state(searcher)
+        records, _, _ = _root(searcher, merge=False)
+        moves = list(Move.from_array(records))
+        for i, move in enumerate(moves):
+            team0 = minimax(pos.play(move), [10**7])
+            for v in (team0, team0 + 1):
+                if -3 <= v <= 3:
+                    assert searcher.child_reaches(_record_bytes(records, i), v, True) == \
+                        (team0 >= v)
+            assert _searcher_state(searcher) == before
 
 
 def test_the_searchers_line_refuses_a_first_move_that_does_not_keep_the_value():
