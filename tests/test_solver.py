@@ -440,6 +440,22 @@ def test_reaches_of_a_new_searcher_grows_a_full_move_arena_and_answers():
     assert s.arena_moves > FIRST_ARENA_MOVES
 
 
+def test_child_reaches_of_a_new_searcher_grows_a_full_move_arena_and_answers():
+    """The same for child_reaches(): seat 3 has only the pass over seat 0's ace, after
+    which seat 0 leads the arena-filling hand (+3 for team 0, as above). The answer is
+    True, the arena grew, and the position is left as it was."""
+    obj = dict(_arena_filling_position().to_json(), to_move=3,
+               table={"owner": 0, "play": ["Single", "A", ["SA"]]})
+    s = Searcher(16)
+    _load(s, Position.from_json(obj, rules="long-sequences"))
+    before = _searcher_state(s)
+    records, _, _ = _root(s, merge=False)
+    assert [str(m) for m in Move.from_array(records)] == ["PASS"]
+    assert s.child_reaches(_record_bytes(records, 0), 3, True) is True
+    assert s.arena_moves > FIRST_ARENA_MOVES
+    assert _searcher_state(s) == before
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/status") or UNDER_SANITIZER,
                     reason="reads /proc (Linux); the sanitizers' allocator keeps memory")
 def test_clear_table_gives_back_the_memory_of_a_grown_move_arena():
