@@ -456,6 +456,23 @@ def test_child_reaches_of_a_new_searcher_grows_a_full_move_arena_and_answers():
     assert _searcher_state(s) == before
 
 
+def test_answers_generated_above_the_first_arena_are_room_checked_by_the_grown_arena():
+    """Opponents that can answer (seat 1 holds SK SA) on a line that grows the move
+    arena: their answers, generated above the first arena's end, fit in the grown one.
+    Seat 0 still gets +3 by RULES: nobody else holds a bomb, so seat 0 takes back any
+    trick with one of its bombs (four 3s, ...) and goes out with a bomb nobody beats; its
+    partner then leads its last card, D3, and is out second. (The room is checked against
+    the grown arena's size: against the first one's it came out negative and the search
+    gave up with a MemoryError.)"""
+    obj = _arena_filling_position().to_json()
+    obj["hands"][1:] = [["SK", "SA"], ["D3"], ["H3"]]
+    pos = Position.from_json(obj, rules="long-sequences")
+    s = Searcher(16)
+    result = solve(pos, searcher=s, pv=False)
+    assert (result.value, result.exact) == (3, True)
+    assert s.arena_moves > FIRST_ARENA_MOVES
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/status") or UNDER_SANITIZER,
                     reason="reads /proc (Linux); the sanitizers' allocator keeps memory")
 def test_clear_table_gives_back_the_memory_of_a_grown_move_arena():
