@@ -50,6 +50,23 @@ def test_solve_file_all_moves(tmp_path, capsys):
     assert lines[5] == f"value: {out['value']:+d} for team 1+3 (seat 3 to move)"
 
 
+def test_all_moves_without_a_limit_show_each_value_alone(capsys):
+    """With every value known, each scored move shows its value as a signed number, as the
+    JSON gives it (README: the bounds, "+1..+3", only for a move whose value a limit left
+    unknown), and no note about bounds."""
+    assert main(["solve", "--example", "--all-moves", "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["exact"] is True and answer["moves"]
+    assert all(m["value"] is not None and "lower" not in m for m in answer["moves"])
+    assert main(["solve", "--example", "--all-moves"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    scores = lines[lines.index("move scores:") + 1:][:len(answer["moves"])]
+    shown = sorted(re.match(r"  .+?  ([+-][123])(   \(the same with .+\))?$", line)[1]
+                   for line in scores)
+    assert shown == sorted(f"{m['value']:+d}" for m in answer["moves"])
+    assert not any("lower..upper" in line for line in lines)
+
+
 def test_solve_at_least(capsys):
     """Threshold mode: "can the team to move reach at least V?" answered yes or no, with
     a move that reaches it, in text and as JSON (the example's value is +1)."""

@@ -514,6 +514,9 @@ SOLVED_3 = solve(EXAMPLE, all_moves=True, at_least=3, fresh_tables=True).to_json
 # and stopped while its moves were scored: the moves left unknown carry their bounds
 LIMITED = solve(EXAMPLE, all_moves=True, node_limit=300, fresh_tables=True).to_json()
 UNKNOWN = next(i for i, m in enumerate(LIMITED["moves"]) if m["value"] is None)
+# and stopped before the value was known (its bounds: +1..+3), with a move left unknown
+STOPPED = solve(EXAMPLE, all_moves=True, node_limit=10, fresh_tables=True).to_json()
+SINGLE_5 = next(i for i, m in enumerate(STOPPED["moves"]) if m["move"][:2] == ["Single", "5"])
 
 
 def _entry(reply, i, **changes):
@@ -556,6 +559,11 @@ def _entry(reply, i, **changes):
     (_scores(SOLVED, Pair_5=-1), {"all_moves": True}, "the best move is scored -1, not"),
     (SOLVED_3 | {"moves": [m | {"reaches": True} for m in SOLVED_3["moves"]]},
      {"all_moves": True, "at_least": 3}, "reaches True where the position's answer is False"),
+    (_entry(SOLVED, 0, upper=3), {"all_moves": True},
+     "a move's bounds are given only when its value is not"),
+    (_entry(LIMITED, UNKNOWN, upper=0), {"all_moves": True}, "a move's upper bound 0 is not"),
+    (_entry(STOPPED | {"lower": -1, "upper": 1}, SINGLE_5, lower=2, upper=3),
+     {"all_moves": True}, r"Single 5: S5 is scored \+2 or more, above the upper bound \+1"),
 ])
 def test_a_solve_reply_must_agree_with_itself(reply, asked, message):
     """What a reply says of itself is checked too (whether it is right only a second
@@ -1007,3 +1015,14 @@ def test_a_time_limit_is_sent_as_given(engine):
     assert not engine.solve(time_limit=0.0).exact
     assert engine.sample(deals=3, seed=2, time_limit=0) == \
         solve_sampled(EXAMPLE, 3, seed=2, time_limit=0, threads=1)
+
+
+def test_a_node_limit_up_to_the_solvers_largest_is_sent(engine):
+    """node_limit 0 to 2**63 - 1, as solver.solve takes it (API.md, solve): the largest is
+    a budget like any other, one more is refused before anything is sent."""
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE)
+    got = engine.solve(node_limit=2**63 - 1)
+    assert got.exact and got.value == solve(EXAMPLE).value
+    with pytest.raises(ValueError, match="node_limit must be a whole number from 0"):
+        engine.solve(node_limit=2**63)

@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import threading
+import tracemalloc
 
 import pytest
 
@@ -603,6 +604,51 @@ def test_an_over_long_lines_id_is_read_whole_wherever_a_chunk_ends(monkeypatch):
     assert out.getvalue() == ("=1 guandan-core\n\n" + "?123" + too_long + "?456789" + too_long
                               + "?" + too_long + "?77" + too_long + "?" + too_long
                               + "?" + "8" * 1000 + too_long + "=2 guandan-core\n\n")
+
+
+def test_an_id_that_fills_a_chunk_and_goes_on_is_longer_than_max_line(monkeypatch):
+    """PROTOCOL.md: an id has at most MAX_LINE digits; a run of MAX_LINE digits that a
+    chunk's end cuts and the next chunk continues is longer, so the reply has no id (not
+    the first MAX_LINE digits as an id)."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    script = "1 name\n" + "  " + "9" * 1000 + "9 name\n2 name\n"    # 1,001 digits
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO(script), out) == 0
+    assert out.getvalue() == (
+        "=1 guandan-core\n\n"
+        "? line too long: more than 1,000 characters (skipped to its end)\n\n"
+        "=2 guandan-core\n\n")
+
+
+def test_an_over_long_last_line_without_a_line_break_ends_the_input(monkeypatch):
+    """An over-long line that the input ends without a line break is refused like any
+    other, and the end of input ends serve (it was read on for a line break forever)."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    out = io.StringIO()
+    served = threading.Thread(target=EngineProtocol().serve, daemon=True,
+                              args=(io.StringIO("1 name\n3 name " + "x" * 3000), out))
+    served.start()
+    served.join(timeout=30)
+    assert not served.is_alive()
+    assert out.getvalue() == (
+        "=1 guandan-core\n\n"
+        "?3 line too long: more than 1,000 characters (skipped to its end)\n\n")
+
+
+def test_a_stream_of_digits_without_a_line_break_is_not_held(monkeypatch):
+    """PROTOCOL.md: a stream with no line breaks never fills the memory, a run of digits
+    (an id that may go on) included: it is read on only while it could still be an id of
+    at most MAX_LINE digits, and the reply has no id."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    stream, out = io.StringIO("7" * 2_000_000), io.StringIO()
+    tracemalloc.start()
+    try:
+        assert EngineProtocol().serve(stream, out) == 0
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert out.getvalue() == "? line too long: more than 1,000 characters (skipped to its end)\n\n"
+    assert peak < 1_000_000, peak
 
 
 def test_solve_options_are_separated_by_spaces_only():

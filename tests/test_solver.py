@@ -890,6 +890,17 @@ def test_threshold_every_move_stopped_by_a_limit_answers_none():
     assert all(m.reaches is None and m.to_json()["reaches"] is None for m in r.moves)
 
 
+def test_threshold_moves_a_limit_left_unanswered_have_nothing_proven():
+    """API.md, MoveScore: in threshold mode `lower`/`upper` are what `reaches` proves, so
+    nothing (-3 and +3) for a move a limit left unanswered; only a move whose value a limit
+    left unknown outside threshold mode gives its bounds in its JSON."""
+    obj = _endgames_4x6(1)[0]
+    r = solve(obj, at_least=1, all_moves=True, node_limit=0, fresh_tables=True)
+    assert r.moves and all(m.reaches is None for m in r.moves)
+    assert all((m.lower, m.upper) == (-3, 3) for m in r.moves)
+    assert not any({"lower", "upper"} & set(m.to_json()) for m in r.moves)
+
+
 def test_solve_many_asks_the_threshold_of_every_position():
     objs = _endgames_4x6(6)
     values = [solve(o, pv=False).value for o in objs]
