@@ -2255,6 +2255,23 @@ def test_canonical_table_key_keeps_the_order_of_a_bomb_on_the_table():
     assert values[0] != values[1] and keys[0] != keys[1], (values, keys)
 
 
+def test_plain_table_key_keeps_the_order_of_a_full_house_on_the_table():
+    """RULES sec. 4-5: a full house on the table is answered only by a higher one, so the
+    plain positions' key tells a full house of 3s from one of 8s: seat 0's 555+99 beats
+    the first and goes out (+3 by the minimax), and must pass the second (-1)."""
+    searcher = Searcher(8)
+    hands = [["S5", "C5", "D5", "S9", "C9"], ["S7"], ["SK", "S6", "CT"], ["DT", "C8", "ST"]]
+    keys, values = [], []
+    for rank, cards in (("3", ["S3", "C3", "D3", "S4", "C4"]),
+                        ("8", ["S8", "C8", "D8", "H4", "D4"])):
+        pos = Position.from_json({"level": "2", "hands": hands, "finished": [], "to_move": 0,
+                                  "table": {"owner": 3, "play": ["ThreeWithTwo", rank, cards]}})
+        _load(searcher, pos)
+        keys.append(searcher.key(plain=True))
+        values.append(minimax(pos, [10**6]))
+    assert values == [3, -1] and keys[0] != keys[1], (values, keys)
+
+
 def test_canonical_table_key_counts_the_table_owners_cards_among_the_ranks_in_play():
     """Seat 0 owns the table (rank compression on): its own ranks are in play too, so its
     5 and a 6 (an opponent holds the other 6) stay apart in the key; seat 1's 6 beats
