@@ -222,6 +222,20 @@ def test_sec5_a_move_to_beat_its_type_cannot_be_is_refused(probe):
     assert probe.call(False, higher, 0, beat, LONG, 4096)[:2] == (1, _records(want))
 
 
+def test_sec5_a_move_to_beat_of_type_11_is_refused_with_any_number_of_cards(probe):
+    """RULES 5 through gd_enumerate: type 11, one past the last type (GD_NUM_TYPES), is no
+    move whatever its number of cards, none included: GD_EBADMOVE (-4), not the bombs that
+    beat any move (its card counts are looked up in no row of the table of types)."""
+    hand = to_counts("S9 C9 D9 H9 SB SB HR HR")
+    for rules in (STANDARD, LONG):
+        for ncards in range(11):
+            record = np.zeros(1, MOVE_DTYPE)
+            record["type"] = 11
+            record["ncards"] = ncards
+            beat = record.view(np.uint8).tobytes()
+            assert probe.call(False, hand, 0, beat, rules, 4096)[0] == -4
+
+
 def test_sec4_a_joker_bomb_to_beat_has_exactly_four_cards(probe):
     """RULES 4: the joker bomb is exactly SB SB HR HR, so a joker-bomb record to beat with
     three or five cards is GD_EBADMOVE (-4) under either sequence rule; the true one

@@ -637,6 +637,16 @@ def test_sec3_wild_as_attribute():
     assert M("Pair", "9", "S9 C9").wild_as == ()
 
 
+def test_sec3_wild_as_of_two_wilds():
+    """RULES 3: each wild stands for a card of its own choosing, so a move with both wilds
+    records a reading for each (the second is not lost to the first)."""
+    assert M("Bomb", "9", "S9 C9 H7 H7").wild_as == ("9", "9")
+    assert sorted(M("Straight", "5", "S5 S6 H7 H7 S9").wild_as) == ["7", "8"]
+    assert sorted(M("ThreeWithTwo", "9", "S9 C9 H7 S4 H7").wild_as) == ["4", "9"]
+    assert sorted(M("StraightFlush", "5", "S5 S6 H7 H7 S9").wild_as) == ["S7", "S8"]
+    assert sorted(M("ThreePair", "3", "S3 H3 S4 H7 H7 D5", "7").wild_as) == ["4", "5"]
+
+
 def test_sec3_only_wilds_face_value():
     """RULES 3: one wild is a single of L, two wilds a pair of L."""
     assert R("H7") == {("Single", "7")}
@@ -720,6 +730,17 @@ def test_sec4_five_of_a_rank_is_a_bomb_never_a_full_house():
     """RULES 4: five cards of one rank are a bomb, never a full house."""
     assert R("S9 S9 C9 D9 H9") == {("Bomb", "9")}
     assert R("S9 C9 D9 H9 H7") == {("Bomb", "9")}
+
+
+def test_sec4_full_house_pair_of_two_wilds_is_another_rank():
+    """RULES 4: the pair of a full house differs from the triple's rank, also when the pair
+    is the two wilds (sec. 3: they may stand for any rank, but not the triple's)."""
+    for level in ("7", "9", "A"):
+        wild = "H" + level
+        houses = [m for m in classify(f"S2 C2 D2 {wild} {wild}", level)
+                  if m.type == "ThreeWithTwo"]
+        assert [m.rank for m in houses] == ["2"]
+        assert len(houses[0].wild_as) == 2 and "2" not in houses[0].wild_as
 
 
 def test_sec4_straight():
