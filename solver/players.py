@@ -42,8 +42,8 @@ class SamplingPlayer:
     ``seed`` seeds the deals (an int 0 or more, text or None, as :class:`Match` takes it):
     the same seed and the same game give the same moves. ``move_time``: seconds a move's
     search may take in all (None: no bound); the deals not solved by then are not
-    counted, so a move that meets the bound depends on the machine's speed (``guandan bot`` bounds its moves so, for
-    the platform's answer time)."""
+    counted, so a move that meets the bound depends on the machine's speed (``guandan
+    bot`` bounds its moves so, for the platform's answer time)."""
 
     def __init__(self, seed=None, deals: int = 8, max_cards: int = 24,
                  node_limit: int = 2_000_000, threads: int = 1,
