@@ -1,6 +1,7 @@
 """The command line run as a user runs it: ``python -m guandan_core.cli`` in a subprocess,
 importing the packages this test run imports."""
 
+import inspect
 import os
 import signal
 import subprocess
@@ -17,15 +18,20 @@ PACKAGES = Path(guandan_core.__file__).resolve().parent.parent
 # the sanitizer build's tests (ctest preloads the ASan runtime): its allocator pads and
 # quarantines memory, and address-space limits do not mix with its shadow memory
 UNDER_SANITIZER = "asan" in os.environ.get("LD_PRELOAD", "")
-# source for the start of a child's code (Linux): limit(spare) caps its address space at
-# what it uses now plus `spare` bytes, unlimit() lifts the cap again
-ADDRESS_LIMIT = """
-import resource
-def limit(spare):
+
+
+def vm_size() -> int:
+    """The bytes of this process's address space (Linux: VmSize of /proc/self/status)."""
     for line in open("/proc/self/status"):
         if line.startswith("VmSize:"):
-            used = int(line.split()[1]) * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (used + spare, resource.RLIM_INFINITY))
+            return int(line.split()[1]) * 1024
+
+
+# source for the start of a child's code (Linux): vm_size() as above, limit(spare) caps its
+# address space at what it uses now plus `spare` bytes, unlimit() lifts the cap again
+ADDRESS_LIMIT = "import resource\n" + inspect.getsource(vm_size) + """
+def limit(spare):
+    resource.setrlimit(resource.RLIMIT_AS, (vm_size() + spare, resource.RLIM_INFINITY))
 def unlimit():
     resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY,) * 2)
 """

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli_process import ADDRESS_LIMIT, UNDER_SANITIZER, run_python
+from cli_process import ADDRESS_LIMIT, UNDER_SANITIZER, run_python, vm_size
 from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
@@ -479,11 +479,6 @@ def test_clear_table_gives_back_the_memory_of_a_grown_move_arena():
     """clear_table() gives a move arena that grew its first size (docs/API.md), and the
     memory with it: an arena of 4 * 2**20 moves (18 bytes each) cleared leaves the
     process 54 MiB smaller, not an arena of the first size in a block of the grown one."""
-    def vm_size():
-        for line in open("/proc/self/status"):
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-
     s = Searcher(16)
     assert solve(_arena_filling_position(), searcher=s).exact
     grown = s.arena_moves
@@ -506,10 +501,6 @@ def test_a_table_cut_down_in_place_gives_back_its_memory_and_searches_as_a_new_o
         import re
         from guandan_core.cli_solve import EXAMPLE_POSITION
         from solver import Searcher, solve
-        def vm_size():
-            for line in open("/proc/self/status"):
-                if line.startswith("VmSize:"):
-                    return int(line.split()[1]) * 1024
         def key(r):
             return (r.value, r.nodes, r.tt_hits)
         new = key(solve(EXAMPLE_POSITION, searcher=Searcher(16, max_tt_bits=22)))
