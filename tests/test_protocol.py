@@ -124,6 +124,15 @@ def test_crlf_and_tabs(engine):
     assert engine.handle("9\tname\r\n") == "=9 guandan-core\n\n"
 
 
+def test_a_run_of_blanks_separates_the_command_from_its_argument(engine):
+    """PROTOCOL.md, Framing: spaces and tabs separate words, so several of them between the
+    command and its one argument separate them as one space does (they are not read as
+    part of the argument, which `known_command` and `rules` would refuse as two words)."""
+    assert engine.handle("known_command  \t name") == "= true\n\n"
+    assert engine.handle("4 rules \t  platform") == "=4\n\n"
+    assert engine.handle("rules") == "= platform\n\n"
+
+
 def test_list_commands(engine):
     payload = ok(engine.handle("list_commands"))
     names = payload.split("\n")
@@ -198,6 +207,25 @@ def test_refusals_quote_what_they_refuse(engine):
     assert json.loads(ok(engine.handle("play pass")))["to_move"] == 0
     engine.handle(pos_line(LEAD))
     assert json.loads(split_solve_reply(engine.handle("solve time=5e0"))[1])["exact"] is True
+
+
+def test_a_long_refusal_is_shortened_to_one_message(engine):
+    """A bad value can be as long as a line (MAX_LINE characters): the `?` reason keeps its
+    start and end, says how long the full text was and fits usertext.MAX_MESSAGE
+    characters (usertext.one_line), whether the command refuses it (an option's value, an
+    unknown command) or the library does (a position's level)."""
+    from guandan_core.usertext import MAX_MESSAGE
+    long = "9" * 50_000
+    for line, start, end in (
+            ("solve nodes=" + long, "solve: nodes must be a whole number from 0 to", "999'"),
+            ("analyze S3 runners_up=" + long, "analyze: runners_up must be", "999'"),
+            ("x" + long, "unknown command 'x999", "999' (see list_commands)"),
+            (pos_line(dict(LEAD, level=long)), "", "")):
+        reason = fail(engine.handle("8 " + line), "8")
+        shown = re.fullmatch(r"(.+)\.\.\.(.+) \(([0-9,]+) characters\)", reason)
+        assert shown and len(reason) <= MAX_MESSAGE, reason[:100]
+        assert shown[1].startswith(start) and shown[2].endswith(end), reason
+        assert int(shown[3].replace(",", "")) > len(long)
 
 
 def test_unknown_position_keys_are_quoted_and_printable(engine):
@@ -1106,6 +1134,9 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     ('sample known="1:XX"', "sample: known: seat 1: unknown card 'XX'"),
     ("sample known=0:C5", "0 is not a seat whose hand is hidden from seat 0"),
     ('sample "deals=2', "sample: cannot read the arguments"),
+    # PROTOCOL.md, sample: every option is KEY=VALUE; a key alone is no option
+    ("sample deals", "sample: unknown option 'deals' (usage: sample [deals=N]"),
+    ("sample known", "sample: unknown option 'known'"),
 ])
 def test_sample_refuses_bad_options_by_name(engine, line, reason):
     engine.handle(pos_line(BIG))
@@ -1119,6 +1150,17 @@ def test_sample_needs_a_position_still_in_play(engine):
             "to_move": None, "table": None}
     engine.handle(pos_line(over))
     assert fail(engine.handle("sample")) == "the hand is over: nothing to sample"
+
+
+def test_sample_without_options_solves_twenty_deals_of_seed_0(engine):
+    """PROTOCOL.md, sample: deals=N defaults to 20, seed=S to 0 and first=F to 0, so the
+    reply's `deals` are the seed's deals [0, 20), every one solved (seats 1 and 3 share
+    three hidden cards here: each deal is a tiny endgame)."""
+    engine.handle(pos_line(LEAD))
+    got = json.loads(ok(engine.handle("sample")))
+    assert (got["seed"], got["deals"], got["node_limit"]) == (0, [[0, 20]], None)
+    assert got["samples"] == got["solved"] == 20
+    assert all(sum(m["values"].values()) == 20 for m in got["moves"])
 
 
 def test_subprocess_stop_ends_a_running_sample(proc):
@@ -1149,6 +1191,15 @@ def test_subprocess_stop_ends_a_running_sample(proc):
      "not '" + "1" * 19 + "'"),
     # bad JSON in a move is the command's refusal, named by the command
     (LEAD, 'play ["Single"', "play: not valid JSON: "),
+    # PROTOCOL.md, Framing, Ending: a command that takes no arguments quotes the ones it got
+    (None, "clear_table x", "clear_table takes no arguments, not 'x'"),
+    # PROTOCOL.md, play: MOVE is a platform triple; a fourth item is no triple
+    (LEAD, 'play ["Single","3",["S3"],0]',
+     'play: expected a platform triple [type, rank, cards], got ["Single","3",["S3"],0]'),
+    # PROTOCOL.md, analyze: the arguments are split as shlex.split splits them, and a
+    # refusal says why they cannot be (shlex's own reason)
+    (None, 'analyze "S3', "analyze: cannot read the arguments (No closing quotation)"),
+    (None, "analyze S3\\", "analyze: cannot read the arguments (No escaped character)"),
 ])
 def test_refusals_name_the_command_and_what_is_wrong(engine, position, line, reason):
     """Each refusal's reason, in full (the JSON parser's own words left out): it names the

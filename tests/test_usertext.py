@@ -2,7 +2,10 @@
 counts typed in options, error messages shortened to one line, and the limits on JSON
 numbers and input files."""
 
+import errno
 import json
+import os
+import re
 import sys
 
 import pytest
@@ -123,3 +126,26 @@ def test_read_text_takes_a_file_of_exactly_the_limit(tmp_path, monkeypatch):
     path.write_bytes(b" " * ((2 << 20) + 1))
     with pytest.raises(ValueError, match="holds more than 2 MiB"):
         read_text(str(path))
+
+
+def test_json_numbers_too_large_for_a_float_are_refused_by_name():
+    """JSON has no infinity (RFC 8259, sec. 6; jsontext: what Python's json module reads
+    beyond JSON, numbers too large for a float included, is refused): a number that
+    overflows a float is named in parse_json's own words, not read as inf. The largest
+    float is still a number."""
+    assert parse_json("1.7976931348623157e308") == sys.float_info.max
+    assert parse_json("[-1e308]") == [-1e308]
+    for text, number in (("1e400", "1e400"), ("[0.5, -1.8e308]", "-1.8e308"),
+                         ('{"time": 2E999}', "2E999")):
+        with pytest.raises(ValueError, match=f"^not valid JSON: the number "
+                                             f"'{re.escape(number)}' is too large$"):
+            parse_json(text)
+
+
+def test_read_text_names_a_missing_file_once(tmp_path, monkeypatch):
+    """read_text: every failure is a ValueError that names the file, and says what is wrong
+    in the system's words (strerror), without naming it again as OSError's text does."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError) as caught:
+        read_text("missing.json")
+    assert str(caught.value) == f"cannot read 'missing.json': {os.strerror(errno.ENOENT)}"
