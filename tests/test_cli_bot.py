@@ -7,6 +7,7 @@ a user runs it must give the answers the in-process PlatformSeat gave to the sam
 
 import io
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -248,6 +249,56 @@ def test_a_logged_message_of_the_largest_size_replays(tmp_path):
     with open(log, "a", encoding="utf-8") as f:
         assert play_lines(seat, io.StringIO(lines), io.StringIO(), f) == 0
         assert log.read_text(encoding="utf-8") == lines      # (before the file is closed)
+
+
+def test_a_line_of_the_longest_length_is_read_and_one_more_character_is_not():
+    """API.md: a line longer than MAX_LINE, 1 MiB + 1,024 characters, is refused; a line of
+    exactly that many characters, its newline after them, is read."""
+    longest = 2 ** 20 + 1024
+    message = {"type": "notify", "stage": "gameOver", "curTimes": 1, "pad": ""}
+    message["pad"] = "x" * (longest - len(json.dumps(message)))
+    line = json.dumps(message)
+    assert len(line) == longest
+    seat = PlatformSeat(make_player("greedy"))
+    assert play_lines(seat, io.StringIO(line + "\n"), io.StringIO()) == 0
+    assert seat.game_results == [{"stage": "gameOver", "curTimes": 1, "pad": message["pad"]}]
+    with pytest.raises(PlatformError, match="line 1: longer than 1,049,600 characters"):
+        play_lines(seat, io.StringIO(" " + line + "\n"), io.StringIO())
+
+
+def test_only_a_line_that_is_a_log_entry_alone_is_unwrapped():
+    """API.md: a log's ``{"in": message}`` line is read as its message (and an
+    ``{"out": ...}`` line skipped); a platform message that merely has an "in" or "out"
+    key among its own is read as it is."""
+    seat = PlatformSeat(make_player("greedy"))
+    lines = _lines([{"type": "notify", "stage": "gameOver", "curTimes": 1, "in": 5},
+                    {"in": {"type": "notify", "stage": "gameResult", "out": 1}},
+                    {"out": {"actIndex": 0}}])
+    assert play_lines(seat, io.StringIO(lines), io.StringIO()) == 0
+    assert seat.game_results == [{"stage": "gameOver", "curTimes": 1, "in": 5},
+                                 {"stage": "gameResult", "out": 1}]
+
+
+def test_a_message_too_big_is_an_oserror_of_play_websocket():
+    """API.md: a message of more than MAX_MESSAGE_BYTES (1 MiB) closes the connection, and
+    play_websocket raises the OSError of a broken connection, saying so."""
+    server = _Server([{"type": "notify", "stage": "beginning", "pad": "x" * 2 ** 20}])
+    url = f"ws://127.0.0.1:{server.port}/game/client1"
+    try:
+        with pytest.raises(OSError, match=re.escape(
+                f"the server at {url} sent a message of more than 1,048,576 bytes")):
+            play_websocket(PlatformSeat(make_player("greedy")), url)
+    finally:
+        server.stop()
+
+
+def test_check_url_refuses_an_address_that_is_not_a_websocket_one():
+    """API.md: the platform's address is ws://HOST:PORT/PATH (or wss://); a scheme alone,
+    another scheme or no string is a ValueError naming it."""
+    from guandan_core.platform_client import check_url
+    for url in ("ws://", "WSS://", "http://127.0.0.1:23456/game/client1", None):
+        with pytest.raises(ValueError, match=r"a platform address is ws://HOST:PORT/PATH"):
+            check_url(url)
 
 
 def test_check_url_gives_the_address_back():

@@ -343,10 +343,19 @@ def _lead_act(**changes):
     ({"handCards": " ".join(HAND)}, "handCards is a list of card strings, not"),
     ({"handCards": None}, "handCards is a list of card strings, not None"),
     ({"handCards": {"S2": 1}}, "handCards is a list of card strings, not"),
+    # (card indices are no card strings, an int no rank: API.md, ranks are strings)
+    ({"handCards": [0, 1]}, "handCards is a list of card strings, not [0, 1]"),
+    ({"curRank": 2}, 'curRank is a rank such as "2" or "A", not 2'),
+    ({"selfRank": 2}, 'selfRank is a rank such as "2" or "A", not 2'),
+    ({"publicInfo": [{"rest": 27}] * 5}, "publicInfo is four"),
+    ({"greaterPos": -2}, "greaterPos is a seat 0..3 or -1, not -2"),
+    ({"greaterPos": 2, "greaterAction": ["PASS"] * 3},
+     "greaterAction is a pass, with greaterPos 2"),
 ])
 def test_sec7_malformed_act_fields_are_named(changes, error):
     """RULES 7: each key of an act message that read_act reads is checked, and a bad one
-    is a PlatformError naming it."""
+    is a PlatformError naming it (API.md: ranks are strings, greaterPos is -1 or a seat,
+    and a play to beat is no pass)."""
     with pytest.raises(PlatformError, match=re.escape(error)):
         read_act(_lead_act(**changes))
 
@@ -361,7 +370,12 @@ def test_sec7_malformed_actions_and_plays_are_named():
     for message, error in (
             (_lead_act(actionList=[[["Single"], "4", ["H4"]]]), "unknown move type ['Single']"),
             (_act(HAND, [["tribute", "tribute", ["XX"]]], stage="tribute",
-                  ranks=AFTER_A_HAND), "unknown card 'XX'")):
+                  ranks=AFTER_A_HAND), "unknown card 'XX'"),
+            # a tribute action is ["tribute", "tribute", [card]]: one card, named twice
+            (_act(HAND, [["tribute", "back", ["S2"]]], stage="tribute", ranks=AFTER_A_HAND),
+             "action 0 is ['tribute', 'tribute', [card]], not ['tribute', 'back', ['S2']]"),
+            (_act(HAND, [["tribute", "tribute", ["S2", "C2"]]], stage="tribute",
+                  ranks=AFTER_A_HAND), "action 0 is ['tribute', 'tribute', [card]], not")):
         with pytest.raises(PlatformError, match=re.escape(error)):
             read_act(message).actions
     with pytest.raises(PlatformError, match=re.escape("unknown move type ['Single']")):
@@ -431,6 +445,15 @@ def test_sec7_an_action_list_that_is_not_the_legal_moves_is_refused():
     with pytest.raises(PlatformError, match=r"1 moves missing from it \(Single 5: D5\), "
                                             "none extra"):
         _begun().receive(_act(HAND, [a for a in actions if a != ["Single", "5", ["D5"]]]))
+    # (the missing moves in text order, three named at most)
+    singles = [["Single", c[1], [c]] for c in ("D5", "H7", "D8", "CK")]
+    with pytest.raises(PlatformError, match=re.escape(
+            "3 moves missing from it (Single 5: D5, Single 7: H7, Single 8: D8), none extra")):
+        _begun().receive(_act(HAND, [a for a in actions if a not in singles[:3]]))
+    with pytest.raises(PlatformError, match=re.escape(
+            "4 moves missing from it (Single 5: D5, Single 7: H7, Single 8: D8, ...), "
+            "none extra")):
+        _begun().receive(_act(HAND, [a for a in actions if a not in singles]))
     with pytest.raises(PlatformError, match=r"0 moves missing from it, Single 3: S3 extra"):
         _begun().receive(_act(HAND, actions + [["Single", "3", ["S3"]]]))
     with pytest.raises(PlatformError, match="none extra, Single 5: D5 listed more than once"):
@@ -480,6 +503,17 @@ def test_sec8_tribute_and_return_acts():
     with pytest.raises(PlatformError, match=r"the cards offered to return \(H4 SA\) are not"):
         receiver.receive(_act(held, [["back", "back", ["H4"]], ["back", "back", ["SA"]]],
                               stage="back", ranks=AFTER_A_HAND))
+    # every card of rank 10 or lower is the receiver's to choose from: one left out of the
+    # offer (DT) is refused too
+    with pytest.raises(PlatformError, match=r"the cards offered to return \(H4 .* HT CT\) "
+                                            r"are not the cards a receiver may return"):
+        copy.deepcopy(receiver).receive(_act(held, backs[:-1], stage="back",
+                                             rest=(28, 27, 27, 26), ranks=AFTER_A_HAND))
+    # the platform must return the card the seat chose (H4), no other
+    with pytest.raises(PlatformError, match="this seat offered H4"):
+        copy.deepcopy(receiver).receive(_notify("back", result=[[0, 3, "C4"]]))
+    receiver.receive(_notify("back", result=[[0, 3, "H4"]]))
+    assert "H4" not in receiver.hand.cards() and len(receiver.hand.cards()) == 27
     chooser = _begun(seat=0, player=RandomPlayer(1))
     chooser.player.choose_return = lambda obs, allowed: "S2"
     chooser.receive({"type": "notify", "stage": "tribute", "result": [[3, 0, "S2"]]})
@@ -598,6 +632,7 @@ def test_sec8_episode_over_must_agree_with_the_plays():
         ({"order": [0, 2, 1, 1]}, "order is the four seats"),
         ({"restCards": 5}, "restCards is a list of .seat, cards., not 5"),
         ({"restCards": [[1, HAND]]}, r"restCards leaves out seats \[3\]"),
+        ({"restCards": [[3, rest3]]}, r"restCards leaves out seats \[1\]"),
         ({"restCards": [[1, HAND], [3, rest3[:26]]]}, "restCards gives seat 3 26 cards, but "
                                                       "the plays leave it 27"),
         ({"restCards": [[1, HAND], [3, rest3], [3, rest3]]}, "gives seat 3 27 cards again"),
@@ -616,6 +651,80 @@ def test_sec8_episode_over_must_agree_with_the_plays():
     assert client.hands[-1].rest == {1: sorted(HAND, key=_kind), 3: sorted(rest3, key=_kind)}
     with pytest.raises(PlatformError, match="no hand yet"):
         client.hand
+
+
+def test_sec8_episode_over_at_another_level_is_refused():
+    """RULES 8: a hand is played at one level; an episodeOver whose curRank is not the
+    level the hand's acts gave is refused. Seat 0 answers its first lead at level 2 and
+    plays out, seat 2 goes out after it."""
+    client = _begun(seat=0)
+    actions = _lead_list()
+    led = actions[client.receive(_act(HAND, actions))["actIndex"]]
+    client.receive(_play(0, led))
+    _passes(client)
+    _lead_out(client, 0, (Hand(HAND) - Hand(led[2])).cards())
+    _lead_out(client, 2, REST[:27])
+    assert client._over and client._finished == [0, 2]
+    end = {"type": "notify", "stage": "episodeOver", "order": [0, 2, 1, 3], "curRank": "3",
+           "restCards": [[1, REST[27:54]], [3, REST[54:81]]]}
+    with pytest.raises(PlatformError, match="curRank 3 is not the hand's level 2"):
+        copy.deepcopy(client).receive(end)
+    client.receive(end | {"curRank": "2"})
+    assert client.hands[-1].order == (0, 2, 1, 3)
+    assert format_rank(client.hands[-1].level) == "2"
+
+
+def test_sec6_an_act_after_the_hand_is_over_is_refused():
+    """RULES 6: the hand ends when both seats of a team are out; an act play after that
+    (card counts and hand as the plays leave them) is refused, naming why."""
+    client = _team_0_out()
+    with pytest.raises(PlatformError, match=re.escape("an act after the hand is over (seats "
+                                                      "[0, 2] are out)")):
+        client.receive(_act(HAND, _lead_list(), rest=(0, 27, 0, 27)))
+
+
+def test_sec7_a_seat_keeps_its_position_from_hand_to_hand():
+    """A seat is the order its client connected in (myPos), the same in every hand: a
+    beginning message that gives it another is refused."""
+    client = _begun(seat=1)
+    with pytest.raises(PlatformError, match="myPos is 2, but this seat was seat 1"):
+        client.receive({"type": "notify", "stage": "beginning", "myPos": 2,
+                        "handCards": HAND})
+
+
+def test_sec7_an_answer_is_checked_against_the_play_that_follows_it_only():
+    """RULES 7: the notify play after an act must be the move answered; once played, the
+    answer is done with: a later play of this seat's that no act asked for is taken as
+    it comes, not compared with the old answer."""
+    client = _begun()
+    client.receive(_play(0, _single("S3")))
+    follow = _act(HAND, [["PASS"] * 3] + _beating("S3"), rest=(26, 27, 27, 27),
+                  greater=(0, _single("S3")))
+    chosen = follow["actionList"][client.receive(follow)["actIndex"]]
+    assert chosen != ["PASS"] * 3
+    client.receive(_play(1, chosen))
+    _passes(client)                             # seats 2, 3, 0 pass: seat 1 leads
+    assert client._to_move == 1
+    other = next(c for c in HAND if c not in chosen[2] and HAND.count(c) == 1)
+    client.receive(_play(1, _single(other)))
+    assert other not in client.hand.cards() and client._to_move == 2
+
+
+def test_sec8_an_act_tribute_for_a_seat_that_does_not_pay_is_refused():
+    """RULES 8: after a 1st-and-2nd finish both losers pay (and the winners go up 3
+    levels); a seat of the winning team that saw the hand end, asked for tribute in the
+    next hand, refuses."""
+    client = _begun(seat=1)
+    _lead_out(client, 1, HAND)                  # seat 1 plays out its own hand
+    _lead_out(client, 3, REST[:27])
+    assert client._over and client._finished == [1, 3]
+    client.receive({"type": "notify", "stage": "episodeOver", "order": [1, 3, 0, 2],
+                    "curRank": "2", "restCards": [[0, REST[27:54]], [2, REST[54:81]]]})
+    client.receive({"type": "notify", "stage": "beginning", "myPos": 1, "handCards": HAND})
+    offered = [["tribute", "tribute", ["C2"]], ["tribute", "tribute", ["S2"]]]
+    with pytest.raises(PlatformError, match=re.escape(
+            "an act tribute for seat 1, but after the last hand seats [0, 2] pay tribute")):
+        client.receive(_act(HAND, offered, stage="tribute", level="5", ranks=("5", "2")))
 
 
 def _kind(card):
@@ -728,6 +837,15 @@ def test_sec8_tribute_messages_out_of_order_are_refused():
     # messages of the wrong shape (on a seat that has not seen a hand end, too)
     refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[7])],
             re.escape("antiPos is a seat 0..3, not 7"))
+    # at most the two losers pay, so one or two seats resist
+    for seats in ([], [1, 2, 3]):
+        refused(_begun(seat=0), [_notify("anti-tribute", antiPos=seats)],
+                re.escape(f"antiPos is a list of one or two seats, not {seats}"))
+    refused(_begun(seat=0), [_notify("tribute", result=[[1, 3, 5]])],
+            'a card is a string such as "S3", not 5')
+    # each winner receives one card: two tributes to seat 0 are refused
+    refused(_begun(seat=0), [_notify("tribute", result=[[1, 0, "S5"], [3, 0, "S4"]])],
+            "names a seat twice as giver or receiver")
     for result in ([], [[3, 0, "S2"], [1, 2, "S3"], [0, 1, "S4"]]):
         refused(_begun(seat=0), [_notify("tribute", result=result)],
                 "result is a list of one or two")
