@@ -185,6 +185,22 @@ def test_bounded_fewest_plays_agrees_with_the_exact_search_at_every_limit():
         assert bounded.lower, item          # (some search failed, or nothing was checked)
 
 
+def test_bounded_fewest_plays_of_a_ten_card_play_is_one():
+    """RULES sec. 4: a bomb holds up to 10 cards (8 of a rank and the two wilds); sec. 9,
+    long-sequences: 5 consecutive pairs are one tube. Such a hand is one play, and the
+    bounded search must say so at any limit (its quick lower bound, cards left / 10 rounded
+    up, may not count more than 10 cards to a play)."""
+    from guandan_core.analysis import _hand_fields, _pack, _Solver
+    for hand, level, rules in (("S9 S9 H9 H9 C9 C9 D9 D9 H2 H2", 0, "standard"),
+                               ("S3 S3 H4 H4 S5 S5 H6 H6 S7 S7", 0, "long-sequences")):
+        hand = Hand(hand)
+        root = _pack(_hand_fields(hand.counts, level))
+        for limit in (1, 0):
+            solver = _Solver(hand, level, Rules.by_name(rules), 1)
+            assert solver.bounded(root, limit) == 1, (str(hand), rules, limit)
+        assert best_split(hand, level, rules).plays == 1
+
+
 def test_full_hands_are_split_into_legal_parts():
     items = json.loads(HANDS_WILD.read_text())["items"][:40]
     for item in items:
@@ -300,6 +316,22 @@ def test_runners_up_are_distinct_up_to_suits_when_two_suits_hold_straight_flushe
     assert listed > 300
 
 
+@pytest.mark.parametrize("hand, level, rules", [
+    # two full houses over a joker pair each: which joker pair goes with which triple is no
+    # suit of a natural card (SB and HR are not one rank), so these are two splits
+    ("S3 S3 H3 S4 S4 H4 SB SB HR HR", "2", "standard"),
+    # long sequences (RULES sec. 9): the wild card HA extends either straight, keeping its
+    # top card, so the two splits differ only in which part holds the wild card
+    ("S3 H4 C5 D6 S7 C9 DT SJ CQ DK HA", "A", "long-sequences")])
+def test_runners_up_that_differ_in_jokers_or_wild_cards_are_distinct(hand, level, rules):
+    """API.md: one runner-up for each way of splitting that differs in more than the suits
+    of natural cards; a joker is no natural card of a suit, and a wild card is no natural
+    card at all. Against the brute force."""
+    listed = _check_splits_against_the_reference(Hand(hand), parse_level(level),
+                                                 Rules.by_name(rules), 10)
+    assert listed >= 3
+
+
 def test_empty_and_tiny_hands():
     assert best_split("", "2").plays == 0
     res = best_split("H5", "5")          # a lone wild is a single of the level rank
@@ -308,6 +340,15 @@ def test_empty_and_tiny_hands():
     assert strs(res.split) == ["Pair 5: H5 H5"] and res.runners_up == []
     res = best_split("SB HR", "2")       # a small and a big joker are no pair
     assert strs(res.split) == ["Single B: SB", "Single R: HR"]
+
+
+def test_best_split_says_what_a_wild_card_stands_for():
+    """API.md: a Move's ``wild_as`` says what each wild card stands for (RULES sec. 3): the
+    wild H2 pairs with S3 as a 3, and with S4 C4 makes the bomb of fours."""
+    [pair] = best_split("H2 S3", "2").split
+    assert str(pair) == "Pair 3: H2 S3" and pair.wild_as == ("3",)
+    [bomb] = best_split("H2 S4 C4 D4", "2").split
+    assert bomb.type == "Bomb" and bomb.wild_as == ("4",)
 
 
 TWENTY_EIGHT_CARDS = " ".join(s + r for s in "SHCD" for r in "3456789")   # each card once
@@ -346,6 +387,17 @@ def test_hand_too_big_is_refused():
 
 
 # ----------------------------------------------------------------------------- tie-breaks
+
+def test_split_score_terms_are_the_documented_ones():
+    """API.md: split_score is (plays, -bombs, bomb powers negated ascending, singles,
+    -lowest single's key), with -1000 for the last term without a single."""
+    pair = Move.from_platform(["Pair", "3", ["S3", "C3"]], "2")
+    five = Move.from_platform(["Single", "5", ["S5"]], "2")
+    nine = Move.from_platform(["Single", "9", ["S9"]], "2")
+    bomb = Move.from_platform(["Bomb", "8", ["S8", "H8", "C8", "D8"]], "2")
+    assert split_score([pair]) == (1, 0, (), 0, -1000)
+    assert split_score([nine, bomb, five, pair]) == (4, -1, (-bomb.key,), 2, -five.key)
+
 
 def test_tie_break_prefers_bombs():
     # 2 plays either way: bomb 9 (five cards, two wilds) + pair of small jokers beats
@@ -468,6 +520,14 @@ def test_bombs_straight_flush_and_sharing():
     assert list_bombs("S3 H4 C5", "2") == []
 
 
+def test_bombs_one_straight_flush_per_suit():
+    """Module docs: one bomb per sequence and suit. The same straight flush in spades and
+    in clubs is two bombs, and the hand plays both (RULES sec. 4: no wild card here)."""
+    bombs = list_bombs("S3 S4 S5 S6 S7 C3 C4 C5 C6 C7", "2")
+    assert sorted(bomb_strs(bombs)) == [("StraightFlush 3: C3 C4 C5 C6 C7", []),
+                                        ("StraightFlush 3: S3 S4 S5 S6 S7", [])]
+
+
 def test_bombs_share_only_when_the_hand_cannot_play_both():
     """Two bombs share cards exactly when no way of playing one leaves the hand a way of
     playing the other; the cards listed for a bomb are only one way. Here the 5-bomb of
@@ -588,9 +648,32 @@ def test_control_smallest_beater():
     assert str(info.by).startswith("Bomb T:") and len(info.by.kinds) == 4
 
 
+def test_a_bomb_beaten_by_a_bigger_bomb_is_not_beaten_only_by_bombs():
+    """``only_bombs`` says that only a bomb beats a play that is no bomb; a bomb beaten by
+    a bigger bomb is plainly beatable (docs/PROTOCOL.md's analyze example: a straight flush
+    beaten by a straight flush, "only_bombs": false)."""
+    hand = Hand("S9 H9 C9 D9")
+    [info] = control(best_split(hand, "2"), hand, "2")
+    assert info.beatable and info.by.is_bomb and not info.only_bombs
+    assert info.to_json()["only_bombs"] is False
+
+
+def test_control_json_of_a_play_its_own_type_beats():
+    """RULES sec. 5: a single 3 at level 2 is beaten by a single 4, the lowest single above
+    it, which the unseen cards hold: beatable, and not only by a bomb."""
+    [entry] = analyze("S3", "2")["control"]
+    assert entry["play"] == ["Single", "3", ["S3"]]
+    assert entry["beatable"] is True and entry["only_bombs"] is False
+    assert entry["by"][:2] == ["Single", "4"]
+
+
 def test_played_cards_conflicting_with_hand():
     with pytest.raises(ValueError, match="more than the two copies of S9"):
         unseen_pool(Hand("S9 S9"), "S9")
+    # only the card held three times is named, not one held twice (C5)
+    with pytest.raises(ValueError) as err:
+        unseen_pool(Hand("S9 S9 C5 C5"), "S9")
+    assert str(err.value).endswith("more than the two copies of S9")
 
 
 # ----------------------------------------------------------------------------- analyze / JSON
@@ -614,6 +697,37 @@ def test_analyze_dict():
         split = best_split(hand, "7").split
         assert (out["split_bombs"], out["split_singles"]) == \
             (sum(m.is_bomb for m in split), sum(m.type == "Single" for m in split))
+
+
+def test_analyze_control_uses_the_played_cards():
+    """The unseen pool is the deck minus the hand minus the played cards (module docs):
+    with both big jokers played, only a bomb beats a small joker (the other small joker is
+    equal, RULES sec. 5), while without them a big joker does."""
+    [seen] = analyze("SB", "2", played="HR HR")["control"]
+    assert seen["beatable"] is True and seen["only_bombs"] is True
+    assert seen["by"][0] == "Bomb" and len(seen["by"][2]) == 4     # the smallest bomb
+    [unseen] = analyze("SB", "2")["control"]
+    assert unseen["by"] == ["Single", "R", ["HR"]] and unseen["only_bombs"] is False
+
+
+def test_analyze_marks_the_bombs_the_split_plays_whatever_their_cards():
+    """bomb_in_split says whether the best split plays that bomb (a listed bomb is one rank
+    and size, its cards one way of playing it). S5 H6 C7 D8 and five nines at level 2: the
+    fewest plays are the straight 5-9 and a bomb of four nines (RULES sec. 4), so the bomb
+    of four nines is played, the bomb of five is not."""
+    out = analyze("S5 H6 C7 D8 S9 S9 H9 C9 D9", "2")
+    assert out["plays"] == 2
+    assert sorted((t, len(c)) for t, _, c in out["split"]) == [("Bomb", 4), ("Straight", 5)]
+    assert [(t, r, len(c)) for t, r, c in out["bombs"]] == [("Bomb", "9", 5), ("Bomb", "9", 4)]
+    assert out["bomb_in_split"] == [False, True]
+
+
+def test_analyze_uses_the_rules_for_the_bombs():
+    """RULES sec. 9: with straight flushes switched off, five suited cards are a straight
+    and no bomb."""
+    out = analyze("S3 S4 S5 S6 S7", "2", rules=Rules.by_name("no-sf-bomb"))
+    assert out["split"] == [["Straight", "3", ["S3", "S4", "S5", "S6", "S7"]]]
+    assert out["bombs"] == [] and out["bomb_in_split"] == []
 
 
 # ----------------------------------------------------------------------------- CLI
@@ -659,6 +773,12 @@ def _section(lines, start: str) -> list:
     return rest[:rest.index("")] if "" in rest else rest
 
 
+def _shown(play) -> str:
+    """A play as the text report shows it: "Type rank: cards"."""
+    mtype, rank, cards = play
+    return f"{mtype} {rank}: {' '.join(cards)}"
+
+
 def _columns(line: str) -> list:
     """A table row's cells (two spaces or more apart; a cell holds single spaces)."""
     return re.split(r" {2,}", line.strip())
@@ -676,7 +796,9 @@ def test_cli_text_report_is_the_json_report(args):
     from 1 with its counts of bombs and singles counted from its plays, every runner-up
     numbered, every bomb with its size, the other bombs it shares cards with (numbered
     from 1, runs of numbers joined) and a * when the best split plays it, and a control
-    row for each play of the split; counts with singular and plural."""
+    row for each play of the split with its smallest beating play; counts with singular
+    and plural. A runner-up is shown as its difference from the best split: "+" the parts
+    it has that the best split has not, "-" the best split's parts it has not."""
     got = json.loads(run_cli(*args, "--json").stdout)
     proc = run_cli(*args)
     assert proc.returncode == 0 and proc.stderr == ""
@@ -701,6 +823,13 @@ def test_cli_text_report_is_the_json_report(args):
         assert [line.split()[0] for line in runners[1::2]] == \
             [f"{n}." for n in range(1, len(got["runner_up"]) + 1)]
         assert len(runners) == 1 + 2 * len(got["runner_up"])
+        best_parts = Counter(_shown(p) for p in split)
+        for n, other in enumerate(got["runner_up"], 1):
+            plus, minus = runners[2 * n - 1], runners[2 * n]
+            other_parts = Counter(_shown(p) for p in other)
+            assert plus.startswith(f"  {n}. + ") and minus.startswith("     - ")
+            assert Counter(plus[len(f"  {n}. + "):].split(",  ")) == other_parts - best_parts
+            assert Counter(minus[len("     - "):].split(",  ")) == best_parts - other_parts
     else:
         assert not any(line.startswith("Runner-up") for line in lines)
     if not got["bombs"]:
@@ -720,6 +849,31 @@ def test_cli_text_report_is_the_json_report(args):
     assert [row[1] for row in rows] == [("only by a bomb" if e["only_bombs"] else "yes")
                                         if e["beatable"] else "no: control"
                                         for e in got["control"]]
+    assert [row[2] for row in rows] == [_shown(e["by"]) if e["beatable"] else "-"
+                                        for e in got["control"]]
+
+
+def test_cli_runners_up_option_and_its_default():
+    """``--runners-up N`` lists N runner-up splits, 5 by default (``guandan analyze --help``,
+    docs/PROTOCOL.md); this hand has more than 6 splits of 2 plays (the brute force)."""
+    assert len(reference_smallest_splits("S9 C9 D9 S8 C8 D8 H7 H7", "7")) > 6
+    hand = ["S9 C9 D9 S8 C8 D8 H7 H7", "--level", "7", "--json"]
+    for extra, count in (([], 5), (["--runners-up", "2"], 2), (["--runners-up", "0"], 0)):
+        proc = run_cli(*hand, *extra)
+        assert proc.returncode == 0, proc.stderr
+        assert len(json.loads(proc.stdout)["runner_up"]) == count, extra
+
+
+def test_cli_rules_option():
+    """``--rules no-sf-bomb`` (RULES sec. 9): five suited cards are a straight, no bomb."""
+    proc = run_cli("S3 S4 S5 S6 S7", "--level", "2", "--rules", "no-sf-bomb", "--json")
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["split"] == [["Straight", "3", ["S3", "S4", "S5", "S6", "S7"]]]
+    assert out["bombs"] == []
+    proc = run_cli("S3 S4 S5 S6 S7", "--level", "2", "--json")
+    assert json.loads(proc.stdout)["split"] == \
+        [["StraightFlush", "3", ["S3", "S4", "S5", "S6", "S7"]]]
 
 
 def test_cli_text_singular_counts():
@@ -800,6 +954,33 @@ def test_cli_colours_only_on_a_terminal_without_no_color():
     assert "S9 C9" in hand      # spades and clubs plain
     split = _section(coloured.splitlines(), "\x1b[1mBest split")
     assert any(_columns(row)[1] == "\x1b[35mBomb\x1b[0m" for row in split)
+
+
+def test_colours_never_for_a_stream_that_cannot_say_it_is_a_terminal(monkeypatch):
+    """Colours only for a terminal: a closed stream (whose isatty() raises) is none."""
+    import io
+    from guandan_core.cli_analyze import use_colour
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+    class Terminal(io.StringIO):
+        def isatty(self):       # as a terminal's file object does once closed
+            if self.closed:
+                raise ValueError("I/O operation on closed file")
+            return True
+
+    assert use_colour(Terminal()) is True and use_colour(io.StringIO()) is False
+    closed = Terminal()
+    closed.close()
+    assert use_colour(closed) is False
+
+
+def test_text_report_colours_a_straight_flush_as_a_bomb():
+    """A bomb's type is magenta (RULES sec. 4: a straight flush is a bomb), in the control
+    table as in the split's table."""
+    from guandan_core.cli_analyze import render
+    report = render(analyze("S3 S4 S5 S6 S7", "2"), colour=True)
+    control = _section(report.splitlines(), "\x1b[1mControl")
+    assert control[2].startswith("  \x1b[35mStraightFlush 3:\x1b[0m S3 S4 S5 S6 S7"), control
 
 
 def test_control_and_best_split_name_what_they_cannot_use():
