@@ -51,6 +51,9 @@ def test_sec7_example_reads_and_writes_back():
     assert pos.finished == (2,) and pos.cards_left == (2, 1, 0, 2)
     assert pos.table.to_platform() == ["Single", "A", ["SA"]]
     assert Position.from_json(json.dumps(SEC7_EXAMPLE)) == pos
+    # (API: "a dict or JSON text"; JSON text given as bytes too, as json.loads reads it)
+    text = json.dumps(SEC7_EXAMPLE).encode()
+    assert Position.from_json(text) == pos and Position.from_json(bytearray(text)) == pos
 
 
 def test_sec7_endgame_data_round_trip():
@@ -74,10 +77,11 @@ def test_sec7_table_with_wild_reading():
 
 BAD_POSITIONS = [
     ("card three times", dict(hands=[["S3", "S3"], ["S3"], ["S4"], ["S5"]]),
-     "S3 appears 3 times"),
+     r"S3 appears 3 times across the four hands \(each card exists twice\)"),
     ("card on table and in hands", dict(
         hands=[["S3", "S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
-        table={"owner": 0, "play": ["Single", "3", ["S3"]]}), "S3 appears 3 times"),
+        table={"owner": 0, "play": ["Single", "3", ["S3"]]}),
+     "S3 appears 3 times across the four hands and the table"),
     ("table not the claimed type", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
         table={"owner": 0, "play": ["Pair", "9", ["S9", "D8"]]}), "not a legal combination"),
@@ -119,6 +123,21 @@ BAD_POSITIONS = [
     ("level not a string", dict(level=7), "level"),
     ("bad card", dict(hands=[["S3", "X9"], ["S4"], ["S5"], ["S6"]]), "X9"),
     ("three hands", dict(hands=[["S3"], ["S4"], ["S5"]]), "4 lists"),
+    # (RULES 1: 27 cards to each player; one card more is refused)
+    ("28 cards", dict(hands=[["S2", "S2"] + [c + r for r in "3456789TJQKA" for c in "SH"]
+                             + ["SB", "SB"], ["D4"], ["D5"], ["D6"]]),
+     r"seat 0 holds 28 cards \(a hand has at most 27\)"),
+    ("finished not a seat", dict(finished=[4]), "finished: 4 is not a seat 0..3"),
+    ("finished holds true", dict(finished=[True]), r"finished: expected a list of seats"),
+    # (seat 0 went out first, but the team out is seats 1 and 3)
+    ("hand already over, team 1 after seat 0", dict(
+        hands=[[], [], ["S5"], []], finished=[0, 1, 3], to_move=2),
+     "already over: seats 1 and 3 are both out"),
+    ("owner null", dict(to_move=1, table={"owner": None, "play": ["Single", "9", ["S9"]]}),
+     "table owner: null is not a seat"),
+    ("table play of four items", dict(
+        to_move=1, table={"owner": 0, "play": ["Single", "9", ["S9"], "S9"]}),
+     r"table play: expected \[type, rank, cards\]"),
 ]
 
 
@@ -160,6 +179,11 @@ def test_sec7_json_structure_errors():
     # a dict (from Python, not JSON) may mix key types: sorting them raised a TypeError
     with pytest.raises(PositionError, match="unknown key\\(s\\): 'zz', 1"):
         Position.from_json({**good, 1: 2, "zz": 3})
+    # a card three times in one hand (RULES 1: each card exists twice) is named as the
+    # JSON gave it: a list of cards, no numpy array
+    with pytest.raises(PositionError, match="hand of seat 0: .*S3") as err:
+        Position.from_json(dict(good, hands=[["S3", "S3", "S3"], ["S4"], ["S5"], ["S6"]]))
+    assert "numpy" not in str(err.value)
     # a wrong shape says what was given
     with pytest.raises(PositionError, match=re.escape("got [['S3'], ['S4'], ['S5']]")):
         Position.from_json(dict(good, hands=[["S3"], ["S4"], ["S5"]]))
@@ -319,6 +343,14 @@ def test_sec7_constructor_checks_what_from_json_checks():
             Position("7", [["S3"], ["S4"], [], ["S6"]], finished=finished)
     with pytest.raises(PositionError, match="hand of seat 1: .*not 1"):
         Position("7", [["S3"], 1, ["S5"], ["S6"]])
+    # an owner needs a table play (RULES 7: "the last play on the table with its owner"),
+    # in a hand going on and in a finished one
+    with pytest.raises(PositionError, match=re.escape("a table owner (1) is given but no "
+                                                      "table play")):
+        Position("7", four, to_move=0, owner=1)
+    with pytest.raises(PositionError, match=re.escape("a table owner (2) is given but no "
+                                                      "table play")):
+        Position("7", [[], ["S4"], [], ["S6"]], finished=[0, 2], to_move=None, owner=2)
 
 
 def test_sec7_rules_change_table_validity():
@@ -375,6 +407,10 @@ def test_sec6_cannot_play_cards_not_held():
     pos = P(["S3", "SK", "S5", "S6"])
     with pytest.raises(IllegalMoveError, match="does not hold SK"):
         pos.play(M(pos, "Single", "K", "SK"))
+    # a pair of a card held once: the message says the second copy is missing
+    with pytest.raises(IllegalMoveError, match="seat 0 cannot play .*: it does not hold S3 "
+                                               "twice$"):
+        pos.play(M(pos, "Pair", "3", "S3 S3"))
 
 
 def test_sec3_move_read_at_another_level_is_illegal():
@@ -385,6 +421,13 @@ def test_sec3_move_read_at_another_level_is_illegal():
     pos2 = P(["S9 H7", "S4", "S5", "S6"], level="2")
     with pytest.raises(IllegalMoveError, match="not a reading of its cards at level 2"):
         pos2.play(pair)
+    with pytest.raises(IllegalMoveError, match="not a reading of its cards at level 2"):
+        pos2.check(pair)
+    assert not pos2.is_legal(pair) and pos7.is_legal(pair)
+    # what is no Move is no legal move, and is named
+    assert not pos2.is_legal("S9")
+    with pytest.raises(IllegalMoveError, match="not a Move: 'S9'"):
+        pos2.check("S9")
 
 
 def test_sec2_move_read_at_another_level_keeps_no_strength_of_its_own():
@@ -427,6 +470,19 @@ def test_sec6_round_ends_when_turn_returns_to_owner():
     pos = pos.play(Move.PASS)
     assert pos.to_move == 0 and pos.table is None and pos.owner is None
     assert Move.PASS not in pos.legal_moves()
+
+
+def test_sec6_on_lead_and_the_number_of_moves():
+    """RULES 6, API: on_lead is true when the seat to move leads (table None); the move
+    count is that of legal_moves, the pass counted only when following (seat 0 leads with
+    S3 or S4: two moves; seat 1 may pass or beat the 8 with S9 or SK: three)."""
+    lead = P(["S3 S4", "S5", "S6", "S7"])
+    assert lead.on_lead and lead.table is None
+    assert lead.count_moves() == len(lead.legal_moves()) == 2
+    follow = P(["S3", "S9 SK", "S5", "S6"], to_move=1, table=["Single", "8", ["S8"]],
+               owner=0)
+    assert not follow.on_lead
+    assert follow.count_moves() == len(follow.legal_moves()) == 3
 
 
 def test_sec6_out_players_are_skipped():
@@ -574,6 +630,11 @@ def test_play_returns_new_position():
     before = pos.key()
     new = pos.play(single(pos, "S3"))
     assert pos.key() == before and new != pos and new.depth == 0
+    # a seat going out in the new position leaves the old one's finishing order alone
+    pos = P(["S9", "S3 S4", "S5 S6", "S7 S8"])
+    before = pos.key()
+    new = pos.play(single(pos, "S9"))
+    assert new.finished == (0,) and pos.finished == () and pos.key() == before
 
 
 def test_key_hash_eq_pickle_copy():
@@ -590,6 +651,56 @@ def test_key_hash_eq_pickle_copy():
     assert Position.from_json(other) != a
     assert a != Position.from_json(SEC7_EXAMPLE, Rules.platform())
     assert len({a, b, c, d}) == 1
+    # pickling keeps a table play read at the position's level (H7 is wild at 7 only)
+    wild = Position("7", [["S3"], ["S4"], ["S5"], ["S6"]], to_move=1, owner=0,
+                    table=Move.from_platform(["Trips", "9", ["C9", "D9", "H7"]], "7"))
+    again = pickle.loads(pickle.dumps(wild))
+    assert again == wild and again.table == wild.table and again.table.wild_as == ("9",)
+    # pickling keeps the rules the position was made with
+    e = Position.from_json(SEC7_EXAMPLE, Rules.platform())
+    f = pickle.loads(pickle.dumps(e))
+    assert f.rules == Rules.platform() and f == e
+
+
+def test_key_tells_apart_positions_that_differ_only_in_the_owner():
+    """RULES 7: the owner of the table play is part of the state. Seat 1 to beat a 9
+    played by seat 0, or by seat 3 (seat 0 passed): after seats 1 and 2 pass, seat 3 is to
+    beat seat 0's 9 in the first, and leads in the second."""
+    by0 = P(["S3", "S4", "S5", "S6"], to_move=1, table=["Single", "9", ["S9"]], owner=0)
+    by3 = P(["S3", "S4", "S5", "S6"], to_move=1, table=["Single", "9", ["S9"]], owner=3)
+    assert by0 != by3 and by0.key() != by3.key()
+    after0 = by0.play(Move.PASS).play(Move.PASS)
+    after3 = by3.play(Move.PASS).play(Move.PASS)
+    assert after0.to_move == after3.to_move == 3
+    assert after0.table is not None and after3.table is None
+
+
+def test_key_reads_the_table_play_as_a_move_whatever_its_record():
+    """Move equality is on (type, rank label, cards); a Move made from its fields lists its
+    cards in ascending order, a kernel's record the wild card last (moves.py): the same
+    table play either way makes the same position."""
+    read = Move.from_platform(["Trips", "9", ["C9", "D9", "H7"]], "7")
+    made = Move(read.type_id, read.label, read.key, read.kinds, read.wild_as)
+    assert made == read
+    hands = [["S3"], ["S4"], ["S5"], ["S6"]]
+    a = Position("7", hands, to_move=1, table=read, owner=0)
+    b = Position("7", hands, to_move=1, table=made, owner=0)
+    assert a == b and hash(a) == hash(b)
+
+
+def test_a_finished_hand_copies_and_pickles_as_finished():
+    """RULES 6, API (pickling and copy(): the position as it stands): a hand that ended
+    (seats 0 and 2 out 1st and 2nd: +3) stays ended in its copies."""
+    pos = P(["S9", "S3 S4", "SJ", "S7 S8"])
+    for move in (single(pos, "S9"), Move.PASS):
+        pos.push(move)
+    pos.push(single(pos, "SJ"))
+    assert pos.is_over
+    for other in (pos.copy(), copy.copy(pos), copy.deepcopy(pos),
+                  pickle.loads(pickle.dumps(pos))):
+        assert other.is_over and other.to_move is None and other.legal_moves() == []
+        assert other.outcome == 3 and other.finishing_order() == (0, 2, 3, 1)
+        assert other == pos
 
 
 def test_push_unchecked_matches_checked():
@@ -613,6 +724,39 @@ def test_move_list_is_lazy_and_ordered():
     assert ml[0] is Move.PASS and ml[-1] == pos.legal_moves()[-1]
     assert ml.issued(ml[1]) == 1 and ml.issued(Move.PASS) == 0
     assert M(pos, "Single", "9", "S9") in ml and M(pos, "Single", "4", "S4") not in ml
+    # issued() is by identity: an equal move the list did not hand out is -1
+    assert ml.issued(M(pos, "Single", "9", "S9")) == -1
+    for index in (len(ml), -len(ml) - 1):
+        with pytest.raises(IndexError, match="move index out of range"):
+            ml[index]
+    # on lead there is no pass to make
+    lead = P(["S3 S4", "S5", "S6", "S7"]).move_list()
+    assert Move.PASS not in lead and Move.PASS not in list(lead) and len(lead) == 2
+    # slices are lists of the same moves
+    assert ml[:] == list(ml) == pos.legal_moves() and ml[1:] == pos.legal_moves()[1:]
+    # equality is by value, and the pass is part of the value
+    assert pos.move_list() == ml
+    assert MoveList(ml.array, True) != MoveList(ml.array, False)
+
+
+def test_random_playout_draws_every_legal_move_the_pass_included():
+    """API: random_playout plays uniformly random legal moves, the pass counting as one
+    move when following. Seat 0 leading with S3 or S4, and seat 1 passing or beating the 8
+    with S9: over 60 seeds each of the two first moves is drawn about half the time
+    (the moves stay on the undo stack, the first pushed popped last)."""
+    import random
+    for pos, choices in ((P(["S3 S4", "S5", "S6", "S7"]), {("S3",), ("S4",)}),
+                         (P(["S3", "S9", "S5", "S6"], to_move=1,
+                            table=["Single", "8", ["S8"]], owner=0), {(), ("S9",)})):
+        drawn = []
+        for seed in range(60):
+            game = pos.copy()
+            game.random_playout(random.Random(seed))
+            while game.depth:
+                first = game.pop()
+            drawn.append(first.cards)
+        assert set(drawn) == choices
+        assert all(15 <= drawn.count(c) <= 45 for c in choices), drawn
 
 
 def test_a_finished_hand_has_no_moves():
@@ -639,6 +783,11 @@ def test_sec7_hands_and_seats_given_as_numpy_values():
         assert pos == expected and pos.to_json_str() == expected.to_json_str()
         assert type(pos.to_move) is int and type(pos.owner) is int
         assert all(type(seat) is int for seat in pos.finished)
+    # also in a finished hand, whose table play is the one that put seat 2 out
+    done = Position("2", [[], ["S4"], [], ["S6"]], finished=[0, 2], to_move=None,
+                    table=table, owner=np.int64(2))
+    assert type(done.owner) is int and done.owner == 2
+    assert json.loads(done.to_json_str())["table"]["owner"] == 2
     assert Position("2", [np.array([1, 2], dtype=np.uint8), ["S4"], ["S5"], ["S6"]]).hand(0) \
         == Hand("H2 C2")
     for hands in (lists[:3], lists + [[]]):
@@ -686,6 +835,11 @@ def test_parse_move_reads_platform_actions_and_text_at_the_positions_level_and_r
     assert P(hands, finished=(2, 3)).parse_move(flush).is_bomb
     with pytest.raises(MoveError, match="not a StraightFlush of rank '3'"):
         P(hands, finished=(2, 3), rules="no-sf-bomb").parse_move(flush)
+    # text too is read under the position's rules
+    text = "StraightFlush 3: S3 S4 S5 S6 S7"
+    assert P(hands, finished=(2, 3)).parse_move(text).is_bomb
+    with pytest.raises(MoveError, match="not a StraightFlush of rank '3'"):
+        P(hands, finished=(2, 3), rules="no-sf-bomb").parse_move(text)
     on_table = P(["S3 S4", "S9", "", ""], to_move=1, finished=(2, 3),
                  table=["Single", "4", ["S4"]], owner=0)
     with pytest.raises(IllegalMoveError, match="it does not hold S8"):
