@@ -79,6 +79,62 @@ def test_it_beats_greedy_players_on_the_same_deals():
     assert sum(as_team0) > sum(greedy) > sum(as_team1)
 
 
+def test_it_asks_solve_sampled_with_its_settings_and_its_own_generator(monkeypatch):
+    """API.md (SamplingPlayer): a searched move is `solve_sampled(observation, deals,
+    seed=rng, node_limit=node_limit, threads=threads).best`, `rng` a `random.Random(seed)`
+    the player keeps (one generator drawn on from move to move, not the seed again);
+    greedy's move, with no search, while more than `max_cards` cards are in play or with
+    one legal move; `move_time` bounds the search (a Stop given to it), and without one
+    nothing does."""
+    import solver.players
+    from solver import Stop
+    real, asked = solver.players.solve_sampled, []
+
+    def spy(obs, deals, **kwargs):
+        state = kwargs["seed"].getstate()
+        result = real(obs, deals, **kwargs)
+        asked.append((deals, kwargs, state, result.best is not None))
+        return result
+    monkeypatch.setattr(solver.players, "solve_sampled", spy)
+    for move_time in (None, 100):
+        asked.clear()
+        player = SamplingPlayer(5, deals=3, max_cards=40, node_limit=1_999_999, threads=2,
+                                move_time=move_time)
+        searchable, forced = [], []
+
+        def watched(obs):
+            # searched: at most max_cards cards in play and more than one legal move
+            short_hand = sum(obs.cards_left) <= 40
+            searchable.append(short_hand and len(obs.legal_moves) > 1)
+            forced.append(short_hand and len(obs.legal_moves) == 1)
+            return player(obs)
+        Match([watched, GreedyPlayer(), GreedyPlayer(), GreedyPlayer()], seed=11).play_hand()
+        assert len(asked) == sum(searchable) >= 2
+        # (the solver's move where a deal was counted, else greedy's)
+        assert player.searched == sum(chosen for *_, chosen in asked) >= 1
+        assert any(forced)              # (a forced move asks no search)
+        assert asked[0][2] == random.Random(5).getstate()      # its seed's generator
+        for deals, kwargs, *_ in asked:
+            assert deals == 3 and kwargs["seed"] is player.rng
+            assert (kwargs["node_limit"], kwargs["threads"]) == (1_999_999, 2)
+            if move_time is None:
+                assert kwargs["stop"] is None
+            else:
+                assert isinstance(kwargs["stop"], Stop)
+
+
+def test_settings_at_the_ends_of_their_ranges_are_taken():
+    """API.md (SamplingPlayer): `deals` 1 to 1,000,000, `max_cards` 0 to 108, `node_limit`
+    1 to 2**63 - 1, `threads` 1 to 9,999, `move_time` above 0 and at most 1e6: both ends
+    are allowed."""
+    for ends in ((1, 0, 1, 1, 1e-9), (1_000_000, 108, 2**63 - 1, 9999, 1e6)):
+        deals, max_cards, node_limit, threads, move_time = ends
+        player = SamplingPlayer(1, deals=deals, max_cards=max_cards, node_limit=node_limit,
+                                threads=threads, move_time=move_time)
+        assert (player.deals, player.max_cards, player.node_limit, player.threads,
+                player.move_time) == ends
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(deals=0), "deals must be a whole number from 1 to 1000000, not 0"),
     (dict(max_cards=-1), "max_cards must be a whole number from 0 to 108, not -1"),

@@ -1451,6 +1451,27 @@ def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
     assert all(not r.exact for r in results[:2])
 
 
+def test_stop_in_solve_many_on_one_thread_ends_the_running_position():
+    """API.md (solve_many): once `stop` is set, the positions being solved end as at a
+    time limit, those not started are not solved; `threads=1` solves in the calling
+    thread as `solve` does, and answers to the Stop all the same. A whole deal takes far
+    longer than the time limit of 60 s here; the Stop set after 0.3 s ends it within a
+    few seconds, unproven, and the second is never started."""
+    import threading
+    import time
+    from solver import Stop
+    stop, seen = Stop(), []
+    timer = threading.Timer(0.3, stop.set)
+    t0 = time.perf_counter()
+    timer.start()
+    results = solve_many([_full_deal(s) for s in (1, 2)], threads=1, stop=stop,
+                         time_limit=60, on_result=lambda i, r: seen.append(i))
+    seconds = time.perf_counter() - t0
+    timer.join()
+    assert seconds < 10, seconds
+    assert seen == [0] and not results[0].exact and results[1] is None
+
+
 def test_json_positions_are_read_under_the_rules_given():
     """RULES sec. 9: solve, probe and solve_many read JSON under ``rules`` (the command
     line's --rules); without it, standard. Here the straight flush is a bomb that beats
@@ -1649,7 +1670,9 @@ def test_solve_many_checks_its_options_with_no_positions_and_passes_a_workers_er
                                   ({"at_least": "x"}, ValueError, "'x'"),
                                   ({"all_moves": 2}, TypeError, "all_moves"),
                                   ({"pv": 2}, TypeError, "pv"),
-                                  ({"fresh_tables": 2}, TypeError, "fresh_tables")):
+                                  ({"fresh_tables": 2}, TypeError, "fresh_tables"),
+                                  ({"rules": "nope"}, ValueError, "^unknown rules 'nope'"),
+                                  ({"rules": 3}, TypeError, "^rules must be a Rules")):
         with pytest.raises(error, match=named):
             solve_many([], **options)
     failure = RuntimeError("worker failed")
@@ -1970,6 +1993,53 @@ def test_solve_many_solves_the_positions_as_they_were_given():
                          on_result=lambda i, r: given.push(r.best) if i == 0 else None)
     assert [r.value for r in results] == [expected] * 3
     assert given != start           # (the callback did play on in the caller's Position)
+
+
+def test_solve_many_names_the_position_of_an_error_it_cannot_remake(monkeypatch):
+    """API.md (solve_many): a bad position raises with `position i: ` in front of its
+    message, of its own class where that class takes a message alone (the docstring of
+    solver.batch._numbered); an error whose class would word it otherwise, or needs other
+    arguments, is raised as the TypeError or ValueError it is, so a caller catching
+    either still catches it and the message is exactly `position i: ` and the error's."""
+    import solver.batch
+
+    class Reworded(TypeError):          # takes a message alone, but words it its own way
+        def __str__(self):
+            return f"reworded: {super().__str__()}"
+
+    class TwoArguments(ValueError):     # as JSONDecodeError: no message alone
+        def __init__(self, what, where):
+            super().__init__(f"{what} at {where}")
+
+    good, bad = _endgames_4x6(1)[0], object()
+    for error, base in ((Reworded("no good"), TypeError),
+                        (TwoArguments("no good", 3), ValueError)):
+        def failing(obj, rules, error=error):
+            if obj is bad:
+                raise error
+            return Position.from_json(obj)
+        monkeypatch.setattr(solver.batch, "_solvable", failing)
+        with pytest.raises(base) as raised:
+            solve_many([good, bad], threads=1)
+        assert type(raised.value) is base
+        assert str(raised.value) == f"position 1: {error}"
+
+
+def test_solve_many_uses_no_more_workers_than_positions(monkeypatch):
+    """solver.batch: every worker has a searcher and tables of its own (8 MiB by default,
+    API.md); two positions asked of eight threads take two workers, not eight tables
+    for six workers with nothing to solve."""
+    import solver.batch
+    real, borrowed = solver.batch._borrow, []
+
+    def counted(*args):
+        borrowed.append(args)
+        return real(*args)
+    monkeypatch.setattr(solver.batch, "_borrow", counted)
+    positions = _endgames_4x6(2)
+    results = solve_many(positions, threads=8)
+    assert len(borrowed) == 2
+    assert [r.value for r in results] == [solve(p).value for p in positions]
 
 
 def test_solve_many_rejects_bad_input_naming_it():
