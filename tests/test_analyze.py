@@ -845,7 +845,7 @@ def test_cli_text_report_is_the_json_report(args):
     control = _section(lines, "Control ")
     assert control[0] == f"Control (can the {got['unseen']} unseen cards beat each play?)"
     rows = [_columns(row) for row in control[2:]]
-    assert [row[0] for row in rows] == [f"{t} {r}: {' '.join(c)}" for t, r, c in split]
+    assert [row[0] for row in rows] == [_shown(p) for p in split]
     assert [row[1] for row in rows] == [("only by a bomb" if e["only_bombs"] else "yes")
                                         if e["beatable"] else "no: control"
                                         for e in got["control"]]
