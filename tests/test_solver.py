@@ -1431,7 +1431,11 @@ def test_stop_set_while_its_own_thread_holds_its_lock_does_not_hang():
 
 
 def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
+    """API.md (solve_many): once `stop` is set, the positions being solved end as at a
+    time limit, those not started are not solved; `threads=1` solves in the calling
+    thread as `solve` does, and answers to the Stop all the same."""
     import threading
+    import time
     from solver import Stop, solve_many
     stop = Stop()
     seen = []
@@ -1440,36 +1444,21 @@ def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
     results = solve_many(small, threads=1, stop=stop,
                          on_result=lambda i, r: (seen.append(i), stop.set()))
     assert seen == [0] and results[0].exact and results[1:] == [None] * 3
-    # two threads on long positions: both running ones stop and report, the third waits
-    stop, seen = Stop(), []
-    timer = threading.Timer(0.3, stop.set)
-    timer.start()
-    results = solve_many([_full_deal(s) for s in (1, 2, 3)], threads=2, stop=stop,
-                         on_result=lambda i, r: seen.append(i))
-    timer.join()
-    assert sorted(seen) == [0, 1] and results[2] is None
-    assert all(not r.exact for r in results[:2])
-
-
-def test_stop_in_solve_many_on_one_thread_ends_the_running_position():
-    """API.md (solve_many): once `stop` is set, the positions being solved end as at a
-    time limit, those not started are not solved; `threads=1` solves in the calling
-    thread as `solve` does, and answers to the Stop all the same. A whole deal takes far
-    longer than the time limit of 60 s here; the Stop set after 0.3 s ends it within a
-    few seconds, unproven, and the second is never started."""
-    import threading
-    import time
-    from solver import Stop
-    stop, seen = Stop(), []
-    timer = threading.Timer(0.3, stop.set)
-    t0 = time.perf_counter()
-    timer.start()
-    results = solve_many([_full_deal(s) for s in (1, 2)], threads=1, stop=stop,
-                         time_limit=60, on_result=lambda i, r: seen.append(i))
-    seconds = time.perf_counter() - t0
-    timer.join()
-    assert seconds < 10, seconds
-    assert seen == [0] and not results[0].exact and results[1] is None
+    # long positions (a whole deal takes far longer than the time limit of 60 s), stopped
+    # after 0.3 s: the running ones end within a few seconds, unproven, and report; the
+    # one more waiting is never started
+    for threads in (2, 1):
+        stop, seen = Stop(), []
+        timer = threading.Timer(0.3, stop.set)
+        started = time.perf_counter()
+        timer.start()
+        results = solve_many([_full_deal(s) for s in range(1, threads + 2)], threads=threads,
+                             stop=stop, time_limit=60, on_result=lambda i, r: seen.append(i))
+        seconds = time.perf_counter() - started
+        timer.join()
+        assert seconds < 10, (threads, seconds)
+        assert sorted(seen) == list(range(threads)) and results[threads] is None
+        assert all(not r.exact for r in results[:threads])
 
 
 def test_json_positions_are_read_under_the_rules_given():
