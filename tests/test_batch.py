@@ -215,6 +215,20 @@ def test_kernel_batch_wrapper_ends_at_a_bad_hand_with_its_status():
         assert not buf.any()
 
 
+def test_batch_takes_hands_in_any_memory_layout():
+    """API (moves_array_batch): hands are an (N, 54) array of counts, whatever its memory
+    layout: a strided view or a Fortran-ordered array gives each hand's own moves, as
+    moves_array gives them one hand at a time."""
+    hands = deal(seed=5, games=2).reshape(-1, 54)
+    for view in (hands[::2], np.asfortranarray(hands), np.asfortranarray(hands)[1::3]):
+        assert not view.flags.c_contiguous
+        moves, offsets = moves_array_batch(view, 3)
+        assert len(offsets) == len(view) + 1
+        for i, row in enumerate(view):
+            one = moves_array(Hand.from_counts(np.array(row)), 3)
+            assert moves[offsets[i]:offsets[i + 1]].tobytes() == one.tobytes()
+
+
 def test_batch_rejects_bad_input():
     bad = np.zeros((2, 54), np.uint8)
     bad[1, 7] = 3
@@ -333,6 +347,17 @@ def test_batch_levels_read_like_parse_level():
         for call in (wild_counts, bomb_features, moves_array_batch):
             with pytest.raises(LevelError, match=re.escape(words)):
                 call(hands, bad)
+    # level text is named as parse_level names it, after what was given (all the levels)
+    for bad in ("Z", ["7"] * (len(hands) - 1) + ["Z"]):
+        with pytest.raises(LevelError, match=re.escape(
+                "levels: level must be a rank from 2 to A, not 'Z'")):
+            moves_array_batch(hands, bad)
+    # one level per hand: the first that is no rank index is named, not the first level
+    levels = np.array([5, 0, 13, -1, 12, 3, 4, 7])
+    assert len(levels) == len(hands)
+    for call in (wild_counts, bomb_features, moves_array_batch):
+        with pytest.raises(LevelError, match=re.escape("levels: 13 is not a level")):
+            call(hands, levels)
 
 
 def test_deal_seeds_and_game_counts_are_checked():

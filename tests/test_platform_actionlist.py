@@ -7,6 +7,7 @@ complete only heart straight flushes (Rules.platform()).
 
 import json
 import os
+import re
 
 import pytest
 
@@ -90,3 +91,22 @@ def test_sec7_a_move_is_answered_by_its_index_in_the_platform_list(actionlist):
         with pytest.raises(MoveError, match=r"action 0: cards must be a list of card "
                                             r"strings, not"):
             nine.index_in([["Single", "9", cards], ["Pair", "9", ["D9", "S9"]]], level, rules)
+
+
+def test_sec7_index_in_passes_over_an_action_of_its_type_and_another_size():
+    """RULES 4 / 7 (API: index_in): only actions of the move's own type and number of
+    cards can be it, so one of another size is passed over unread, even one that is no
+    reading of its cards (three cards are no pair)."""
+    rules = Rules.platform()
+    nine = Move.from_platform(["Pair", "9", ["S9", "D9"]], "2", rules)
+    actions = [["PASS", "PASS", "PASS"], ["Pair", "9", ["S9", "D9", "C9"]],
+               ["Pair", "9", ["D9", "S9"]]]
+    assert nine.index_in(actions, "2", rules) == 2
+    # an action of two parts has no cards: it is read, and named (not an IndexError)
+    with pytest.raises(MoveError, match=re.escape("action 0: a move is [type, rank, cards], "
+                                                  "not ['Single', '9']")):
+        nine.index_in([["Single", "9"], actions[2]], "2", rules)
+    # the actions are a list (or tuple) of actions, nothing else that can be iterated
+    for bad in ({"Pair": ["D9", "S9"]}, iter(actions), "PASS"):
+        with pytest.raises(TypeError, match="actions must be a list of platform actions"):
+            nine.index_in(bad, "2", rules)

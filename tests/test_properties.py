@@ -172,12 +172,17 @@ def test_api_a_record_that_is_no_move_is_named():
     assert Move.from_bytes(good)[0].wild_as == ("4",)
     for before in (1, 40):          # (one record at a time, and in bulk with numpy)
         for offset, value in ((0, 11), (1, 99), (2, 11), (3, 3), (6, 54), (16, 200),
-                              (16, 60), (16, 77)):
-            bad = bytearray(good)
+                              (16, 60), (16, 77), (1, 17)):     # 17 labels: 13 ranks, B,
+            bad = bytearray(good)                                # R, JOKER, PASS
             bad[offset] = value
             with pytest.raises(MoveError, match=f"move record {before} is not a move: "
                                                 f"{bytes(bad).hex(' ')}"):
                 Move.from_bytes(good * before + bytes(bad) + good)
+        # two wild readings for one card: each reading stands for one of the cards
+        bad = bytearray(good)
+        bad[2], bad[3] = 1, 2
+        with pytest.raises(MoveError, match=f"move record {before} is not a move"):
+            Move.from_bytes(good * before + bytes(bad) + good)
         # a pass record with another label, a key or cards (is_pass took it for a pass)
         for label, key, cards in ((3, 0, b""), (16, 5, b""), (16, 0, b"\x04\x05")):
             bad = bytearray(Move.PASS.record().tobytes())

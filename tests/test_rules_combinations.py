@@ -170,8 +170,9 @@ def test_sec1_cards_counts_and_card_helpers_are_told_apart_and_checked():
     deck = [format_card(k) for k in range(54)]
     for cards in (np.array(deck), np.array(deck, dtype=object)):
         assert Hand(cards) == Hand(deck) and len(Hand(cards)) == 54
-    with pytest.raises(CardError, match="counts must be 54 numbers"):
-        Hand.from_counts(np.array(deck))
+    for text in (np.array(deck), np.array(deck, dtype="S")):   # (str, and bytes strings)
+        with pytest.raises(CardError, match="counts must be 54 numbers"):
+            Hand.from_counts(text)
     for counts in ([True] + [0] * 53, [[0] * 54, [True] + [0] * 53]):
         with pytest.raises(CardError, match="True/False is not a card count"):
             (hand_batch if isinstance(counts[0], list) else Hand.from_counts)(counts)
@@ -201,9 +202,13 @@ def test_sec1_cards_counts_and_card_helpers_are_told_apart_and_checked():
                 (text[1], text[0])
         else:
             assert (card_rank(kind), card_suit(kind)) == ({"SB": 13, "HR": 14}[text], -1)
-    for bad in (b"H7", {"H7": 1}, 3, None, 2.5):   # (a number: Python's "not iterable")
+    for bad in (b"H7", bytearray(b"H7"), {"H7": 1}, 3, None, 2.5):   # (3: "not iterable")
         with pytest.raises(TypeError, match=re.escape(f"not {bad!r}")):
             parse_cards(bad)
+    # a kind is a whole number: True was H2 (kind 1), 52.0 the small joker (kind 52)
+    for bad in (True, 52.0, 1.0, "1"):
+        with pytest.raises(CardError, match=re.escape(f"not a card kind index: {bad!r}")):
+            format_card(bad)
     # format_cards takes kinds: text is refused whole (it blamed the letter '5' of "S5")
     for bad in ("S5", "S5 S6", 99, {1: 2}):
         with pytest.raises(TypeError, match=re.escape(f"not {bad!r}") + "$"):
@@ -261,6 +266,9 @@ def test_sec1_card_three_times_rejected(card):
     with pytest.raises(CardError) as err:
         Hand.from_counts(counts)
     assert "S5" in str(err.value)
+    # a play is named a play, not a hand
+    with pytest.raises(CardError, match=re.escape(f"play holds {card} more than twice")):
+        classify(f"{card} {card} {card}", "2")
 
 
 @pytest.mark.parametrize("cards, error, named", [
@@ -333,6 +341,9 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
                           ((1, 12, 0, [3], [["S7"]]), "not ([\'S7\'],)"),
                           ((1, 12, 0, [3], ["4", "5"]),
                            "2 wild readings ('4', '5') for 1 card(s)"),
+                          # RULES 3: a level has two wild hearts, so at most two readings
+                          ((5, 0, 0, [0, 1, 2], ["4", "4", "4"]),
+                           "wild_as holds at most two"),
                           # a "pass" with a rank or cards: is_pass took it for one
                           ((0, 3, 0, [4, 5]), "not label 3, key 0, cards [4, 5]"),
                           ((0, 16, 0, [4]), "cards [4]"), ((0, 16, 7, []), "key 7"),
@@ -355,7 +366,7 @@ def test_sec4_a_move_read_at_another_level_is_not_a_move_to_beat():
     assert Move.parse(" pass ", "2") is Move.PASS
     with pytest.raises(MoveError, match="paß"):      # "paß".upper() is "PASS"
         Move.parse("paß", "2")
-    for bad in ("Pair: S4 D4", "Pair 4 S4 D4", "Pair 4 x: S4 D4", ":"):
+    for bad in ("Pair: S4 D4", "Pair 4 S4 D4", "Pair 4 x: S4 D4", ":", "Pair 4"):
         with pytest.raises(MoveError, match=re.escape(f"a move is written 'Type rank: cards', "
                                                       f"not {bad!r}")):
             Move.parse(bad, "2")
@@ -389,6 +400,31 @@ def test_sec1_removing_cards_not_in_hand():
         h - M("Pair", "9", "S9 C9")
     assert "S9" in str(err.value) and "C9" in str(err.value)
     assert h - M("Single", "B", "SB") == Hand("S5 S6 H7")
+    # only the cards missing are named, not those the hand holds
+    with pytest.raises(CardError, match=re.escape("cards not in the hand: S9 SK (hand: ")):
+        h - "S5 S9 SK SB"
+
+
+def test_sec1_hand_equality_copies_and_sizes():
+    """RULES 1 / API (Hand, player_hand): a Hand equals only a Hand (never its text); the
+    counts to_counts gives of a Hand are the caller's own copy, which leaves the hand
+    alone; bytes of any kind are no cards (a bytearray was read as card kinds); a
+    player's hand holds 1 to 27 cards (27 to each of 4 players)."""
+    from guandan_core.hand import MAX_HAND, player_hand, to_counts
+    h = Hand("S5 S5 SB")
+    assert h != "S5 S5 SB" and not h == "S5 S5 SB"
+    counts = to_counts(h)
+    counts[parse_card("S5")] = 0
+    assert str(h) == "S5 S5 SB" and int(counts.sum()) == 1
+    for bad in (b"\x00\x01", bytearray(b"\x00\x01")):
+        with pytest.raises(TypeError, match=re.escape(f"not {bad!r}")):
+            Hand(bad)
+    deck = [f"{s}{r}" for s in "SHCD" for r in "23456789TJQKA"]
+    assert MAX_HAND == 27 and len(player_hand(deck[:27])) == 27
+    # repr is Python that makes the hand again (as a Position's is, API)
+    assert repr(h) == "Hand('S5 S5 SB')" and eval(repr(h)) == h
+    with pytest.raises(CardError, match="holds 28 cards; a hand holds at most 27"):
+        player_hand(deck[:28])
 
 
 def test_sec4_move_from_platform_bad_reading():
@@ -465,6 +501,15 @@ def test_sec4_move_from_platform_random_actions_are_moves_or_move_errors():
     with pytest.raises(MoveError) as err:
         Move.from_platform(["Single", "3", ["x"] * 100_000], "2")
     assert len(str(err.value)) < 600
+    # cards that are no such move are named, a long list shortened with its full length:
+    # the whole deck (sec. 1) is 108 two-letter cards and 107 blanks, 323 characters
+    deck = [f"{s}{r}" for s in "SHCD" for r in "23456789TJQKA"] * 2 + ["SB", "HR"] * 2
+    with pytest.raises(MoveError, match=re.escape("(323 characters) is not a Bomb of rank "
+                                                  "'9' at level 2")) as err:
+        Move.from_platform(["Bomb", "9", deck], "2")
+    assert len(str(err.value)) < 200
+    with pytest.raises(MoveError, match=re.escape("no cards is not a Pair of rank '9'")):
+        Move.from_platform(["Pair", "9", []], "2")
 
 
 def test_sec4_move_from_platform_pass_spellings():
@@ -508,6 +553,43 @@ def test_sec7_move_value_semantics():
     assert f.kinds == tuple(sorted(f.kinds))
     assert f.cards == ("S5", "S6", "H7", "S8", "S9")
     assert Move.PASS.is_pass and not Move.PASS.is_bomb and len(Move.PASS) == 0
+
+
+def test_sec7_a_moves_counts_record_and_text():
+    """RULES 1 / 7 / API (Move): a move's counts are its cards (each card kind counted as
+    many times as it is played); its record is its 18 bytes, read-only, and reads back
+    from them as bytes, a bytearray or a memoryview; the pass is written PASS."""
+    pair = M("Pair", "4", "H2 C4", level="2")        # H2 wild at level 2
+    counts = pair.counts()
+    assert counts.shape == (54,) and int(counts.sum()) == 2
+    assert counts[parse_card("H2")] == 1 and counts[parse_card("C4")] == 1
+    bomb = M("Bomb", "9", "S9 S9 C9 D9")
+    assert bomb.counts()[parse_card("S9")] == 2 and int(bomb.counts().sum()) == 4
+    rec = pair.record()
+    assert len(rec) == MOVE_DTYPE.itemsize == 18 and not rec.flags.writeable
+    with pytest.raises(ValueError):
+        rec[0] = 0
+    for raw in (rec.tobytes(), bytearray(rec.tobytes()), memoryview(rec.tobytes())):
+        back = Move.from_record(raw)
+        assert (back, back.key, back.wild_as) == (pair, pair.key, ("4",))
+    assert str(Move.PASS) == "PASS" and Move.parse(str(Move.PASS), "2") is Move.PASS
+    # made from its fields, a move's cards are a multiset: in any order, the same move
+    five = parse_card("S5")
+    made = Move(2, 3, 0, [five + 1, five])       # type 2 Pair, label 3 the rank 5 (sec. 1)
+    assert made.kinds == (five, five + 1) and made == M("Pair", "5", "H5 S5")
+    assert made.cards == ("S5", "H5") and hash(made) == hash(M("Pair", "5", "S5 H5"))
+
+
+def test_sec4_cards_no_hand_holds_are_no_reading():
+    """RULES 1 / 4 (API: checked_reading, is_reading): a Move made from fields whose cards
+    hold one card three times (each card exists twice) is no reading of its cards: False,
+    and a MoveError naming it, not the cards' CardError."""
+    from guandan_core.moves import checked_reading, is_reading
+    s2 = parse_card("S2")
+    thrice = Move(3, 0, 0, [s2, s2, s2])         # "Trips 2: S2 S2 S2"
+    assert is_reading(thrice, "2") is False
+    with pytest.raises(MoveError, match=re.escape("move Trips 2: S2 S2 S2 is not a reading")):
+        checked_reading(thrice, "2")
 
 
 # ======================================================================= section 2
@@ -835,6 +917,57 @@ def test_sec4_legal_moves_interface():
                                     "wild_as"}
 
 
+def test_sec4_legal_moves_truth_membership_and_repr():
+    """RULES 4 / API (legal_moves): a LegalMoves is true when it holds a move, one move
+    included; `move in moves` is False for what is not a Move (a platform triple), not an
+    error; its repr names the level asked."""
+    one = legal_moves("S3", "2")          # a lone card leads exactly one move: the single
+    assert len(one) == 1 and bool(one)
+    top = Move.from_platform(["Single", "A", ["SA"]], "2")
+    assert not legal_moves("S3", "2", beat=top)     # 3 < A at level 2 (sec. 2)
+    lm = legal_moves("S3 S4", "7")
+    assert ["Single", "3", ["S3"]] not in lm and "Single 3: S3" not in lm
+    assert M("Single", "3", "S3") in lm
+    assert repr(lm).endswith("at level 7>")
+    assert repr(legal_moves("S3", "T")).endswith("at level T>")
+
+
+def test_sec9_a_move_not_read_under_the_rules_asked_names_them():
+    """RULES 3 / 9: a wild completes a straight flush of any suit under the standard rules,
+    only of hearts under the platform's, so S5 S6 H7 S8 S9 at level 7 (the wild as S7) is
+    a straight flush there and not here; the refusal names the rules it was checked
+    under (it would read as a bare contradiction otherwise)."""
+    sf = M("StraightFlush", "5", "S5 S6 H7 S8 S9")
+    assert legal_moves("S8 S9", "7", beat=sf).count() == 0
+    with pytest.raises(MoveError, match=re.escape(f"is not a reading of its cards at level 7 "
+                                                  f"under {PLATFORM}")):
+        legal_moves("S8 S9", "7", beat=sf, rules=PLATFORM)
+
+
+def test_sec4_a_refused_reading_names_the_level_as_a_rank():
+    """RULES 1 / 2: a level is written as a rank (T for 10, upper case), whichever form it
+    was given in; the refusal of a reading names it so."""
+    for level, named in (("10", "T"), ("t", "T"), ("q", "Q"), (7, "9")):
+        with pytest.raises(MoveError, match=re.escape(f"is not a Pair of rank '9' at level "
+                                                      f"{named}")):
+            Move.from_platform(["Pair", "9", ["S9", "D8"]], level)
+
+
+def test_api_moves_array_refuses_what_it_cannot_enumerate():
+    """API (moves_array; errors quote the bad value): a beat that is not a Move is a
+    MoveError, and a count array holding a card three times (sec. 1: each card exists
+    twice) is a CardError naming that card."""
+    with pytest.raises(MoveError, match=re.escape("beat must be a Move, not ['Single'")):
+        moves_array("S3 S4", "2", beat=["Single", "3", ["S3"]])
+    counts = np.zeros(54, np.uint8)
+    counts[parse_card("S2")] = 3
+    with pytest.raises(CardError, match="S2"):
+        moves_array(counts, "2")
+    counts[parse_card("S2")] = 2       # twice is a hand: a single and a pair (sec. 4)
+    assert {str(m) for m in Move.from_array(moves_array(counts, "2"))} == \
+        {"Single 2: S2", "Pair 2: S2 S2"}
+
+
 # ======================================================================= section 5
 
 def test_sec5_same_type_strictly_higher():
@@ -947,6 +1080,30 @@ def test_sec9_rules_presets():
     with pytest.raises(ValueError) as err:
         Rules.by_name("nonsense")
     assert "nonsense" in str(err.value)
+
+
+def test_sec9_every_preset_sets_its_own_option_and_options_are_booleans():
+    """RULES 9: each named preset changes only the option of its row of the table (the
+    others stay standard); a preset name is refused with the known names listed, and so
+    is a value that is no name at all; an option is True or False (1 would pass for an
+    option the kernel reads as a flag)."""
+    from guandan_core.rules import RulesError
+    assert Rules.by_name("no-sf-bomb") == Rules(sf_is_bomb=False, sf_wild_any_suit=True,
+                                                long_sequences=False)
+    assert Rules.by_name("long-sequences") == Rules(sf_is_bomb=True, sf_wild_any_suit=True,
+                                                    long_sequences=True)
+    assert Rules.by_name("platform") == Rules(sf_is_bomb=True, sf_wild_any_suit=False,
+                                              long_sequences=False)
+    with pytest.raises(RulesError, match=re.escape(
+            "(known: standard, platform, no-sf-bomb, long-sequences)")):
+        Rules.by_name("nonsense")
+    for unhashable in (["platform"], {"platform": 1}):
+        with pytest.raises(RulesError, match="unknown rules"):
+            Rules.by_name(unhashable)
+    for option in ("sf_is_bomb", "sf_wild_any_suit", "long_sequences"):
+        for bad in (1, 0, "yes", None):
+            with pytest.raises(RulesError, match=f"{option} must be True or False, not"):
+                Rules(**{option: bad})
 
 
 def test_sec9_straight_flush_not_a_bomb():

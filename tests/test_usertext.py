@@ -12,8 +12,8 @@ import pytest
 
 from guandan_core import jsontext
 from guandan_core.jsontext import parse_json, read_text
-from guandan_core.usertext import (MAX_MESSAGE, one_line, out_of_memory, quoted, quoted_json,
-                                   read_count)
+from guandan_core.usertext import (MAX_MESSAGE, close_reason, closed_for_size, one_line,
+                                   out_of_memory, quoted, quoted_json, read_count, read_seconds)
 
 
 # ---------------------------------------------------------------------- counts
@@ -66,6 +66,14 @@ def test_shortening_starts_past_the_limit(limit):
     # repr adds two quotes
     assert quoted("b" * (limit - 2), limit) == repr("b" * (limit - 2))
     _check_shortened(quoted("b" * (limit - 1), limit), repr("b" * (limit - 1)), limit)
+
+
+def test_a_very_short_limit_still_keeps_two_characters_of_each_end():
+    """However small the limit, the shortened text keeps at least two characters of its
+    start and two of its end (as _check_shortened asks), and names the full length."""
+    text = "abcdefghij" * 10
+    assert one_line(text, 20) == "ab...ij (100 characters)"
+    assert quoted(text, 10) == "'a...j' (102 characters)"
 
 
 def test_an_empty_message_is_still_a_word():
@@ -149,3 +157,46 @@ def test_read_text_names_a_missing_file_once(tmp_path, monkeypatch):
     with pytest.raises(ValueError) as caught:
         read_text("missing.json")
     assert str(caught.value) == f"cannot read 'missing.json': {os.strerror(errno.ENOENT)}"
+
+
+# ---------------------------------------------------------------------- seconds
+
+def test_seconds_are_a_finite_decimal_number_and_nothing_more():
+    """PROTOCOL.md, solve: `time=S` is a finite decimal number, 0 or more, such as `2`,
+    `0.5` or `1e-3` (ASCII digits only): one too large for a float is not finite, and
+    text after the number is no number (float() raised on it)."""
+    assert (read_seconds("2"), read_seconds("0.5"), read_seconds("1e-3")) == (2.0, 0.5, 0.001)
+    assert read_seconds("0") == 0.0 and read_seconds("1e308") == 1e308
+    for bad in ("1e999", "9" * 18 + "e308", "0.5s", "2 ", "1e-3x", "2\n", "-1", "inf"):
+        assert read_seconds(bad) is None, bad
+
+
+# ---------------------------------------------------------------------- close frames
+
+def test_a_close_reason_fits_a_control_frame_and_cuts_between_characters():
+    """RFC 6455 sec. 5.5: a close frame carries at most 125 bytes, 2 of them the code, so
+    the reason is at most 123 bytes of UTF-8; a character that would be cut in two is
+    left out, not replaced."""
+    assert close_reason("x" * 200) == "x" * 123
+    assert close_reason("x" * 123) == "x" * 123
+    # 1 + 40 * 3 = 121 bytes; the 41st 3-byte character would end at byte 124
+    assert close_reason("a" + "牌" * 50) == "a" + "牌" * 40
+    assert close_reason("ab" + "牌" * 50) == "ab" + "牌" * 40      # 122 bytes
+    assert close_reason("abc" + "牌" * 50) == "abc" + "牌" * 40    # 123 bytes
+
+
+class _Closed:
+    """What websockets' ConnectionClosed holds: ``sent``, the close frame this side sent
+    (None when it sent none), with its ``code``."""
+
+    def __init__(self, code):
+        self.sent = None if code is None else type("Close", (), {"code": code})()
+
+
+def test_closed_for_size_is_only_this_side_closing_with_1009():
+    """RFC 6455 sec. 7.4.1: 1009 is the code of a message too big to process; only this
+    side sending it means the other side's message was over the size taken."""
+    assert closed_for_size(_Closed(1009))
+    for code in (1000, 1008, 1011, None):
+        assert not closed_for_size(_Closed(code)), code
+    assert not closed_for_size(ValueError("no close frame at all"))
