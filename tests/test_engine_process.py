@@ -209,7 +209,16 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
             (lambda: engine.play(3), "not 3"),
             (lambda: engine.command("name\nquit"), "one line"),
             (lambda: engine.command(b"name"), "not b'name'"),
-            (lambda: EngineProcess(5), "not 5")]:
+            (lambda: EngineProcess(5), "not 5"),
+            # (a command, and the limits docs/PROTOCOL.md gives sample and analyze:
+            # deals 1 to 1,000,000, seed up to 2**63 - 1, runners_up of at most 18 digits)
+            (lambda: engine.command("name\rquit"), "one line"),
+            (lambda: engine.command("name", on_info=5), "on_info must be callable"),
+            (lambda: engine.solve(on_info=5), "on_info must be callable"),
+            (lambda: engine.sample(deals=10**6 + 1), "deals must be .* to 1000000"),
+            (lambda: engine.sample(deals=1, seed=2**63), "seed must be .* not 9223372036854775808"),
+            (lambda: engine.analyze("S3", runners_up=10**18), "runners_up must be"),
+            (lambda: EngineProcess([]), "a program and its arguments, not \\[\\]")]:
         with pytest.raises((ValueError, TypeError), match=message) as info:
             call()
         # (the engine refuses some of these too: here it must be the client's own error)
@@ -385,6 +394,11 @@ def test_threads_share_one_engine():
     ("=1 [1, 2\n\n", "not JSON"),
     ("=x 1\n\n", "without the client's id"),
     ("=1\n", "ended inside a reply"),
+    # (PROTOCOL.md, Framing: one space separates the id from the payload; an info line
+    # starts with "info ", a line that only starts with "info" is no info line)
+    ("=1x name\n\n", "without the client's id"),
+    ("information\n", "a line outside any reply"),
+    ("=" + "1" * 5000 + " name\n\n", "without the client's id"),   # (never the client's)
 ])
 def test_a_garbled_engine_is_a_protocol_error(output, message):
     """Each line the protocol does not allow ends the session with that named (the fake
@@ -450,6 +464,8 @@ for line in sys.stdin:
     ident, word = line.split()[:2]
     print("=" + ident + " " + answers.get(word, ""), flush=True)
     print(flush=True)
+    if word == "quit":          # (as the engine: answered, then it exits)
+        break
 """
 GOOD_SOLVE = {"value": 2, "exact": True, "lower": 2, "upper": 2,
               "best": ["Pair", "5", ["S5", "H5"]], "pv": [], "pv_cut": True,
@@ -460,6 +476,11 @@ GOOD_SOLVE = {"value": 2, "exact": True, "lower": 2, "upper": 2,
     ({}, None),
     ({"value": 99}, "value 99 is not a value"),
     ({"lower": "x"}, "lower 'x' is not a value"),
+    ({"lower": None}, "lower None is not a value"),
+    # (PROTOCOL.md, solve: `pv_cut` is there only when a limit cut the line; `reached`
+    # only with at_least)
+    ({"pv_cut": False}, "without pv_cut"),
+    ({"reached": True}, "not the question asked"),
     ({"exact": False}, "do not agree"),
     ({"lower": 1}, "do not agree"),
     ({"best": ["Bomb", "9", ["D9", "D9", "C9", "C9"]]}, "not a legal move"),
@@ -539,6 +560,14 @@ def _entry(reply, i, **changes):
     (SOLVED, {}, "every move scored, not asked for"),
     ({k: v for k, v in SOLVED.items() if k != "moves"}, {"all_moves": True},
      "no move scored, though every move was asked for"),
+    # (a whole line left off its pv_cut; reached answered 0, not false; one move listed
+    # twice in place of another: as many entries as legal moves, but not each once)
+    (SOLVED | {"pv": SOLVED["pv"][:1]}, {"all_moves": True}, "without pv_cut"),
+    (SOLVED_3 | {"reached": 0}, {"all_moves": True, "at_least": 3},
+     r"reached 0 where the bounds -3..2 answer False"),
+    (_scores(SOLVED, Single_J="drop") | {"moves": _scores(SOLVED, Single_J="drop")["moves"]
+                                          + SOLVED["moves"][-1:]}, {"all_moves": True},
+     "are 4 moves, not the position's 4 legal moves, each once"),
     (_scores(SOLVED, Single_J="drop"), {"all_moves": True},
      "are 3 moves, not the position's 4 legal moves"),
     (SOLVED | {"moves": SOLVED["moves"] + SOLVED["moves"][-1:]}, {"all_moves": True},
@@ -645,7 +674,7 @@ def test_arguments_as_the_package_takes_them(engine):
     assert engine.analyze(hand, level=5) == json.loads(json.dumps(analysis.analyze(hand, 5)))
     assert engine.analyze(hand, level=np.int64(12))["level"] == "A"
     engine.set_position(EXAMPLE)
-    for known in ({}, {1: []}, {1: "S3", 3: ""}):
+    for known in ({}, {1: []}, {1: "S3", 3: ""}, {1: "S3", 3: "SK D6"}):
         got = engine.sample(deals=3, seed=2, known=known)
         assert got == solve_sampled(EXAMPLE, 3, seed=2, known=known, threads=1)
     assert engine.sample(deals=3, seed=2, time_limit=np.float32(1e9)) == \
@@ -758,7 +787,8 @@ def test_info_lines_arrive_read_and_agree_with_the_result(engine):
 
 
 @pytest.mark.parametrize("line", ["info bound", "info bound null lower", "info x 1 x 2",
-                                  "info lower NaN", "info lower [1,"])
+                                  "info lower NaN", "info lower [1,",
+                                  "info lower -3  -1"])
 def test_an_info_line_that_does_not_read_is_a_protocol_error(line):
     code = SCRIPTED.replace('    print("=" + ident', f'    print({line!r}) if word == "solve" '
                             'else None\n    print("=" + ident')
@@ -1026,3 +1056,85 @@ def test_a_node_limit_up_to_the_solvers_largest_is_sent(engine):
     assert got.exact and got.value == solve(EXAMPLE).value
     with pytest.raises(ValueError, match="node_limit must be a whole number from 0"):
         engine.solve(node_limit=2**63)
+
+
+def test_a_pass_in_any_case_and_a_tuple_triple_are_played(engine):
+    """play() takes a platform triple as a tuple too, and "PASS" in any mix of case
+    (docs/PROTOCOL.md, play: `play PASS` in any mix of case), each the move it names."""
+    engine.set_rules("standard")
+    before = engine.set_position(EXAMPLE)
+    after = before.play(Move.from_platform(["Single", "5", ["S5"]], before.level))
+    assert engine.play(("Single", "5", ("S5",))) == after
+    passed = after.play(Move.from_platform(["PASS", "PASS", "PASS"], after.level))
+    for word in ("pass", "Pass"):
+        assert engine.play(word) == passed and engine.position.to_move == 2
+        assert engine.undo() == after
+
+
+def test_a_position_keeps_its_rules_when_the_rules_change():
+    """The rules command sets the rules of positions set from now on (docs/PROTOCOL.md,
+    State): a position set under the platform's rules is read back, played and taken
+    back under them after set_rules("standard")."""
+    with _engine(timeout=60, rules="platform") as e:
+        pos = e.set_position({"level": "2", "hands": [["S3", "S4", "S5", "S6", "H2"],
+                                                       ["C9"], [], []],
+                              "finished": [2, 3], "to_move": 0, "table": None})
+        move = e.legal_moves()[0]
+        played = e.play(move)
+        assert played == pos.play(move) and played.rules == Rules.platform()
+        e.set_rules("standard")
+        assert e.show_position() == played and e.position.rules == Rules.platform()
+        assert e.undo() == pos and e.position.rules == Rules.platform()
+
+
+def test_a_call_that_needs_a_position_before_one_is_set():
+    """API.md: bad arguments are refused before anything is sent; a call that needs a
+    position, before set_position, is the client's ValueError, not the engine's."""
+    with _engine(timeout=60) as e:
+        for call in (e.legal_moves, lambda: e.play("PASS"), e.undo, e.solve, e.sample):
+            with pytest.raises(ValueError, match="no position: set_position first") as info:
+                call()
+            assert not isinstance(info.value, EngineRefusedError)
+        assert e.name() == "guandan-core"
+
+
+@pytest.mark.parametrize("word, reply, kind", [("analyze", "[1, 2]", "object"),
+                                               ("moves", '{"a": 1}', "list")])
+def test_a_reply_of_the_wrong_json_type_is_a_protocol_error(word, reply, kind):
+    """analyze answers a JSON object and moves a JSON list (docs/PROTOCOL.md, Commands):
+    another JSON value is a protocol error that names what was expected."""
+    with _fake_engine(SCRIPTED.format(answers={word: reply}), timeout=20) as e:
+        e.set_position(EXAMPLE)
+        with pytest.raises(EngineProtocolError, match=f"that is not a JSON {kind}"):
+            e.analyze("S3") if word == "analyze" else e.legal_moves()
+        assert e.returncode is not None
+
+
+def test_replies_with_crlf_line_ends_and_long_lines_are_read():
+    """An engine whose output has CRLF line ends (a text-mode stdout on Windows) is read
+    as the same replies, a blank line before a reply skipped (PROTOCOL.md, Framing: a
+    client reads lines, and the first that starts with = or ? opens the reply); and a
+    reply line of hundreds of thousands of characters (a large position's solve with
+    every move scored) is a reply like any other."""
+    code = ("import sys\nfor line in sys.stdin:\n    ident, word = line.split()[:2]\n"
+            "    text = 'guandan-core' if word == 'name' else 'x' * 300000\n"
+            "    reply = '\\r\\n=' + ident + ' ' + text + '\\r\\n\\r\\n'\n"
+            "    sys.stdout.buffer.write(reply.encode())\n"
+            "    sys.stdout.flush()\n")
+    with _fake_engine(code, timeout=10) as e:
+        assert e.name() == "guandan-core"
+        assert e.version() == "x" * 300_000
+
+
+def test_the_last_line_of_the_engines_stderr_is_quoted_when_it_dies():
+    """API.md, Errors: an engine that exits is an EngineTerminatedError with ``stderr``,
+    the end of what it wrote there: the message quotes its last line."""
+    code = ("import sys; sys.stdin.readline(); "
+            "sys.stderr.write('Traceback:\\n  somewhere\\nRuntimeError: the last line\\n'); "
+            "sys.exit(3)")
+    with _fake_engine(code, timeout=20) as e:
+        with pytest.raises(EngineTerminatedError,
+                           match=r"ended \(exit status 3\): 'RuntimeError: the last line'$") \
+                as info:
+            e.name()
+        assert info.value.stderr == "Traceback:\n  somewhere\nRuntimeError: the last line"
