@@ -902,6 +902,12 @@ def test_match_rules_json_round_trip_and_errors():
         MatchRules.from_json(dict(obj, core=dict(obj["core"], sf_is_bomb=1)))
     with pytest.raises(RulesError, match="win_at_a"):
         MatchRules.from_json(dict(obj, win_at_a="3rd"))
+    # a game log's rules event is read as it is: its "event" key is ignored
+    assert MatchRules.from_json({"event": "rules", **PLATFORM.to_json()}) == PLATFORM
+    # core must hold every combination option, named as missing, not a TypeError
+    core = {k: v for k, v in obj["core"].items() if k != "sf_is_bomb"}
+    with pytest.raises(RulesError, match="match rules: core must hold "):
+        MatchRules.from_json(dict(obj, core=core))
 
 
 def test_position_team_value_and_pop_name_the_problem():
@@ -1116,3 +1122,226 @@ def test_players_take_a_numpy_int_seed_as_the_same_int():
     _, _, plain = _run([RandomPlayer(5 + i) for i in range(4)], 3)
     assert given == plain
     assert RandomPlayer(np.int64(5)).seed == 5 and GreedyPlayer(np.uint8(5)).seed == 5
+
+
+def test_sec8_tribute_and_return_choices_given_as_bools_are_refused():
+    """RULES 8, API (plan_tribute): a choose_tribute or choose_return answer is a card kind;
+    True or False is not one (as ints they would read as H2 and S2), so it is refused with
+    an IllegalMoveError even when the kind it equals may be given. At level 5 the 2 is a
+    plain low card: seat 3 holding H2 alone may give only H2 (kind 1), and seat 0 holding
+    H2 may return it (rank 2 is 10 or lower and not the level)."""
+    dealt = [H(t) for t in ("H2 S4", "SA", "S6", "H2")]
+    order = (0, 1, 2, 3)           # seat 0's partner 3rd: seat 3 (last) pays seat 0
+    assert plan_tribute(order, dealt, "5", STD,
+                        choose_tribute=lambda payer, h, allowed: allowed[0]).payments == \
+        [(3, 0, parse_card("H2"))]
+    assert parse_card("H2") in allowed_returns(H("H2 H2 S4"), "5")
+    with pytest.raises(IllegalMoveError, match="choose_tribute gave True"):
+        plan_tribute(order, dealt, "5", STD, choose_tribute=lambda payer, h, allowed: True)
+    with pytest.raises(IllegalMoveError, match="choose_return gave True"):
+        plan_tribute(order, dealt, "5", STD,
+                     choose_return=lambda receiver, payer, h, allowed: True)
+
+
+def test_plan_tribute_refuses_a_chooser_that_is_not_callable():
+    """API (plan_tribute): choose_return and choose_tribute are callbacks or None; anything
+    else is a TypeError naming it, not an error at the first tribute."""
+    dealt = hands("F", "F", "F", "F")
+    for name in ("choose_return", "choose_tribute"):
+        with pytest.raises(TypeError, match=f"{name} must be callable or None, not 5"):
+            plan_tribute((0, 1, 2, 3), dealt, 0, STD, **{name: 5})
+
+
+def test_sec8_apply_tribute_gives_uint8_counts_and_refuses_seat_4():
+    """API (apply_tribute): the four hands after the exchanges are uint8 count arrays, a
+    card moved from giver to receiver; a giver or receiver outside the seats 0..3 is a
+    ValueError naming it."""
+    dealt = hands("F", "F", "F", "F HR")
+    plan = TributePlan("single", payments=[(3, 0, parse_card("HR"))],
+                       returns=[(0, 3, parse_card("S3"))], leader=3)
+    after = apply_tribute(plan, dealt)
+    assert [a.dtype for a in after] == [np.uint8] * 4
+    assert after[0][parse_card("HR")] == 1 and after[3][parse_card("HR")] == 0
+    assert after[3][parse_card("S3")] == 1 and after[0][parse_card("S3")] == 0
+    for entry in ((4, 0, parse_card("HR")), (3, 4, parse_card("HR"))):
+        with pytest.raises(ValueError, match="4 is not a seat 0..3"):
+            apply_tribute(TributePlan("single", payments=[entry]), dealt)
+
+
+def test_match_needs_four_players():
+    """RULES 1: four players; a Match of any other number is a ValueError naming it."""
+    for n in (3, 5):
+        with pytest.raises(ValueError, match=f"a match needs 4 players, not {n}"):
+            Match([GreedyPlayer() for _ in range(n)], STD, seed=1)
+
+
+def test_sec8_observations_while_playing_match_the_log():
+    """API (Observation): every observation of a hand's play holds ``exchanges``, the
+    tribute and return cards of that hand as ``(giver, receiver, card kind)`` in the
+    order given, as public as the log's tribute and return events (empty in a hand
+    without tribute); the hand's HandResult counts the moves played, passes included,
+    one per play event. ``on_lead`` is whether the seat leads, ``finished`` the seats out,
+    ``team_levels`` the two teams' levels before the hand (seats 0 and 2's team first),
+    those the last hand's end event gave (2 and 2 in a new match)."""
+    seen, levels = [], []
+
+    def watcher(obs, g=GreedyPlayer()):
+        seen.append(obs.exchanges)
+        # (on lead, and only then, a seat may not pass: RULES 6)
+        assert obs.on_lead == (Move.PASS not in obs.legal_moves)
+        # the seats out so far are those with no cards left
+        assert set(obs.finished) == {s for s in range(4) if obs.cards_left[s] == 0}
+        levels.append(obs.team_levels)
+        return g(obs)
+
+    _, results, events = _run([watcher] * 4, 12)
+    per_hand, plays, exchanged = [], 0, 0
+    before = (0, 0)
+    for e in events:
+        if e["event"] == "deal":
+            per_hand.append([[], 0, before])
+        elif e["event"] == "end":
+            before = (0, 0) if e["winner"] is not None else \
+                tuple(parse_level(x) for x in e["levels"])
+        elif e["event"] in ("tribute", "return"):
+            per_hand[-1][0].append((e["from"], e["to"], parse_card(e["card"])))
+        elif e["event"] == "play":
+            per_hand[-1][1] += 1
+    assert len(per_hand) == len(results) == 12
+    for (exchanges, moves, team_levels), result in zip(per_hand, results):
+        assert result.moves == moves
+        assert seen[plays:plays + moves] == [tuple(exchanges)] * moves
+        assert levels[plays:plays + moves] == [team_levels] * moves
+        plays += moves
+        exchanged += bool(exchanges)
+    assert plays == len(seen) and exchanged > 0
+    assert any(a != b for _, _, (a, b) in per_hand)     # (the order of the teams matters)
+
+
+def test_sec8_plan_tribute_choosers_are_shown_copies_of_the_hands():
+    """API (plan_tribute): choose_tribute and choose_return are given copies of the four
+    hands; a chooser that empties what it is shown changes nothing. Double loss at
+    level 2 (seat 0 first, its partner 2nd): seat 1's SA beats seat 3's HK, so SA goes
+    to seat 0 and HK to seat 2 (the second player); each receiver returns its lowest
+    card of rank 10 or lower, S3; seat 1, who paid the first player, leads."""
+    def spoil(shown):
+        for counts in shown:
+            counts[:] = 0
+
+    def tribute(payer, shown, allowed):
+        spoil(shown)
+        return allowed[0]
+
+    def giveback(receiver, payer, shown, allowed):
+        spoil(shown)
+        return allowed[0]
+
+    dealt = hands("F SK", "F SA", "F D9", "F HK")
+    plan = plan_tribute((0, 2, 1, 3), dealt, "2", STD, choose_return=giveback,
+                        choose_tribute=tribute)
+    assert [(p, r, format_card(k)) for p, r, k in plan.payments] == [(1, 0, "SA"),
+                                                                    (3, 2, "HK")]
+    assert [(r, p, format_card(k)) for r, p, k in plan.returns] == [(0, 1, "S3"),
+                                                                   (2, 3, "S3")]
+    assert plan.leader == 1
+    assert all((a == b).all() for a, b in zip(dealt, hands("F SK", "F SA", "F D9", "F HK")))
+
+
+def test_sec8_apply_tribute_refuses_an_exchange_that_is_not_a_triple():
+    """API (apply_tribute): each payment and return is (giver, receiver, card kind);
+    anything else is a ValueError naming it."""
+    dealt = hands("F", "F", "F", "F HR")
+    for entry in ((3, 0), (3, 0, parse_card("HR"), 1), "HR"):
+        with pytest.raises(ValueError, match=re.escape(
+                f"a tribute is (giver, receiver, card kind), not {entry!r}")):
+            apply_tribute(TributePlan("single", payments=[entry]), dealt)
+
+
+def test_sec8_return_card_of_an_empty_hand_and_of_a_hand_object():
+    """RULES 8: the returned card is the lowest of rank 10 or lower that is not a level
+    card; a receiver holding nothing has none (a ValueError saying so). The functions
+    take a Hand as well as its counts: from S3 SA D4 at level 2 the tribute is SA, the
+    return S3."""
+    with pytest.raises(ValueError, match="the receiver holds no card to return"):
+        return_card(np.zeros(54, dtype=np.uint8), "2")
+    hand = Hand("S3 SA D4")
+    assert tribute_card(hand, "2") == parse_card("SA")
+    assert return_card(hand, "2") == parse_card("S3")
+    assert allowed_returns(hand, "2") == [parse_card("S3"), parse_card("D4")]
+
+
+def test_match_names_the_seat_of_an_illegal_or_unreadable_answer():
+    """RULES 6: an answer the seat may not play, or a platform triple that names no move,
+    is an IllegalMoveError naming that seat (the leader may not pass)."""
+    seats = []
+
+    def passer(obs):
+        seats.append(obs.seat)
+        return Move.PASS
+
+    def unreadable(obs):
+        seats.append(obs.seat)
+        return ["Single", "X", ["S3"]]
+
+    for player, words in ((passer, "made an illegal move: "),
+                          (unreadable, "answered ['Single', 'X', ['S3']]: ")):
+        seats.clear()
+        with pytest.raises(IllegalMoveError) as info:
+            Match([player] * 4, STD, seed=3).play_hand()
+        assert len(seats) == 1
+        assert str(info.value).startswith(f"seat {seats[0]} {words}")
+
+
+def test_sec8_a_refused_return_names_the_receiver_and_its_payer():
+    """RULES 8: the first return is made by the previous hand's first player to the seat
+    that paid it (the last player, or after a double loss one of the two losers); a
+    return outside the rules is refused naming both seats in that order."""
+    class BadReturn(GreedyPlayer):
+        def choose_return(self, obs, allowed_cards):
+            return "XX"
+
+    match = Match([BadReturn() for _ in range(4)], STD, seed=1)
+    error = None
+    previous = match.play_hand()
+    for _ in range(20):
+        try:
+            previous = match.play_hand()
+        except IllegalMoveError as exc:
+            error = str(exc)
+            break
+    assert error is not None
+    order = previous.order
+    first = order[0]
+    payers = order[2:] if order.index(first ^ 2) == 1 else order[3:]
+    found = re.match(r"seat (\d) returns 'XX' to seat (\d), ", error)
+    assert found and int(found[1]) == first and int(found[2]) in payers
+
+
+def test_players_greedy_leads_the_lowest_pair_before_its_single():
+    """players (GreedyPlayer): on lead, among the singles and pairs of the lowest key the
+    pair (it sheds two cards); following a pair, a natural pair before one made with the
+    wild (fewer wild cards). The same choice from the array and from a list of moves."""
+    lead = Position.from_json({"level": "2", "hands": [["S4", "S4", "S9", "SB"],
+                                                       ["S3"], ["S5"], ["S6"]],
+                               "finished": [], "to_move": 0, "table": None})
+    follow = Position.from_json({"level": "2", "hands": [["S9", "S9", "H2", "SB"],
+                                                         ["S3"], ["S5"], ["S6"]],
+                                 "finished": [], "to_move": 0,
+                                 "table": {"owner": 3, "play": ["Pair", "8", ["S8", "S8"]]}})
+    for pos, expected in ((lead, ["Pair", "4", ["S4", "S4"]]),
+                          (follow, ["Pair", "9", ["S9", "S9"]])):
+        obs = Observation(pos.to_move, pos.level, pos.move_list(), pos.table, pos.owner,
+                          pos.cards_left, (0, 0), pos.finished, pos.rules,
+                          pos.counts(pos.to_move), [], 0)
+        assert GreedyPlayer()(obs).to_platform() == expected
+        assert GreedyPlayer._from_moves(pos.legal_moves(), pos.table is None,
+                                        pos.level).to_platform() == expected
+
+
+def test_players_greedy_checks_its_seed_as_a_match_does():
+    """players: every player takes ``seed`` as Match does (an int 0 or more, text or
+    None); a negative or fractional seed is a ValueError naming it, for greedy too."""
+    for make in (GreedyPlayer, RandomPlayer, lambda s: make_player("greedy", s)):
+        for bad in (-1, 1.5):
+            with pytest.raises(ValueError, match=re.escape(f"not {bad!r}")):
+                make(bad)
