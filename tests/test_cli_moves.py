@@ -1,14 +1,16 @@
 """guandan moves and guandan classify on the command line (RULES sec. 1-4), and the
 command line's usage errors."""
 
+import io
 import json
+import sys
 
 import pytest
 
 import guandan_core
 from cli_process import assert_one_line_error, run_cli
 from guandan_core import Hand, Move, Rules, classify, legal_moves
-from guandan_core.cli import main
+from guandan_core.cli import build_parser, main
 
 
 def assert_table_rows(lines, moves):
@@ -204,3 +206,60 @@ def test_moves_footer_counts_and_level_as_the_rank():
     assert proc.stdout.splitlines()[-1] == "-- 1 move that beats Single 3: D3 (hand S3 S4, level A)"
     proc = run_cli(["classify", "S3 S4", "--level", "a"])
     assert proc.stdout == "S3 S4: not a combination at level A\n"
+
+
+def test_several_readings_suggest_a_beat_type_that_works(capsys):
+    """RULES sec. 3, 4: with H7 wild at level 7, S3 S4 C5 C6 H7 is a straight from 2 or
+    from 3; the error names both and suggests a --beat-type, which then picks one reading
+    (README: a type and a rank, as they are shown)."""
+    cards, beat = "S3 D4 S5 S6 S8 H7", "S3 S4 C5 C6 H7"
+    assert main(["moves", cards, "--level", "7", "--beat", beat]) == 2
+    err = capsys.readouterr().err
+    suggested = err.split("e.g. --beat-type '")[1].split("'")[0]
+    assert suggested in ("Straight 2", "Straight 3")
+    assert main(["moves", cards, "--level", "7", "--beat", beat, "--beat-type", suggested,
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0] == ["PASS", "PASS", "PASS"]
+
+
+def test_inf_seconds_only_where_the_option_takes_it(capsys):
+    """bot --move-time takes inf (no bound); serve --timeout does not: its usage error,
+    read by the parser alone (a taken value would start a server)."""
+    parser = build_parser()
+    assert parser.parse_args(["bot", "--stdio", "--move-time", "inf"]).move_time is None
+    with pytest.raises(SystemExit) as exit:
+        parser.parse_args(["serve", "--timeout", "inf"])
+    assert exit.value.code == 2
+    assert capsys.readouterr().err == "guandan serve: error: argument --timeout: seconds " \
+        "above 0 and at most 1e+06, not 'inf' (see guandan serve --help)\n"
+
+
+@pytest.mark.parametrize("raised, code, err", [
+    (ValueError("bad cards\n  on two lines"), 2,
+     "guandan classify: error: bad cards on two lines\n"),
+    (OSError("disk\tgone"), 2, "guandan classify: error: disk gone\n"),
+    (KeyboardInterrupt(), 130, "guandan classify: interrupted\n"),
+])
+def test_errors_of_a_command_are_one_line_and_its_status(monkeypatch, capsys, raised, code,
+                                                         err):
+    """cli.py: bad input (a ValueError, an OSError) is one line on stderr, line breaks
+    and all made spaces, and status 2; Ctrl-C is one line and status 130, as a shell
+    reports a command stopped by SIGINT (README: "the exit status is 130")."""
+    def fail(*args, **kwargs):
+        raise raised
+    monkeypatch.setattr("guandan_core.cli.classify", fail)
+    assert main(["classify", "S3"]) == code
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", err)
+
+
+def test_main_leaves_the_output_s_error_handling_as_it_was(monkeypatch):
+    """main() writes what the output's encoding cannot as escapes (cards typed '7♥ 8♥'
+    echoed under an ASCII output), and puts the stream back as it found it afterwards: a
+    program that calls main() keeps its strict output."""
+    stream = io.TextIOWrapper(io.BytesIO(), encoding="ascii", errors="strict")
+    monkeypatch.setattr(sys, "stdout", stream)
+    assert main(["classify", "7\u2665 8\u2665"]) == 0
+    assert stream.errors == "strict"
+    stream.flush()
+    assert stream.buffer.getvalue() == b"7\\u2665 8\\u2665: not a combination at level 2\n"

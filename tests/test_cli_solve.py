@@ -323,7 +323,9 @@ def test_output_to_a_full_disk_is_one_line_of_error(args):
     lines = proc.stderr.decode().strip().splitlines()
     assert proc.returncode == 2
     assert len(lines) == 1 and "No space left on device" in lines[0], lines
-    assert lines[0].startswith("guandan")
+    # named as the command's other errors are: the sub-command run, if any
+    name = "guandan" if {"--help", "--version"} & set(args) else f"guandan {args[0]}"
+    assert lines[0].startswith(f"{name}: error: "), lines
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -575,3 +577,186 @@ def test_a_solving_thread_that_cannot_start_leaves_ctrl_c_as_it_was(monkeypatch,
     assert capsys.readouterr().err == "guandan solve: error: cannot start the solving " \
         "thread (can't start new thread)\n"
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def _solve_lines(args, capsys):
+    """``guandan solve ARGS`` run in this process: (its exit status, its stdout's lines,
+    its stderr)."""
+    code = main(["solve", *args])
+    captured = capsys.readouterr()
+    return code, captured.out.splitlines(), captured.err
+
+
+def test_the_team_named_is_the_seat_to_move_s(tmp_path, capsys):
+    """RULES sec. 6: seats 0 and 2 are one team, 1 and 3 the other; the value is for the
+    team of the seat to move (README). Seat 1 leads its last card, the red joker, which no
+    single card beats, and is out 2nd after seat 2; the lead passes to its partner, seat
+    3, who plays its last card and is out 3rd; seat 0 is last. Seat 2's team went out
+    first with its partner last: +1 for team 0+2, so -1 for team 1+3."""
+    pos = {"level": "2", "hands": [["S3"], ["HR"], [], ["S4"]], "finished": [2],
+           "to_move": 1, "table": None}
+    path = tmp_path / "seat1.json"
+    path.write_text(json.dumps(pos))
+    code, lines, _ = _solve_lines([str(path)], capsys)
+    assert code == 0
+    assert lines[:5] == ["position: level 2, seat 1 on lead", "  seat 0: S3", "  seat 1: HR",
+                         "  seat 2: (out)", "  seat 3: S4"]
+    assert lines[5] == "value: -1 for team 1+3 (seat 1 to move)"
+
+
+def test_a_file_of_one_position_is_read_as_that_position(tmp_path, capsys):
+    """A position (RULES sec. 7) is one object even when it holds a stray "items" key:
+    the error is the position's own unknown key, not a set of positions whose keys
+    'hands', 'level', ... are refused; and a set whose "items" is no list says so, rather
+    than reading the number as a position."""
+    path = tmp_path / "stray.json"
+    path.write_text(json.dumps(dict(EXAMPLE_POSITION, items=[])))
+    code, lines, err = _solve_lines([str(path)], capsys)
+    assert (code, lines) == (2, [])
+    assert err.count("\n") == 1 and "unknown key(s): 'items'" in err
+    assert "next to \"items\"" not in err
+    path = tmp_path / "not_a_list.json"
+    path.write_text(json.dumps({"items": 5}))
+    code, lines, err = _solve_lines([str(path)], capsys)
+    assert (code, lines) == (2, [])
+    assert err == f"guandan solve: error: {str(path)!r}: \"items\" is not a list of " \
+        "positions\n"
+
+
+def test_time_limit_inf_is_no_limit(capsys):
+    """--time-limit takes inf for no limit (its usage error says so): the example is
+    solved exactly, to its value +1 (see test_solve_example_json)."""
+    code, lines, err = _solve_lines(["--example", "--time-limit", "inf", "--json"], capsys)
+    assert (code, err) == (0, "")
+    answer = json.loads(lines[0])
+    assert answer["exact"] is True and answer["value"] == 1
+
+
+def test_time_limit_stops_the_search():
+    """--time-limit S: the search stops after S seconds and reports bounds (README: "When a
+    limit stops the search, exact is false, value is null"). A whole deal (27 cards a
+    seat) is far beyond an exact solve in the minute the test waits."""
+    from guandan_core.match import deal
+    from guandan_core.position import Position
+    text = Position(7, deal(random.Random(3)), to_move=0).to_json_str()
+    proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "solve", "-",
+                           "--time-limit", "0.2", "--json"], input=text, capture_output=True,
+                          text=True, cwd=PACKAGES, env=cli_env(), timeout=60)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    answer = json.loads(proc.stdout)
+    assert answer["exact"] is False and answer["value"] is None and answer["best"]
+
+
+def test_example_and_files_are_not_both_solved(tmp_path, capsys):
+    """README: POSITION.json... | - | --example, one or the other; given both, an error
+    (the files were dropped without a word)."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(_SMALL))
+    code, lines, err = _solve_lines(["--example", str(path)], capsys)
+    assert (code, lines) == (2, [])
+    assert err == "guandan solve: error: give POSITION files (or - for stdin) or --example, " \
+        "not both\n"
+
+
+def test_threshold_left_unanswered_by_a_limit_says_so_once(capsys):
+    """--at-least with a limit that stops the search before the answer: "unknown", with
+    what stopped it (README: "reached": null when a limit stopped it), and no value line
+    (nothing was proven of the value, and the question line has said why); the move
+    found is not presented as reaching anything."""
+    code, lines, _ = _solve_lines(["--example", "--at-least", "2", "--node-limit", "1"],
+                                  capsys)
+    assert code == 0
+    after = _after_position("\n".join(lines)).splitlines()
+    assert after[0] == "at least +2 for team 0+2 (seat 0 to move)? unknown (a limit " \
+        "stopped the search)"
+    assert after[1].startswith("best move found: ")
+    assert after[1].endswith(" (nothing proven about it)")
+    assert not any(line.startswith("value: ") for line in after)
+
+
+def test_nothing_said_of_a_limit_when_none_was_given(capsys):
+    """Without --time-limit or --node-limit no line says that a limit stopped anything:
+    a threshold that is not reached has no move and no line of play, and that is not
+    "not found" (README: only "a line of play it cut short says so")."""
+    for args in (["--at-least", "2"], ["--at-least", "+3", "--all-moves"], []):
+        code, lines, _ = _solve_lines(["--example", *args], capsys)
+        assert code == 0
+        assert not any("stopped" in line for line in lines), lines
+
+
+def test_moves_nothing_is_proven_of_show_a_question_mark(capsys):
+    """README: with --all-moves, a move a limit left unknown shows the bounds proven of it,
+    "or ? for nothing proven" (not "-3..+3"); then the note on "?" and none on bounds."""
+    code, lines, _ = _solve_lines(["--example", "--all-moves", "--node-limit", "1"], capsys)
+    assert code == 0
+    scores = lines[lines.index("move scores:") + 1:-1]
+    note = "  (?: a limit stopped the search before that move was answered)"
+    assert scores[-1] == note
+    assert scores[:-1] and all(line.split("   (the same with")[0].endswith("  ?")
+                               for line in scores[:-1])
+    assert not any("..+" in line or "lower..upper" in line for line in lines)
+
+
+def _shown_scores(lines, header):
+    """What each row of the move table under ``header`` shows (its last field, before any
+    "(the same with ...)"), in the order printed; the notes after the rows left out."""
+    rows = []
+    for line in lines[lines.index(header) + 1:]:
+        if not line.startswith("  ") or line.startswith("  ("):
+            break
+        rows.append(line.split("   (the same with")[0].split()[-1])
+    return rows
+
+
+def test_moves_a_limit_left_within_bounds_rank_after_those_proven(tmp_path, capsys):
+    """Move scores are best first: by value, a move known only within bounds by its lower
+    bound, below the moves proven to have that value (they are proven; it only may do
+    better), and moves nothing is proven of ("?") last. In threshold mode the moves that
+    reach V come first, then those not answered (they may yet), then those that do not."""
+    from solver import solve
+    obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][2]
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(obj))
+    full = solve(obj, all_moves=True, fresh_tables=True).nodes
+    limit = str(int(full * 0.85))
+    cut = solve(obj, all_moves=True, fresh_tables=True, node_limit=int(limit))
+    # (the limit leaves a move within bounds whose lower bound another move's value is)
+    assert {m.lower for m in cut.moves if m.value is None} & \
+        {m.value for m in cut.moves if m.value is not None}
+    code, lines, _ = _solve_lines([str(path), "--fresh-tables", "--all-moves",
+                                   "--node-limit", limit], capsys)
+    assert code == 0
+    shown = _shown_scores(lines, "move scores:")
+    assert len(shown) == len(cut.moves)
+
+    def rank(text):
+        if text == "?":
+            return -4
+        if ".." in text:
+            return int(text.split("..")[0]) - 0.5
+        return int(text)
+    assert [rank(s) for s in shown] == sorted((rank(s) for s in shown), reverse=True)
+    assert any(".." in s for s in shown)
+    # threshold mode: yes, then ?, then no
+    full = solve(obj, all_moves=True, fresh_tables=True, at_least=2).nodes
+    limit = str(int(full * 0.3))
+    cut = solve(obj, all_moves=True, fresh_tables=True, at_least=2, node_limit=int(limit))
+    answers = [m.reaches for m in cut.moves]
+    assert None in answers and False in answers and True in answers
+    code, lines, _ = _solve_lines([str(path), "--fresh-tables", "--all-moves", "--at-least",
+                                   "2", "--node-limit", limit], capsys)
+    assert code == 0
+    shown = _shown_scores(lines, "moves reaching +2:")
+    assert sorted(shown) == sorted({True: "yes", None: "?", False: "no"}[a] for a in answers)
+    assert shown == sorted(shown, key=["yes", "?", "no"].index)
+
+
+def test_node_limit_zero_is_taken(capsys):
+    """--node-limit takes a whole number from 0 (its usage error says "from 0 to 2**63 -
+    1"): 0 nodes prove nothing, so the answer is bounds, -3 to +3 (README: "When a limit
+    stops the search, exact is false, value is null")."""
+    code, lines, err = _solve_lines(["--example", "--node-limit", "0", "--json"], capsys)
+    assert (code, err) == (0, "")
+    answer = json.loads(lines[0])
+    assert answer["exact"] is False and answer["value"] is None
+    assert (answer["lower"], answer["upper"]) == (-3, 3)
