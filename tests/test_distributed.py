@@ -282,6 +282,10 @@ def _broken(change):
     (lambda o: o["moves"].pop(), "a legal move, is missing"),
     (lambda o: o["moves"][0]["values"].pop("+3"), "moves[0].values must give a count for each"),
     (lambda o: o["moves"][0]["values"].update({"+3": 9}), "moves[0].values add up to"),
+    # (fewer than solved too: every deal counted gives each move one value)
+    (lambda o: o["moves"][0]["values"].update(
+        {k: n - 1 for k, n in o["moves"][0]["values"].items() if n}),
+     "moves[0].values add up to"),
     (lambda o: o["moves"][0].update(best=5), "moves[0].best must be a whole number from 0 to 3"),
     (lambda o: o["moves"][0].pop("best"), "moves[0] must be an object with move, values and best"),
     (lambda o: o.update(solved=0), "moves are listed but no deal was solved"),
@@ -358,3 +362,44 @@ def test_a_match_observation_s_result_reads_back_against_it():
     obs = next(o for o in seen if sum(o.cards_left) < 40 and len(o.legal_moves) > 2)
     result = solve_sampled(obs, 2, seed=1, threads=1, node_limit=2_000_000)
     assert read_sampled(json.dumps(result.to_json()), obs) == result
+
+
+def test_results_under_other_rules_or_another_table_owner_are_not_merged():
+    """API.md (read_sampled, merge_sampled): the view digest is of what the seat to move
+    sees, rules included: a result under other rules, or of a table play led by another
+    seat (the same play, the same hands: who owns the table decides who leads when all
+    pass, RULES sec. 7), is of another view, refused when read back or merged."""
+    one = solve_sampled(FOUR_SEATS, 3, seed=1, threads=1)
+    platform = solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=3, rules="platform")
+    assert platform.view != one.view
+    with pytest.raises(ValueError, match="different positions or known cards"):
+        merge_sampled([one, platform])
+    with pytest.raises(ValueError, match="of another position, other known cards or other "
+                                         "rules"):
+        read_sampled(one.to_json(), FOUR_SEATS, rules="platform")
+    led = {}
+    for owner in (1, 2):
+        pos = dict(FOUR_SEATS, table={"owner": owner, "play": ["Single", "3", ["S3"]]},
+                   hands=[["S5", "H5", "SJ"], ["HA", "D7"], ["C6", "CQ"],
+                          ["S4", "SK", "D6"]])
+        led[owner] = pos, solve_sampled(pos, 3, seed=1, threads=1, first=3 * owner)
+    assert led[1][1].view != led[2][1].view
+    with pytest.raises(ValueError, match="of another position, other known cards or other "
+                                         "rules"):
+        read_sampled(led[1][1].to_json(), led[2][0])
+    with pytest.raises(ValueError, match="different positions or known cards"):
+        merge_sampled([led[1][1], led[2][1]])
+
+
+def test_a_saved_result_s_moves_in_another_order_read_back_best_first():
+    """API.md (SampledResult.moves): best first, highest mean, then most deals best, then
+    legal_moves() order; a saved result whose moves were written in another order (by
+    hand, or by a tool that sorted them otherwise) reads back in that order, with its
+    ``best`` checked against the first of them, not against the first written."""
+    result = solve_sampled(FOUR_SEATS, 3, seed=1, threads=1)
+    obj = json.loads(json.dumps(result.to_json()))
+    assert len({m["mean"] for m in obj["moves"]}) > 1        # (an order to get wrong)
+    obj["moves"].reverse()
+    back = read_sampled(obj, FOUR_SEATS)
+    assert back == result
+    assert [m.mean for m in back.moves] == sorted((m.mean for m in back.moves), reverse=True)

@@ -160,6 +160,12 @@ def test_bad_calls_are_named():
         HandEnv(agent_seats=(0,), opponents=[None, None, GreedyPlayer(), GreedyPlayer()])
     with pytest.raises(ValueError, match="opponents: a player, or a list of 4"):
         HandEnv(agent_seats=(0,), opponents=[GreedyPlayer()] * 3)
+    with pytest.raises(ValueError, match="opponents: a player, or a list of 4 with None at "
+                                         "the agent's seats, not 5 items"):
+        HandEnv(agent_seats=(0,), opponents=[None] + [GreedyPlayer()] * 4)
+    # (bytes are no seats, though their items are the numbers 0 and 2)
+    with pytest.raises(ValueError, match="agent_seats: distinct seats 0..3"):
+        HandEnv(agent_seats=b"\x00\x02")
     with pytest.raises(ValueError, match="opponents: seat 2 is the agent's, so its item "
                                          r"must be None, not GreedyPlayer\(\)"):
         HandEnv(agent_seats=(0, 2), opponents=[None] + [GreedyPlayer()] * 3)
@@ -323,3 +329,28 @@ def test_sec8_a_hand_is_played_at_a_teams_level():
     obs, info = env.reset(seed=5)
     assert int(obs["level"]) == 5
     assert 5 in info["observation"].team_levels
+
+
+def test_an_opponent_answering_a_move_object_that_is_not_legal_is_named():
+    """The module's doc: an opponent that answers a move that is not legal leaves the
+    environment as it was, and a ValueError names the seat and the answer; a Move
+    object (not read by parse_move) of a card the seat does not hold included."""
+    from guandan_core.moves import Move
+    greedy, armed = GreedyPlayer(), []
+
+    def opponent(obs):
+        if not armed:
+            return greedy(obs)
+        held = obs.hand.cards()
+        absent = next(c for c in ("S3", "H4", "C5", "D6", "S7", "H8") if c not in held)
+        return Move.from_platform(["Single", absent[1], [absent]], "2")
+
+    env = HandEnv(agent_seats=(0,), opponents=opponent)
+    obs, info = env.reset(seed=3)
+    before = (list(env.history), env.position.key(), env._played.copy())
+    armed.append(True)
+    with pytest.raises(ValueError, match="seat 1's player answered Single .*, not a "
+                                         "legal move"):
+        env.step(env.action_of(greedy(info["observation"])))
+    assert (env.history, env.position.key()) == before[:2] and \
+        (env._played == before[2]).all()

@@ -334,8 +334,12 @@ def test_card_actions_bad_choices_are_named_and_a_failing_opponent_undoes_the_st
         def choose_returns(self, obs, allowed):
             return allowed[-1]
 
-    # an object with neither hook would be ignored: refused by name
-    for bad in (5, Misspelt()):
+    class NotCallable:
+        choose_tribute = None
+
+    # an object with neither hook would be ignored: refused by name (a hook that is
+    # not callable is no hook)
+    for bad in (5, Misspelt(), NotCallable()):
         with pytest.raises(TypeError, match=f"agent_cards: an object with a choose_tribute "
                                             f"or choose_return method, or None, not "
                                             f"{re.escape(repr(bad))}"):
@@ -476,3 +480,49 @@ def test_sec8_a_game_won_at_the_last_allowed_hand_is_terminated_not_truncated():
         env, {s: GreedyPlayer() for s in range(4)}, 1)
     assert again == results
     assert terminated and not truncated
+
+
+def _card_choice(seed: int, wanted=lambda allowed: True):
+    """A GameEnv with card_actions (the agent at every seat, max_hands 6) played with
+    greedy moves and each card choice's first card, up to the first tribute or return
+    choice whose allowed kinds are ``wanted``: (env, obs, info)."""
+    env, greedy = GameEnv(card_actions=True, max_hands=6), GreedyPlayer()
+    obs, info = env.reset(seed=seed)
+    while "choice" not in info or not wanted([parse_card(c) for c in info["allowed_cards"]]):
+        action = 0 if "choice" in info else env.action_of(greedy(info["observation"]))
+        obs, _, done, cut, info = env.step(action)
+        assert not (done or cut), "no such card choice in six hands"
+    return env, obs, info
+
+
+def test_sec8_a_card_choice_shows_nothing_played_and_the_hand_s_team_levels():
+    """At a tribute or return choice the new hand has not begun: no card is played yet
+    (``played`` all zeros), and ``team_levels`` (seats 0 and 2's team first) are the
+    levels the hand is then played at, as its first move's observation shows them (found
+    by mutants: ones there, or the two teams swapped, went unnoticed)."""
+    env, obs, info = _card_choice(1)
+    assert obs["phase"] in (1, 2) and not obs["played"].any()
+    at_choice = tuple(int(x) for x in obs["team_levels"])
+    while "choice" in info:
+        obs, _, _, _, info = env.step(0)
+    assert obs["phase"] == 0
+    assert at_choice == tuple(int(x) for x in obs["team_levels"])
+    assert at_choice[0] != at_choice[1]         # (a swap would show)
+
+
+def test_a_card_choice_takes_a_card_not_a_bool_or_a_move_of_two_cards():
+    """GameEnv.action_of at a card choice takes a card: its text, its kind or a Single of
+    it. True is no card kind (though it equals 1, H2's kind), and a Pair of an allowed
+    card is no Single: both are refused by name."""
+    from guandan_core.moves import classify
+    env, obs, info = _card_choice(1, lambda allowed: 1 in allowed and len(allowed) > 2)
+    allowed = [parse_card(c) for c in info["allowed_cards"]]
+    with pytest.raises(ValueError, match="True is not one of the cards seat"):
+        env.action_of(True)
+    level = int(obs["level"])
+    pair = next(m for k in allowed for m in classify([k, k], level, env.rules)
+                if len(m) == 2)
+    with pytest.raises(ValueError, match="is not one of the cards seat"):
+        env.action_of(pair)
+    single = classify([allowed[2]], level, env.rules)[0]
+    assert env.action_of(single) == 2

@@ -296,6 +296,11 @@ def test_a_stop_already_set_solves_nothing_and_options_are_checked_without_deals
         solve_sampled(FOUR_SEATS, 0, time_limit=-1)
     with pytest.raises(TypeError, match="stop must be a solver.Stop"):
         solve_sampled(FOUR_SEATS, 0, stop=True)
+    # (n=0 too: no deal, but solve_many still checks its options)
+    with pytest.raises(ValueError, match="table_bits must be 4..30, not 99"):
+        solve_sampled(FOUR_SEATS, 0, table_bits=99)
+    with pytest.raises(ValueError, match="threads must be a whole number of at least 1"):
+        solve_sampled(FOUR_SEATS, 0, threads=0)
     assert solve_sampled(FOUR_SEATS, 0).to_json()["moves"] == []
 
 
@@ -553,6 +558,9 @@ def test_a_view_with_a_table_play():
 @pytest.mark.parametrize("change, message", [
     (dict(seat=4), "seat: expected the seat to move, 0..3, not 4"),
     (dict(cards_left=[3, 3, 2]), "cards_left: expected the 4 seats' numbers of cards"),
+    # (RULES sec. 1: 27 cards to each player, so no seat holds 28)
+    (dict(cards_left=[3, 28, 2, 3]), "cards_left: expected the 4 seats' numbers of cards "
+                                     "(0..27 each), not [3, 28, 2, 3]"),
     (dict(cards_left=[4, 3, 2, 2]), "cards_left: seat 0 holds 3 cards (hand), not 4"),
     (dict(cards_left=[3, 3, 3, 3]), "the other seats hold 9 cards (cards_left [3, 3, 3, 3]) but "
                                     "8 are hidden"),
@@ -664,3 +672,73 @@ def test_a_slice_of_deals_is_those_deals_of_one_call():
     assert len(sample_deals(FOUR_SEATS, 1, seed=5, first=2**63 - 1)) == 1
     with pytest.raises(ValueError, match="first \\+ n must be at most 2\\*\\*63"):
         sample_deals(FOUR_SEATS, 2, seed=5, first=2**63 - 1)
+
+
+def test_played_cards_that_the_hand_holds_too_are_named():
+    """API.md (position_from_view): more than two copies of a card is named, also when
+    the hand and ``played`` together hold a third copy, which leaves fewer than none of
+    the card hidden (found by a mutant: the error was then another one, or numpy's)."""
+    view = {k: v for k, v in VIEW.items() if k != "unseen"}
+    with pytest.raises(PositionError, match="the hand and the played cards hold together "
+                                            "more than two copies of S5"):
+        position_from_view({**view, "played": ["S5", "S5"]})
+
+
+def test_an_object_with_to_move_is_read_as_a_position_not_a_view():
+    """API.md (read_position): a view is an object with any of hand, seat, cards_left,
+    played, unseen and neither hands nor to_move: one with to_move is a position, and
+    its refusal names the position's missing hands, not a view's unknown key."""
+    with pytest.raises(PositionError, match="missing key\\(s\\): hands") as refused:
+        read_position({**VIEW, "to_move": 0})
+    assert "a seat's view" not in str(refused.value)
+
+
+def test_known_cards_of_a_seat_outside_0_to_3_are_refused_as_text():
+    """API.md: parse_known reads SEAT:CARDS parts, a seat 0..3 (RULES: four seats); a
+    ValueError names a bad part."""
+    from solver.sampling import parse_known
+    for text in ("4:SK", "3:SK; 4:HA"):
+        with pytest.raises(ValueError, match="'4:(SK|HA)' is not SEAT:CARDS"):
+            parse_known(text)
+
+
+def test_a_moves_json_has_equivalent_only_when_it_has_equivalents():
+    """PROTOCOL.md (sample): each move's "equivalent" is there only when the move has
+    equivalents. At FOUR_SEATS the single 5 has one (the other 5), the pair none."""
+    moves = {tuple(m["move"][:2]): m for m in
+             solve_sampled(FOUR_SEATS, 4, seed=7, threads=1).to_json()["moves"]}
+    assert moves[("Single", "5")]["equivalent"] in ([["Single", "5", ["H5"]]],
+                                                    [["Single", "5", ["S5"]]])
+    assert "equivalent" not in moves[("Pair", "5")]
+    assert "equivalent" not in moves[("Single", "J")]
+
+
+def test_a_sampled_move_with_no_deal_counted_has_no_mean():
+    """API.md (SampledMove): mean is None with no deal counted (not 0, a value of its
+    own); with deals, the counts' average."""
+    from solver.sampling import SampledMove
+    move = Position.from_parsed_json(FOUR_SEATS).legal_moves()[0]
+    none = SampledMove(move, dict.fromkeys(sorted(OUTCOMES, reverse=True), 0), 0)
+    assert none.mean is None
+    some = SampledMove(move, {**none.values, 3: 1, -2: 2}, 1)
+    assert some.mean == (3 - 2 - 2) / 3
+
+
+def test_known_cards_of_a_seat_that_gave_back_its_tribute_do_not_blame_the_tribute():
+    """A receiver that returned the very card it received (RULES sec. 8) surely holds
+    nothing from the exchanges: too many known cards of it are refused as for any seat,
+    without the clause about the cards it surely holds from the tribute (found by a
+    mutant: a seat pinned with no card was kept among the pinned ones)."""
+    from guandan_core.cards import RANKS, card_rank
+    obs = _opening_observation()
+    payer, receiver = (obs.seat + 1) % 4, (obs.seat + 2) % 4
+    pool = hidden_pool(obs)
+    kind = next(k for k in np.flatnonzero(pool == 1)
+                if card_rank(k) <= RANKS.index("T") and card_rank(k) != obs.level)
+    returned = replace(obs, exchanges=((payer, receiver, kind), (receiver, payer, kind)))
+    size = obs.cards_left[receiver]
+    cards = [int(k) for k in np.repeat(np.arange(len(pool)), pool) if k != kind][:size + 1]
+    with pytest.raises(ValueError, match=f"known: seat {receiver} holds {size} cards, not "
+                                         f"the {size + 1} given") as refused:
+        sample_deals(returned, 1, seed=1, known={receiver: cards})
+    assert "tribute" not in str(refused.value)

@@ -339,3 +339,44 @@ def test_a_vector_env_takes_only_environments():
             VectorEnv(bad, 2)
     with pytest.raises(ValueError, match="num_envs must be a whole number >= 1, not 0"):
         VectorEnv(HandEnv(), 0)
+
+
+def test_a_truncated_episode_s_final_info_is_marked_and_no_observation_flag():
+    """API.md (VectorEnv): a row whose episode ends in the step, terminated *or
+    truncated*, has its last observation and info, and ``_final_obs`` and
+    ``_final_info`` mark it; ``observation`` is in every row, so there is no
+    ``_observation``. A GameEnv cut after one hand (max_hands=1) is truncated."""
+    venv = VectorEnv(GameEnv(max_hands=1), 2)
+    obs, infos = venv.reset(seed=5)
+    greedy, ended = GreedyPlayer(), np.zeros(2, dtype=bool)
+    for _ in range(2000):
+        assert "_observation" not in infos
+        obs, rewards, terminated, truncated, infos = venv.step(
+            venv.action_of([greedy(o) for o in infos["observation"]]))
+        assert not terminated.any()
+        assert list(infos["_final_info"]) == list(truncated) == list(infos["_final_obs"])
+        for i in np.flatnonzero(truncated):
+            assert "hand_result" in infos["final_info"][i]
+        ended |= truncated
+        if ended.all():
+            break
+    assert ended.all()
+
+
+def test_an_action_out_of_range_at_a_card_choice_moves_nothing():
+    """API.md (VectorEnv): actions are checked before any environment moves, a card
+    choice's too (its actions: the allowed cards' indices); the bad one is named and
+    the vector environment steps on as before."""
+    venv = VectorEnv(GameEnv(max_hands=6, card_actions=True), 1)
+    obs, infos = venv.reset(seed=1)
+    greedy = GreedyPlayer()
+    while not obs["phase"][0]:
+        obs, _, done, cut, infos = venv.step(venv.action_of(
+            [greedy(infos["observation"][0])]))
+        assert not (done[0] or cut[0]), "no card choice in six hands"
+    count, seat = int(obs["legal_count"][0]), int(obs["seat"][0])
+    with pytest.raises(ValueError, match=f"environment 0: action {count} is not a legal "
+                                         f"move's index 0..{count - 1} \\(seat {seat}\\)"):
+        venv.step([count])
+    obs, _, _, _, infos = venv.step([count - 1])    # (still ready: no reset needed)
+    assert obs["phase"][0] or "choice" not in infos
