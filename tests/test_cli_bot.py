@@ -420,3 +420,68 @@ def test_the_sampling_players_moves_are_bounded_in_time():
             SamplingPlayer(0, move_time=bad)
     assert_one_line_error(run_cli(["bot", "--stdio", "--move-time", "0"]),
                           "seconds above 0 and at most 1e+06, or inf, not '0'")
+
+
+def test_the_log_is_appended_to(monkeypatch, tmp_path):
+    """--log FILE: "append every message received and answer sent to FILE" (the option's
+    help): what the file held before is kept, the new entries follow it."""
+    from guandan_core.cli import build_parser
+    from guandan_core.cli_bot import cmd_bot
+    log = tmp_path / "log.jsonl"
+    earlier = '{"in": {"type": "notify", "stage": "beginning"}}\n'
+    log.write_text(earlier)
+    text = '{"type": "notify", "stage": "gameOver", "curTimes": 1, "settingTimes": 1}\n'
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    assert cmd_bot(build_parser().parse_args(["bot", "--stdio", "--log", str(log)])) == 0
+    assert log.read_text() == earlier + json.dumps({"in": json.loads(text)}) + "\n"
+
+
+@pytest.mark.parametrize("given, rules", [([], "platform"), (["--rules", "standard"], "standard"),
+                                          (["--rules", "no-sf-bomb"], "no-sf-bomb")])
+def test_the_rules_option_reaches_the_seat(monkeypatch, given, rules):
+    """--rules: the rules the server plays, for the legal moves (default platform: the
+    option's help); the seat that reads the messages is given them."""
+    from guandan_core import cli_bot
+    from guandan_core.cli import build_parser
+    from guandan_core.rules import Rules
+    seats = []
+
+    class Recorded(PlatformSeat):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            seats.append(self)
+
+    monkeypatch.setattr(cli_bot, "PlatformSeat", Recorded)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    args = build_parser().parse_args(["bot", "--stdio", "--player", "greedy", *given])
+    assert cli_bot.cmd_bot(args) == 0
+    assert len(seats) == 1 and seats[0].rules == Rules.by_name(rules)
+
+
+def test_the_seed_option_reaches_the_player():
+    """--seed: the seed of a random or sampling player (the option's help)."""
+    from guandan_core.cli import build_parser
+    from guandan_core.cli_bot import _player
+    for name in ("sampling", "random"):
+        args = build_parser().parse_args(["bot", "--stdio", "--player", name, "--seed", "5"])
+        assert _player(args).seed == 5, name
+
+
+def test_the_bot_says_it_played_as_seat_0():
+    """The line the bot ends with names its seat, seat 0 too (RULES 7: the platform's
+    seats are 0 to 3)."""
+    server_game = RecordingGame([PlatformSeat(make_player("greedy")) for _ in range(4)],
+                                seed=3)
+    server_game.play_hands(1)
+    messages, answers = server_game.sent[0], server_game.answers[0]
+    server = _Server(messages)
+    try:
+        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client1",
+                        "--player", "greedy"])
+    finally:
+        server.stop()
+    assert proc.returncode == 0, proc.stderr
+    assert server.answers == answers
+    assert proc.stdout == f"1 hand played as seat 0, {len(answers)} acts answered\n"

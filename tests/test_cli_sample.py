@@ -109,7 +109,9 @@ def test_a_bad_position_from_stdin_is_named():
     proc = run_cli(["sample", "-"], stdin=json.dumps([SMALL, SMALL]))
     assert_one_line_error(proc, "holds 2 positions: guandan sample takes one")
     over = dict(SMALL, hands=[[], ["S3"], [], ["S4"]], finished=[0, 2], to_move=None)
-    assert_one_line_error(run_cli(["sample", "-"], stdin=json.dumps(over)), "already over")
+    # (named as the other bad positions are: the solver's own refusal names no source)
+    assert_one_line_error(run_cli(["sample", "-"], stdin=json.dumps(over)),
+                          "'-': the hand is already over: nothing to solve")
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
@@ -247,3 +249,107 @@ def test_bad_merges_are_one_line(tmp_path):
     assert ok.returncode == 0 and json.loads(ok.stdout)["solved"] == 2
     assert_one_line_error(run_cli(["sample", "--example", "--first", "-2"]),
                           "--first: a whole number of deals from 0 to 2**63 - 1")
+
+
+def test_deals_a_limit_stops_are_counted_apart_from_those_solved(capsys):
+    """README (guandan sample): a deal a limit stops before every move has its value is not
+    counted. With some deals stopped and some solved, the line names how many were left
+    out (searched less solved), and each move's best count is out of the deals solved.
+    (What a node limit leaves depends only on the deals: each is solved from empty
+    tables, API: solve_sampled.)"""
+    result = solve_sampled(EXAMPLE_POSITION, 6, seed=0, node_limit=25600, threads=1)
+    assert 0 < result.solved < result.samples == 6     # (the case this test is for)
+    assert main(["sample", "--example", "--deals", "6", "--node-limit", "25600"]) == 0
+    out = capsys.readouterr().out
+    solved = result.solved
+    assert f"deals: 6 (seed 0), the hidden cards shared out at random; {solved} solved" in out
+    assert f"  ({6 - solved} not counted: a limit stopped them before every move had its " \
+           "value)" in out
+    rows = [line.split() for line in out.splitlines() if line.startswith("  ") and "/" in line]
+    assert len(rows) == len(result.moves)
+    for row, m in zip(rows, result.moves):
+        assert row[1] == f"{m.best}/{solved}"
+        assert sum(int(x) for x in row[2:8]) == solved
+    assert f"best move: {result.best}" in out
+
+
+def test_a_time_limit_of_0_stops_every_deal(capsys):
+    """--time-limit S: seconds per deal, a deal it stops not counted (README). 0 seconds
+    is past at the search's first check, long before the example's deals are solved
+    (each takes thousands of nodes, see the node limit test above)."""
+    assert main(["sample", "--example", "--deals", "3", "--time-limit", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["samples"], out["solved"], out["moves"], out["best"]) == (3, 0, [], None)
+
+
+def test_the_defaults_are_20_deals_from_seed_0_starting_at_deal_0(capsys):
+    """README: --deals N, default 20, from --seed S, default 0; --first F default 0."""
+    assert main(["sample", "--example", "--json"]) == 0
+    default = json.loads(capsys.readouterr().out)
+    assert main(["sample", "--example", "--json", "--deals", "20", "--seed", "0",
+                 "--first", "0"]) == 0
+    explicit = json.loads(capsys.readouterr().out)
+    assert default["samples"] == 20 and default["deals"] == [[0, 20]] and default["seed"] == 0
+    assert {**default, "seconds": 0} == {**explicit, "seconds": 0}
+
+
+def test_the_rules_option_decides_the_moves(tmp_path, capsys):
+    """RULES sec. 9: under no-sf-bomb a straight flush is no bomb, so the five hearts in a
+    row are played as a plain straight; under the standard rules they are a straight flush."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(dict(SMALL, hands=[["H5", "H6", "H7", "H8", "H9"],
+                                                  *SMALL["hands"][1:]])))
+    kinds = {}
+    for rules in ("standard", "no-sf-bomb"):
+        assert main(["sample", str(path), "--json", "--deals", "2", "--rules", rules]) == 0
+        moves = json.loads(capsys.readouterr().out)["moves"]
+        kinds[rules] = {m["move"][0] for m in moves if len(m["move"][2]) == 5}
+    assert kinds == {"standard": {"StraightFlush"}, "no-sf-bomb": {"Straight"}}
+
+
+def test_a_seat_to_beat_a_play_names_the_plays_owner(tmp_path, capsys):
+    """RULES sec. 7: "table" is the last play with its owner; the text names that owner
+    (seat 3 here), not the seat to move."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(dict(SMALL, hands=[*SMALL["hands"][:3], ["SK", "D6"]],
+                                    table={"owner": 3, "play": ["Single", "4", ["S4"]]})))
+    assert main(["sample", str(path), "--deals", "2"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith("position: level 2, seat 0 to beat seat 3's ") and "S4" in first
+
+
+def test_known_cards_are_listed_in_seat_order(tmp_path, capsys):
+    """--known "3:SK; 1:HA": a line for each seat, in seat order as the seats' own lines
+    are, whatever order the option names them in."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(SMALL))
+    assert main(["sample", str(path), "--deals", "2", "--known", "3:SK; 1:HA"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "is known" in line]
+    assert lines == ["  seat 1 is known to hold HA", "  seat 3 is known to hold SK"]
+
+
+def test_every_equivalent_move_is_named_on_its_row(tmp_path, capsys):
+    """API (solve: equivalent): moves grouped as one (here the singles of three 5s of other
+    suits) are one row, the move, then "(the same with ...)" listing the others, each
+    by its cards, apart by commas (README's example shows one)."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(dict(SMALL, hands=[["S5", "H5", "C5"], *SMALL["hands"][1:]])))
+    assert main(["sample", str(path), "--deals", "2"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if "Single 5: " in line]
+    assert len(rows) == 1
+    move, same = rows[0].split("Single 5: ")[1].split("   (the same with ")
+    assert same.endswith(")")
+    others = same[:-1].split(", ")
+    assert len(others) == 2 and sorted([move, *others]) == ["C5", "H5", "S5"]
+
+
+def test_results_merged_without_a_seed_say_so(tmp_path, capsys):
+    """API (SampledResult.seed): None for a fresh seed, a stream no one can name again;
+    such results merged name no seed (and no deal numbers)."""
+    path = tmp_path / "pos.json"
+    path.write_text(json.dumps(SMALL))
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(solve_sampled(SMALL, 2, seed=None).to_json()))
+    assert main(["sample", str(path), "--merge", str(part)]) == 0
+    assert "deals: 2 (no one seed), the hidden cards shared out at random; 2 solved" \
+        in capsys.readouterr().out

@@ -1086,6 +1086,39 @@ def test_subprocess_unknown_rules_is_a_usage_error():
     assert r.stdout == b""
 
 
+def test_subprocess_reads_and_writes_utf8_whatever_the_locale_says():
+    """PROTOCOL (Framing): one command per line, in UTF-8, whatever encoding the
+    environment gives stdin and stdout (here ASCII): a Chinese command word is read as
+    itself and quoted back in UTF-8."""
+    r = subprocess.run([sys.executable, "-m", "guandan_core.cli", "engine"], cwd=PACKAGES,
+                       env=cli_env(PYTHONIOENCODING="ascii"), capture_output=True, timeout=30,
+                       input="\u724c\nquit\n".encode("utf-8"))
+    assert (r.returncode, r.stderr) == (0, b"")
+    assert r.stdout.decode("utf-8").split("\n\n") == [
+        "? unknown command '\u724c' (see list_commands)", "=", ""]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="POSIX signals")
+def test_subprocess_ctrl_c_ends_it_with_status_130():
+    """Ctrl-C ends the engine with the status 130 of an interrupted command (README, as
+    for guandan solve) and, once serving, nothing on stderr (PROTOCOL)."""
+    import signal
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "engine"],
+                            cwd=PACKAGES, env=cli_env(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        proc.stdin.write(b"name\n")
+        proc.stdin.flush()
+        # (the reply and its blank line: serving now)
+        assert [proc.stdout.readline() for _ in range(2)] == [b"= guandan-core\n", b"\n"]
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert (proc.returncode, out, err) == (130, b"", b"")
+
+
 # ---------------------------------------------------------------------- sample
 
 def test_sample_answers_what_guandan_sample_json_prints(engine):
