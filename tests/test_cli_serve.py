@@ -90,7 +90,7 @@ class _Served:
         try:
             self.result = serve(port=0, on_ready=ready, on_warning=self.warnings.append,
                                 **options)
-        except Exception as exc:        # (for the test to look at)
+        except BaseException as exc:    # (for the test to look at, Ctrl-C's too)
             self.error = exc
 
     def join(self):
@@ -417,6 +417,22 @@ def test_an_error_in_chinese_still_closes_every_client():
         assert outcome.get("close_code") == 1011 and outcome["close_reason"] == "牌" * 41
 
 
+def test_ctrl_c_during_a_game_closes_every_client_with_1001():
+    """serve: Ctrl-C (a KeyboardInterrupt, here raised in the serving thread at the deal)
+    closes every client with code 1001, not 1011 as another error would (serve's doc)."""
+    def interrupt(event):
+        raise KeyboardInterrupt
+
+    served = _Served(seed=1, max_hands=1, on_event=interrupt)
+    threads = [_seat_thread(served.url + f"c{i}") for i in range(4)]
+    served.join()
+    assert isinstance(served.error, KeyboardInterrupt)
+    for thread, outcome in threads:
+        thread.join(60)
+        assert outcome.get("close_code") == 1001
+        assert outcome["close_reason"] == "the server was stopped"
+
+
 def test_clients_that_connect_one_after_another_are_seated_in_that_order():
     """Seats go by the order the clients connect: four clients that connect one after
     another, each once the one before is connected, sit at seats 0, 1, 2, 3 (partners
@@ -467,9 +483,27 @@ def test_sec8_a_session_of_games_ends_with_game_over_and_game_result():
         {"stage": "gameResult", "victoryNum": [0, 0, 0, 0], "draws": [0, 0, 0, 0]}]
 
 
+def test_sec8_game_over_counts_the_games_won_by_either_team_in_the_call():
+    """API (PlatformGame.play): gameOver's curTimes is the games won in the call so far,
+    whichever team won them; gameResult's victoryNum each seat's team's wins."""
+    from guandan_core.platform_server import PlatformGame
+    clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+    results = PlatformGame(clients, seed=9).play(games=2)
+    winners = [r.winner for r in results if r.winner is not None]
+    assert len(winners) == 2 and winners[0] != winners[1], "choose another seed"
+    for client in clients:
+        assert client.game_results == [
+            {"stage": "gameOver", "curTimes": 1, "settingTimes": 2},
+            {"stage": "gameOver", "curTimes": 2, "settingTimes": 2},
+            {"stage": "gameResult", "victoryNum": [winners.count(s & 1) for s in range(4)],
+             "draws": [0, 0, 0, 0]}]
+
+
 @pytest.mark.parametrize("call, error, message", [
     (lambda g: g([PlatformSeat(GreedyPlayer())] * 3), ValueError,
      "a game has 4 clients, not 3"),
+    (lambda g: g([PlatformSeat(GreedyPlayer())] * 5), ValueError,
+     "a game has 4 clients, not 5"),
     (lambda g: g([PlatformSeat(GreedyPlayer())] * 3 + [object()]), TypeError,
      "client 3 has no receive(text) method: <object object"),
     (lambda g: g([PlatformSeat(GreedyPlayer())] * 4, lead_style="bogus"), ValueError,
@@ -488,6 +522,63 @@ def test_a_game_refuses_bad_arguments_before_sending_anything(call, error, messa
     with pytest.raises(error) as caught:
         call(PlatformGame)
     assert str(caught.value).startswith(message)
+
+
+def test_no_hands_asked_is_no_hand_played():
+    """play_hands(hands): hands is "0 or more" (0 plays nothing and sends nothing)."""
+    from guandan_core.platform_server import PlatformGame
+    clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+    assert PlatformGame(clients, seed=3).play_hands(0) == []
+    assert all(client.hands == [] for client in clients)
+
+
+@pytest.mark.parametrize("timeout", [0, -1, 1e6 + 1, True, "5"])
+def test_serve_refuses_a_timeout_out_of_range_before_listening(timeout):
+    """serve's timeout: seconds above 0 and at most 1e6, or None (API, serve)."""
+    from guandan_core.platform_server import serve
+
+    def listening(host, port):      # (too late: fail rather than wait for clients)
+        raise AssertionError(f"serve took timeout={timeout!r} and listened")
+
+    with pytest.raises(ValueError, match="timeout: seconds above 0 and at most 1e"):
+        serve(port=0, timeout=timeout, on_ready=listening)
+
+
+def test_a_timeout_of_the_largest_allowed_is_taken():
+    """A timeout of exactly MAX_TIMEOUT (1e6 s, "at most") is taken: a hand is played."""
+    served = _Served(seed=1, max_hands=1, timeout=1e6)
+    threads = [_seat_thread(served.url + f"c{i}") for i in range(4)]
+    served.join()
+    assert served.error is None and len(served.result) == 1
+    for thread, outcome in threads:
+        thread.join(60)
+        assert outcome.get("hands") == 1
+
+
+def test_an_index_just_past_the_action_list_is_not_an_answer():
+    """An actIndex equal to the number of actions is out of 0..indexRange (RULES 7): it is
+    reported and another answer awaited, as for any other non-answer."""
+    from guandan_core.platform_server import _Connection
+
+    class FakeConnection:
+        def __init__(self):
+            self.waiting = []
+
+        def send(self, text):
+            if '"type": "act"' in text:
+                self.waiting += ['{"actIndex": 3}', '{"actIndex": 1}']
+
+        def recv(self, timeout=None):
+            if not self.waiting:
+                raise TimeoutError
+            return self.waiting.pop(0)
+
+    warnings = []
+    client = _Connection(FakeConnection(), 2, None, warnings.append)
+    act = json.dumps({"type": "act", "stage": "play", "actionList": [["PASS"] * 3] * 3})
+    assert client.receive(act) == {"actIndex": 1}
+    assert warnings == ['seat 2 answered \'{"actIndex": 3}\', not {"actIndex": 0..2}: '
+                        'waiting for another answer']
 
 
 def test_serve_listens_on_the_platforms_port_by_default():

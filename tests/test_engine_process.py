@@ -109,6 +109,8 @@ def test_moves_play_and_undo_follow_the_position(engine):
         assert engine.legal_moves() == []
         for before in reversed(line):
             assert engine.undo() == before
+            # (API: `position` is the position the client last took back)
+            assert engine.position == before
         assert engine.show_position() == line[0]
 
 
@@ -727,6 +729,37 @@ def test_close_at_once():
         start = time.perf_counter()
         assert e.close(timeout=0) != 0              # killed, not asked to quit
         assert time.perf_counter() - start < 5
+
+
+def test_close_at_once_kills_an_engine_that_would_exit_by_itself():
+    """API (Engine process): close(timeout=0) kills at once, and so does not wait for an
+    engine that would have exited by itself (here with status 0) a moment later."""
+    code = ("import sys, time\n"
+            "line = sys.stdin.readline()\n"
+            "print('=' + line.split()[0] + ' fake', flush=True)\n"
+            "print(flush=True)\n"
+            "time.sleep(1.5)\n")
+    with _fake_engine(code, timeout=20) as e:
+        assert e.name() == "fake"
+        assert e.close(timeout=0) != 0              # killed, not left to exit
+        assert e.returncode != 0
+
+
+def test_the_rules_are_asked_of_the_engine_only_the_first_time():
+    """API (Engine process): `rules` is asked of the engine the first time, then kept (a
+    rule set changed by a bare `command` leaves the client's copy as it was)."""
+    code = ("import sys\n"
+            "names = iter(['standard', 'platform'])\n"
+            "for line in sys.stdin:\n"
+            "    ident, word = line.split()[:2]\n"
+            "    print('=' + ident + ' ' + (next(names) if word == 'rules' else ''),\n"
+            "          flush=True)\n"
+            "    print(flush=True)\n"
+            "    if word == 'quit':\n"
+            "        break\n")
+    with _fake_engine(code, timeout=20) as e:
+        assert e.rules == Rules.by_name("standard")
+        assert e.rules == Rules.by_name("standard")       # (not asked again: 'platform')
 
 
 @pytest.mark.parametrize("known", [{7: []}, {0: []}, {-1: ""}, {"x": []}, {1.5: []},
