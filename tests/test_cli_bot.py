@@ -98,16 +98,22 @@ class _Server:
         self.thread.join(10)
 
 
+def _bot_against(messages, name, *options):
+    """``guandan bot`` connected as NAME to a server that sends ``messages``: (the
+    finished process, the server)."""
+    server = _Server(messages)
+    try:
+        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/{name}", *options])
+    finally:
+        server.stop()
+    return proc, server
+
+
 def test_sec7_the_bot_plays_over_the_platforms_websocket(game):
     """RULES 7: the bot connects, answers every act as the seat did in-process, stops
     when the server closes the connection and says what it played."""
     messages, answers = game
-    server = _Server(messages)
-    try:
-        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client2",
-                        "--move-time", "inf"])
-    finally:
-        server.stop()
+    proc, server = _bot_against(messages, "client2", "--move-time", "inf")
     assert proc.returncode == 0, proc.stderr
     assert server.path == "/game/client2" and server.answers == answers
     assert proc.stdout == f"3 hands played as seat 1, {len(answers)} acts answered\n"
@@ -476,12 +482,7 @@ def test_the_bot_says_it_played_as_seat_0():
                                 seed=3)
     server_game.play_hands(1)
     messages, answers = server_game.sent[0], server_game.answers[0]
-    server = _Server(messages)
-    try:
-        proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client1",
-                        "--player", "greedy"])
-    finally:
-        server.stop()
+    proc, server = _bot_against(messages, "client1", "--player", "greedy")
     assert proc.returncode == 0, proc.stderr
     assert server.answers == answers
     assert proc.stdout == f"1 hand played as seat 0, {len(answers)} acts answered\n"

@@ -437,6 +437,20 @@ def _opening_observation():
     return next(o for o, _, _ in _tribute_observations() if not o.history)
 
 
+def _tribute_returned():
+    """The opening observation with a tribute of a hidden card of rank 10 or lower (one
+    copy hidden, not a level card) from the next seat to its partner, returned as the
+    very card: (that observation, payer, receiver, the hidden pool, the card's kind)."""
+    from guandan_core.cards import RANKS, card_rank
+    obs = _opening_observation()
+    payer, receiver = (obs.seat + 1) % 4, (obs.seat + 2) % 4
+    pool = hidden_pool(obs)
+    kind = next(k for k in np.flatnonzero(pool == 1)
+                if card_rank(k) <= RANKS.index("T") and card_rank(k) != obs.level)
+    returned = replace(obs, exchanges=((payer, receiver, kind), (receiver, payer, kind)))
+    return returned, payer, receiver, pool, kind
+
+
 def test_a_card_given_and_received_back_is_surely_held_by_its_giver_alone():
     """RULES sec. 8: the receiver of a tribute returns a card of rank 10 or lower (or its
     lowest), so a tribute of a 10 or lower may come back as the return, the very card.
@@ -445,13 +459,7 @@ def test_a_card_given_and_received_back_is_surely_held_by_its_giver_alone():
     one copy of the kind hidden, every deal gives that copy to the payer (found by a
     mutant and a review: the exchanges were summed, the payer's -1 and +1 made 0, and
     the deals gave the card to any seat)."""
-    from guandan_core.cards import RANKS, card_rank
-    obs = _opening_observation()
-    payer, receiver = (obs.seat + 1) % 4, (obs.seat + 2) % 4
-    pool = hidden_pool(obs)
-    kind = next(k for k in np.flatnonzero(pool == 1)
-                if card_rank(k) <= RANKS.index("T") and card_rank(k) != obs.level)
-    returned = replace(obs, exchanges=((payer, receiver, kind), (receiver, payer, kind)))
+    returned, payer, receiver, pool, kind = _tribute_returned()
     assert _surely(returned) == {payer: Counter({kind: 1})}
     deals = sample_deals(returned, 30, seed=2)
     assert all(d.counts(payer)[kind] == 1 and d.counts(receiver)[kind] == 0 for d in deals)
@@ -729,14 +737,8 @@ def test_known_cards_of_a_seat_that_gave_back_its_tribute_do_not_blame_the_tribu
     nothing from the exchanges: too many known cards of it are refused as for any seat,
     without the clause about the cards it surely holds from the tribute (found by a
     mutant: a seat pinned with no card was kept among the pinned ones)."""
-    from guandan_core.cards import RANKS, card_rank
-    obs = _opening_observation()
-    payer, receiver = (obs.seat + 1) % 4, (obs.seat + 2) % 4
-    pool = hidden_pool(obs)
-    kind = next(k for k in np.flatnonzero(pool == 1)
-                if card_rank(k) <= RANKS.index("T") and card_rank(k) != obs.level)
-    returned = replace(obs, exchanges=((payer, receiver, kind), (receiver, payer, kind)))
-    size = obs.cards_left[receiver]
+    returned, payer, receiver, pool, kind = _tribute_returned()
+    size = returned.cards_left[receiver]
     cards = [int(k) for k in np.repeat(np.arange(len(pool)), pool) if k != kind][:size + 1]
     with pytest.raises(ValueError, match=f"known: seat {receiver} holds {size} cards, not "
                                          f"the {size + 1} given") as refused:
