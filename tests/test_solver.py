@@ -472,6 +472,46 @@ def test_child_reaches_of_a_new_searcher_grows_a_full_move_arena_and_answers():
     assert _searcher_state(s) == before
 
 
+def test_best_move_of_a_new_searcher_grows_a_full_move_arena_and_answers():
+    """The same for best_move(), whose probe of each move is a search of its own: seat 2
+    leads its only card, D3, and is out first (seat 3's H3 does not beat it); seat 0,
+    its partner, then leads the arena-filling hand, which nobody can beat, and is out
+    second: +3 for team 0 by RULES. The best move is that lead, not None as at a limit,
+    and the arena grew."""
+    s = Searcher(16)
+    _load(s, Position.from_json(dict(_arena_filling_position().to_json(), to_move=2),
+                                rules="long-sequences"))
+    before = _searcher_state(s)
+    assert s.best_move(3) == 0
+    assert s.arena_moves > FIRST_ARENA_MOVES
+    assert _searcher_state(s) == before
+
+
+def test_principal_line_of_a_new_searcher_grows_a_full_move_arena_and_ends_the_hand():
+    """The same for principal_line(): seat 0 passes over its partner's D4, seat 1 (C3)
+    cannot beat it, and the line from there is the one above: seat 2 leads D3 and is out
+    first, then seat 0 plays its whole hand unbeaten and is out second, +3 for team 0.
+    The line is whole (not cut short as at a limit), it ends the hand so, the arena
+    grew, and the position is left as it was."""
+    obj = dict(_arena_filling_position().to_json(),
+               table={"owner": 2, "play": ["Single", "4", ["D4"]]})
+    pos = Position.from_json(obj, rules="long-sequences")
+    s = Searcher(16)
+    _load(s, pos)
+    before = _searcher_state(s)
+    records, _, _ = _root(s, merge=False)
+    assert str(Move.from_array(records)[0]) == "PASS"
+    data, seats, cut = s.principal_line(_record_bytes(records, 0), 3)
+    assert cut is False and s.arena_moves > FIRST_ARENA_MOVES
+    assert _searcher_state(s) == before
+    assert seats[:4] == [0, 1, 2, 3]
+    end = pos.copy()
+    for seat, move in zip(seats, Move.from_array(np.frombuffer(data, MOVE_DTYPE))):
+        assert end.to_move == seat
+        end.push(move)
+    assert end.is_over and end.finished[:2] == (2, 0) and end.team_value(0) == 3
+
+
 def test_answers_generated_above_the_first_arena_are_room_checked_by_the_grown_arena():
     """Opponents that can answer (seat 1 holds SK SA) on a line that grows the move
     arena: their answers, generated above the first arena's end, fit in the grown one.
