@@ -594,25 +594,27 @@ class PlatformSeat:
         entries = _key(msg, "restCards", where)
         if not isinstance(entries, list):
             _fail(where, f"restCards is a list of [seat, cards], not {quoted(entries)}")
-        rest, seen = {}, self._played.copy()
+        rest, given, seen = {}, set(), self._played.copy()
         for entry in entries:
             if not isinstance(entry, list) or len(entry) != 2:
                 _fail(where, f"a restCards entry is [seat, cards], not {quoted(entry)}")
             seat = _seat(entry[0], where, "a restCards seat")
             counts = _cards(entry[1], where, f"seat {seat}'s rest cards")
-            if seat in rest or int(counts.sum()) != self._cards_left[seat]:
+            if seat in given or int(counts.sum()) != self._cards_left[seat]:
                 _fail(where, f"restCards gives seat {seat} {int(counts.sum())} cards"
-                             f"{' again' if seat in rest else ''}, but the plays leave it "
+                             f"{' again' if seat in given else ''}, but the plays leave it "
                              f"{self._cards_left[seat]}")
             if seat == self.seat and not np.array_equal(counts, self._counts):
                 _fail(where, f"restCards gives this seat {' '.join(entry[1])}, but it holds "
                              f"{self.hand}")
+            given.add(seat)
             seen += counts
-            rest[seat] = Hand.from_counts(counts).cards()
+            if self._cards_left[seat]:      # (an empty entry of a seat gone out says nothing)
+                rest[seat] = Hand.from_counts(counts).cards()
         missing = [s for s in range(4) if self._cards_left[s] and s not in rest]
         if missing:
             _fail(where, f"restCards leaves out seats {missing}, which hold cards")
-        if self.seat not in rest:
+        if self.seat not in given:
             seen += self._counts
         if seen.max() > 2:
             copies = format_cards([k for k in range(54) if seen[k] > 2])

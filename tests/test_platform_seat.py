@@ -647,6 +647,10 @@ def test_sec8_episode_over_must_agree_with_the_plays():
          "more than the two copies of HA"),
         ({"restCards": [[1, HAND], [3, rest3, "extra"]]},
          re.escape("a restCards entry is [seat, cards], not")),
+        ({"restCards": [[0, ["S3"]], [1, HAND], [3, rest3]]},
+         "restCards gives seat 0 1 cards, but the plays leave it 0"),
+        ({"restCards": [[0, []], [1, HAND], [0, []], [3, rest3]]},
+         "gives seat 0 0 cards again"),
     ]
     for change, error in bad_cases:
         with pytest.raises(PlatformError, match=error):
@@ -654,6 +658,10 @@ def test_sec8_episode_over_must_agree_with_the_plays():
     client = _team_0_out()
     client.receive(end)
     assert client.hands[-1].order == (0, 2, 1, 3)
+    assert client.hands[-1].rest == {1: sorted(HAND, key=_kind), 3: sorted(rest3, key=_kind)}
+    # (API.md: an empty entry for a seat gone out is taken, and not kept)
+    client = _team_0_out()
+    client.receive(end | {"restCards": [[2, []], [1, HAND], [0, []], [3, rest3]]})
     assert client.hands[-1].rest == {1: sorted(HAND, key=_kind), 3: sorted(rest3, key=_kind)}
     with pytest.raises(PlatformError, match="no hand yet"):
         client.hand
