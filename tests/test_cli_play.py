@@ -254,6 +254,11 @@ def test_play_first_leader_bad_value(capsys):
 @pytest.mark.parametrize("argv,message", [
     (["play", "--players", "random,alphago,random,random"], "unknown player"),
     (["play", "--players", "random,random"], "4 comma-separated"),
+    # five names, or a blank one: the value named
+    (["play", "--players", "random,random,random,random,random"],
+     "--players needs 4 comma-separated names, got 'random,random,random,random,random'"),
+    (["play", "--players", "random, ,random,random"],
+     "--players needs 4 comma-separated names, got 'random, ,random,random'"),
     (["play", "--hands", "-1"], "--hands"),
     (["play", "--hands", "0"], "--hands"),
     # refused while parsing, before the bad --players (a run of 10**9 hands never starts)
@@ -414,7 +419,10 @@ def _mutations(events):
     i = _first(events, lambda e: e["event"] == "play" and e["action"][0] == "PASS")
     bad = [dict(e) for e in events]
     del bad[i]
-    out.append(("dropped pass", bad, i + 1, "turn"))
+    after = events[i + 1]
+    assert after["event"] == "play"
+    out.append(("dropped pass", bad, i + 1, f"seat {after['seat']} plays "
+                f"{json.dumps(after['action'])} but it is seat {events[i]['seat']}'s turn"))
     i = next(i for i in range(1, len(events))
              if events[i]["event"] == "play" and events[i]["action"][0] == "PASS"
              and events[i - 1]["event"] == "play" and events[i - 1]["action"][0] == "Single")
@@ -532,6 +540,26 @@ def _mutations(events):
                            ("return", ret, play)):
         out.append((f"{name} after play has started", events[:start + 1] + [events[i]]
                     + events[start + 1:], start + 2, f"{name} after play has started"))
+    # seats, hand numbers and deals that break the log's own shape of a match
+    i = _first(events, lambda e: e["event"] == "play")
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], seat=4)
+    out.append(("a seat that is no seat", bad, i + 1, "seat 4 is not a seat 0..3"))
+    bad = [dict(e) for e in events]
+    bad[deal2] = dict(bad[deal2], hand=3)
+    out.append(("a hand number skipped", bad, deal2 + 1, "hand number 3 does not follow 1"))
+    bad = [dict(e) for e in events]
+    bad[deal1] = dict(bad[deal1], hands=bad[deal1]["hands"][:3])
+    out.append(("3 hands dealt", bad, deal1 + 1, "a deal has 4 hands, not 3"))
+    bad = [dict(e) for e in events]
+    bad[resist] = dict(bad[resist], seats=[(s + 1) % 4 for s in events[resist]["seats"]])
+    out.append(("resist by the other team", bad, resist + 1, "are not the payers"))
+    out.append(("resist by a payer without the big jokers", events[:tribute]
+                + [{"event": "resist", "seats": [payer]}] + events[tribute:], tribute + 1,
+                "no resistance is possible here"))
+    assert events[ret + 1]["event"] == "return"         # (two tributes, two returns)
+    out.append(("play before the second return", events[:ret + 1] + events[ret + 2:], ret + 2,
+                "play starts before every return card is given"))
     return out
 
 
@@ -600,6 +628,10 @@ def test_replay_bad_input(tmp_path, capsys):
                             '"winner": null}\n',
              "levels.jsonl": '{"event": "end", "order": [0, 1, 2, 3], "levels": [2, 2], '
                              '"winner": null}\n',
+             # true is no seat (JSON's true is not 1), nor is "1"
+             "orderbool.jsonl": '{"event": "end", "order": [0, 1, 2, true], "levels": '
+                                '["2", "2"], "winner": null}\n',
+             "resistseats.jsonl": '{"event": "resist", "seats": ["1", 3]}\n',
              "deep.jsonl": "[" * 100_000 + "\n",
              "latin1.jsonl": '{"event": "dance\u00e9"}\n'.encode("latin-1"),
              "twice.jsonl": '{"event": "play", "event": "deal"}\n',
@@ -654,6 +686,86 @@ def test_replay_actions_of_wrong_types_are_named(log_file, tmp_path, capsys):
         assert code == 1 and out.startswith(f"invalid: event {i + 1} ") and named in out, out
     code, out, err = run(["replay", write(tmp_path, [dict(events[-1])])], capsys)
     assert code == 1 and out == "invalid: event 1 (line 1): end event before any deal\n"
+
+
+def test_play_plays_one_hand_by_default(capsys):
+    """--hands: "number of hands (default 1)": without it, one deal and one end event."""
+    code, out, err = run(["play", "--seed", "1", "--json"], capsys)
+    assert code == 0 and err == ""
+    kinds = [json.loads(line)["event"] for line in out.splitlines()]
+    assert (kinds.count("deal"), kinds.count("end")) == (1, 1)
+
+
+def test_play_text_log_names_one_resisting_seat_in_the_singular():
+    """The readable log says "seat 3" for one seat resisting tribute and "seats 1 and 3" for
+    two (the run of test_play_text_log_tells_what_the_json_log_tells has no lone one)."""
+    out = io.StringIO()
+    log = cli_play._TextLog(out, summary=False)
+    log({"event": "resist", "seats": [3]})
+    log({"event": "resist", "seats": [1, 3]})
+    assert out.getvalue() == ("  resist: seat 3 hold both big jokers, no tribute\n"
+                              "  resist: seats 1 and 3 hold both big jokers, no tribute\n")
+
+
+def test_replay_summary_of_a_match_log_says_match_rules_were_checked(log_file, capsys):
+    """A log with tribute, return, resist or end events is checked against the match rules
+    too, and the summary says so (a log of deals and plays alone says "(plays)")."""
+    path, events = log_file
+    plays = sum(e["event"] == "play" for e in events)
+    assert run(["replay", str(path)], capsys) == (
+        0, f"valid: {len(events)} events, 15 hands, {plays} plays checked "
+           "(plays and match rules)\n", "")
+
+
+def test_replay_reads_a_pass_written_with_nulls(log_file, tmp_path, capsys):
+    """PROTOCOL.md: in a pass's triple the rank and the cards may also be null: a log whose
+    passes say ["PASS", null, null] replays as the same log with ["PASS", "PASS", "PASS"]."""
+    path, events = log_file
+    nulls = [dict(e, action=["PASS", None, None])
+             if e["event"] == "play" and e["action"][0] == "PASS" else e for e in events]
+    assert nulls != events
+    want = run(["replay", str(path)], capsys)
+    assert want[0] == 0 and run(["replay", write(tmp_path, nulls)], capsys) == want
+
+
+def test_replay_refuses_rules_that_differ_in_match_options_alone(tmp_path, capsys):
+    """A log played under the standard card rules but other match options (here no
+    tribute) is refused under --rules standard, exit 2, the log's rules named in JSON as
+    no preset has them."""
+    from guandan_core.players import RandomPlayer
+    custom = MatchRules.standard().replace(tribute=False)
+    events = []
+    Match([RandomPlayer(i) for i in range(4)], custom, seed=2,
+          on_event=events.append).play(2)
+    code, out, err = run(["replay", write(tmp_path, events), "--rules", "standard"], capsys)
+    assert (code, out) == (2, "")
+    assert err == (f"guandan replay: error: the log was played under the rules "
+                   f"{json.dumps(custom.to_json())}, not the rules asked for (the standard "
+                   "rules)\n")
+
+
+def test_replay_names_the_line_of_a_bad_rules_event(log_file, tmp_path, capsys):
+    """A rules event whose options do not read is unreadable input at event 1, on the line
+    it is on (here after a blank line: line 2)."""
+    path, events = log_file
+    path.write_text("\n" + "".join(json.dumps(e) + "\n"
+                                   for e in [dict(events[0], tribute="yes")] + events[1:]))
+    code, out, err = run(["replay", str(path)], capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("guandan replay: error: event 1 (line 2): "), err
+
+
+def test_replay_checks_the_match_winner(capsys):
+    """RULES 8: the end event of the hand that wins a match names the winning team; a log
+    that says null there is refused at that event."""
+    events = play_json(capsys, hands=40, seed=3)
+    i = _first(events, lambda e: e["event"] == "end" and e["winner"] is not None)
+    won = events[i]["winner"]
+    bad = events[:i] + [dict(events[i], winner=None)] + events[i + 1:]
+    with pytest.raises(cli_play.ReplayError) as caught:
+        cli_play.check_log([json.dumps(e) for e in bad])
+    assert str(caught.value) == \
+        f"event {i + 1} (line {i + 1}): match winner after the hand is {won}, not None"
 
 
 def test_cli_subprocess(tmp_path):

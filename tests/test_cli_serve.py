@@ -607,3 +607,78 @@ def test_ctrl_c_stops_the_server_at_once():
         proc.kill()
     assert proc.returncode == 130 and err == "guandan serve: interrupted\n"
     assert time.monotonic() - sent < 5
+
+
+def _served_by_guandan_serve(*options, **seat_options):
+    """``guandan serve --port 0 OPTIONS`` against four greedy clients (``_seat_thread``
+    with ``seat_options``) until it ends: its exit status, stdout after the first line,
+    stderr."""
+    server = _cli("serve", "--port", "0", *options)
+    try:
+        port = _listening_port(server)
+        threads = [_seat_thread(f"ws://127.0.0.1:{port}/game/c{i}", **seat_options)
+                   for i in range(4)]
+        out, err = server.communicate(timeout=60)
+    finally:
+        server.kill()
+        server.wait()
+    for thread, _ in threads:
+        thread.join(60)
+    return server.returncode, out, err
+
+
+def test_guandan_serve_counts_the_hands_and_the_games_each_team_won():
+    """README: greedy clients against ``guandan serve --seed 3`` play 22 hands, the game won
+    by team 1+3. --games 2 goes on to a second game, which --max-hands 23 stops after its
+    first hand (a game is won at A, not one hand after level 2): 23 hands, 1 game to 0."""
+    assert _served_by_guandan_serve("--seed", "3", "--games", "2", "--max-hands", "23") == \
+        (0, "23 hands; games won: team 0+2 0, team 1+3 1\n", "")
+
+
+def test_guandan_serve_log_replaces_what_the_file_held(tmp_path):
+    """--log FILE writes the game log of guandan play --json: a file already there is
+    written anew, not added to (its first line is the rules event)."""
+    log = tmp_path / "served.jsonl"
+    log.write_text("an older log\n")
+    code, out, err = _served_by_guandan_serve("--seed", "1", "--max-hands", "1",
+                                              "--log", str(log))
+    assert (code, out, err) == (0, "1 hand; games won: team 0+2 0, team 1+3 0\n", "")
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert events[0]["event"] == "rules" and events[-1]["event"] == "end"
+
+
+def test_guandan_serve_opens_its_log_only_once_it_listens(tmp_path):
+    """API.md: the log file is opened once the server listens: a port in use leaves no
+    file behind."""
+    log = tmp_path / "served.jsonl"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_cli(["serve", "--port", str(port), "--log", str(log)])
+    assert proc.returncode == 2 and "cannot listen on" in proc.stderr
+    assert not log.exists()
+
+
+def test_guandan_serve_timeout_ends_a_game_a_seat_does_not_answer():
+    """--timeout SECONDS: a client that does not answer an act within them ends the game,
+    one line on stderr naming its seat."""
+    code, out, err = _served_by_guandan_serve("--seed", "1", "--timeout", "0.5", silent=True)
+    assert (code, out) == (2, "")
+    assert re.fullmatch(r"guandan serve: error: seat [0-3] did not answer within 0.5 s\n",
+                        err), err
+
+
+def test_guandan_serve_defaults():
+    """The documented defaults: 127.0.0.1:23456 (the platform's), 1 game, at most 10000
+    hands, unseeded, no answer time limit, no log."""
+    from guandan_core.cli import build_parser
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.games, args.max_hands, args.seed, args.timeout,
+            args.log) == ("127.0.0.1", 23456, 1, 10_000, None, None, None)
+
+
+def test_guandan_serve_refuses_no_games_as_a_usage_error():
+    """--games is "a number of games from 1 to 9999": 0 is refused by the option itself."""
+    assert_one_line_error(run_cli(["serve", "--games", "0"]),
+                          "argument --games: a number of games from 1 to 9999, not '0'")
