@@ -2493,6 +2493,27 @@ def test_plain_search_keeps_the_higher_pair_when_an_opponents_natural_pair_lies_
     assert minimax(pos, [10**6]) == 1 == solve(pos).value
 
 
+def test_search_keeps_the_higher_triple_when_an_opponents_wild_triple_lies_between():
+    """The same for triples, where an opponent's wild cards count: seat 1's S6 and two
+    wild H2s (level 2) make a triple of 6s, which answers the 3s and not the 9s. By RULES
+    leading the 9s gets +3: seat 1 cannot beat them, the partner goes out over them with
+    its three 10s, nobody beats those, so seat 0 leads again (its partner is out) and goes
+    out second with the 3s. Leading the 3s lets seat 1 out first with its 6s, and team 0
+    is second and third at best (the 10s over the 6s, then the 9s): -1. With the 9s
+    dropped the search answered +1 wherever the plain search did not take over."""
+    pos = Position.from_json({"level": "2", "hands": [["S3", "H3", "C3", "S9", "H9", "C9"],
+                                                      ["S6", "H2", "H2"], ["ST", "HT", "CT"],
+                                                      ["C4"]],
+                              "finished": [], "to_move": 0, "table": None})
+    searched, _ = _searched_and_legal(Searcher(8), pos)
+    assert ["Trips", "9", ["S9", "H9", "C9"]] in [m.to_platform() for m in searched]
+    assert minimax(pos, [10**6], {}) == 3
+    for switches in ({}, {"use_plain": False}, {"use_merge": False}):
+        result = solve(pos, all_moves=True, searcher=Searcher(8, **switches))
+        assert (result.value, str(result.best)) == (3, "Trips 9: S9 H9 C9"), switches
+        assert {str(m.move): m.value for m in result.moves}["Trips 3: S3 H3 C3"] == -1
+
+
 def _suit_free(move, level):
     """A move as the search sees it once suits cannot matter: type, key, label, the ranks
     of its natural cards and its number of wild cards."""
@@ -2848,3 +2869,20 @@ def test_the_lowest_threshold_is_reached_without_a_search():
     assert r.reached is True and r.moves and all(m.reaches is True for m in r.moves)
     assert (r.lower, r.upper) == (-3, 3) and r.best is not None
     assert probe(obj, -3, node_limit=0) is True and probe(obj, -2, node_limit=0) is None
+
+
+def test_reaches_answers_beyond_either_end_of_the_values_without_a_search():
+    """RULES sec. 6: the team-0 value is -3 to +3, so whatever the limits (none left
+    here: node_limit=0, where any search answers None) team 0 holds -3 or better and
+    never +4, and team 1 holds +3 or better for it (team-0 value <= 3) and never -4, for
+    the position and after each move. A search at either end answered None."""
+    s = Searcher(12)
+    _load(s, Position.from_json(_endgames_4x6(1)[0]))
+    records, _, _ = _root(s, merge=False)
+    s.limits(node_limit=0)
+    assert s.reaches(-2, True) is None          # (a real question: the limit shows)
+    for value, maximizing, expected in ((-3, True, True), (4, True, False),
+                                        (3, False, True), (-4, False, False)):
+        assert s.reaches(value, maximizing) is expected
+        for i in range(len(records)):
+            assert s.child_reaches(_record_bytes(records, i), value, maximizing) is expected
