@@ -2514,6 +2514,27 @@ def test_search_keeps_the_higher_triple_when_an_opponents_wild_triple_lies_betwe
         assert {str(m.move): m.value for m in result.moves}["Trips 3: S3 H3 C3"] == -1
 
 
+def test_search_keeps_a_three_with_two_whose_lower_twin_would_break_a_bomb():
+    """A three-with-two is dropped for one of a lower triple with the same pair only when
+    that triple is all the mover's naturals of its rank: three 4s of a bomb of 4s are not.
+    Seat 0 leads 99977 and gets +3 by RULES however the others answer: if seat 1 beats it
+    with QQQJJ, seat 0 bombs with its four 4s and is out first, and nobody beats the
+    bomb, so its partner leads S3 and is out second; if nobody beats it, seat 0 leads the
+    bomb and the same follows. With 99977 dropped for 44477 the search found no move that
+    kept the value it had found (a ValueError)."""
+    pos = Position.from_json({"level": "2", "hands": [["S4", "H4", "C4", "D4", "S9", "H9",
+                                                       "C9", "S7", "H7"],
+                                                      ["SQ", "HQ", "CQ", "DJ", "CJ", "SK"],
+                                                      ["S3"], ["D6"]],
+                              "finished": [], "to_move": 0, "table": None})
+    searched, _ = _searched_and_legal(Searcher(8), pos)
+    assert ["ThreeWithTwo", "9", ["S7", "H7", "S9", "H9", "C9"]] in \
+        [m.to_platform() for m in searched]
+    result = solve(pos, all_moves=True)
+    assert result.value == 3
+    assert {str(m.move): m.value for m in result.moves}["ThreeWithTwo 9: S7 H7 S9 H9 C9"] == 3
+
+
 def _suit_free(move, level):
     """A move as the search sees it once suits cannot matter: type, key, label, the ranks
     of its natural cards and its number of wild cards."""
