@@ -268,6 +268,7 @@ def _with(record, field, value):
 
 
 @pytest.mark.parametrize("field,value,words", [("cards", 200, "card kind 200"),
+                                               ("cards", 54, "card kind 54"),
                                                ("ncards", 255, "255 cards"),
                                                ("ncards", 11, "11 cards")])
 def test_numba_kernels_refuse_move_records_they_would_index_out_of_bounds(field, value,
@@ -387,6 +388,73 @@ def test_bomb_features_plain():
                       Hand("S9 H7 H7 C2").counts])
     feats = bomb_features(hands, 5)  # level 7: H7 is wild
     assert feats.tolist() == [[1, 5, 1], [1, 4, 0], [0, 0, 0]]
+
+
+def test_numba_kernels_do_not_read_the_slot_just_past_a_moves_cards():
+    """The first unused card slot (index ``ncards``) is no card of the move either."""
+    hands, move = _one_hand_and_move()
+    padded = move.copy()
+    padded["cards"][0, move["ncards"][0]] = 200
+    assert np.array_equal(apply_moves(hands, padded), apply_moves(hands, move))
+    assert contains_moves(hands, padded).tolist() == [True]
+
+
+def test_numba_kernels_name_the_first_row_with_too_many_cards():
+    hands, move = _one_hand_and_move()
+    rows = np.concatenate([move, _with(move, "ncards", 11), _with(move, "ncards", 12)])
+    for kernel in (apply_moves, contains_moves):
+        with pytest.raises(MoveError, match=re.escape("move of row 1 has 11 cards (at most 10)")):
+            kernel(np.concatenate([hands] * 3), rows)
+
+
+def test_deal_names_the_range_of_seeds_and_game_counts():
+    """docs/API.md: seed and games are 0 to 2**32 - 1, and the message says so."""
+    with pytest.raises(ValueError, match=re.escape(
+            "seed must be a whole number 0..4294967295, not -1")):
+        deal(-1)
+    with pytest.raises(ValueError, match=re.escape(
+            "games must be a whole number 0..4294967295, not -1")):
+        deal(1, games=-1)
+
+
+def test_bomb_features_two_naturals_and_two_wilds_are_a_bomb():
+    """RULES sec. 3: both wilds stand for 9s, S9 C9 H7 H7 at level 7 is a bomb of four."""
+    assert bomb_features(Hand("S9 C9 H7 H7").counts[None], "7").tolist() == [[1, 4, 0]]
+
+
+def test_bomb_features_count_aces():
+    assert bomb_features(Hand("SA HA CA DA").counts[None], "2").tolist() == [[1, 4, 0]]
+
+
+def test_bomb_features_largest_bombs_are_ten_cards_and_eight_of_the_level():
+    """RULES sec. 4: a bomb has up to 10 cards (eight 9s and both wilds), at most 8 of L."""
+    tens = Hand("S9 S9 H9 H9 C9 C9 D9 D9 H7 H7").counts
+    level = Hand("S7 S7 C7 C7 D7 D7 H7 H7").counts
+    assert bomb_features(np.stack([tens, level]), "7").tolist() == [[1, 10, 0], [1, 8, 0]]
+
+
+def test_bomb_features_joker_bomb_needs_all_four_jokers():
+    """RULES sec. 4: the joker bomb is exactly SB SB HR HR; three jokers are none."""
+    hands = np.stack([Hand("SB SB HR").counts, Hand("SB HR HR").counts])
+    assert bomb_features(hands, "2").tolist() == [[0, 0, 0], [0, 0, 0]]
+
+
+def test_a_ten_card_bomb_is_applied():
+    """A move holds at most 10 cards: 10 is still a move (the largest bomb)."""
+    hand = Hand("S9 S9 H9 H9 C9 C9 D9 D9 H7 H7")
+    records = moves_array(hand, 5)
+    ten = records[records["ncards"] == 10][:1]
+    assert len(ten) == 1
+    assert contains_moves(hand.counts[None], ten).tolist() == [True]
+    assert apply_moves(hand.counts[None], ten).tolist() == [[0] * 54]
+
+
+def test_apply_moves_names_the_cards_of_a_move_not_in_its_hand():
+    hand = Hand("S9 D9")
+    records = moves_array(hand, 0)
+    pair = records[records["ncards"] == 2][:1]
+    with pytest.raises(MoveError, match=re.escape("move of row 0 (S9 D9) is not in its hand")):
+        apply_moves(np.zeros((1, 54), np.uint8), pair)
 
 
 def test_apply_and_contains_moves():

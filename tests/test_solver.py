@@ -2907,3 +2907,180 @@ def test_reaches_answers_beyond_either_end_of_the_values_without_a_search():
         assert s.reaches(value, maximizing) is expected
         for i in range(len(records)):
             assert s.child_reaches(_record_bytes(records, i), value, maximizing) is expected
+
+
+# seat 0 leads its last card, SA, with its partner (seat 2) already out: 1st and 2nd, +3
+_LAST_ACE = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+             "to_move": 0, "table": None}
+# seat 1 went out first; seat 0 plays S3 and seat 2 S4 next: team 1 wins, partner last: -1
+_LOST_BY_ONE = {"level": "2", "hands": [["S3"], [], ["S4"], ["SA"]], "finished": [1],
+                "to_move": 0, "table": None}
+_ACE = ["Single", "A", ["SA"]]
+
+
+@pytest.mark.parametrize("name", ["table_bits", "max_table_bits"])
+def test_a_bool_table_size_is_named_as_no_whole_number(name):
+    """True is an int to Python but no table size: refused as such, not as out of range."""
+    with pytest.raises(ValueError, match=re.escape(f"{name} must be a whole number, not True")):
+        solve(_LAST_ACE, **{name: True})
+
+
+def test_the_largest_table_size_is_allowed():
+    """max_table_bits runs from table_bits to 30, both ends included."""
+    assert solve(_LAST_ACE, table_bits=4, max_table_bits=30).value == 3
+    assert solve(_LAST_ACE, table_bits=30, max_table_bits=30, searcher=Searcher(4)).value == 3
+
+
+def test_json_of_an_exact_answer_has_the_readmes_keys_in_order():
+    """README: value, exact, lower, upper, best, pv, moves, nodes, tt_hits, seconds; no
+    pv_cut unless the line was cut, no equivalent for a move grouped with none."""
+    out = solve(_LAST_ACE, all_moves=True).to_json()
+    assert list(out) == ["value", "exact", "lower", "upper", "best", "pv", "moves", "nodes",
+                         "tt_hits", "seconds"]
+    assert (out["value"], out["exact"], out["lower"], out["upper"]) == (3, True, 3, 3)
+    assert out["best"] == _ACE and out["pv"] == [[0, _ACE]]
+    assert out["moves"] == [{"move": _ACE, "value": 3}]
+
+
+def test_threshold_json_gives_each_move_reaches_not_bounds():
+    """API: in threshold mode each move's JSON gains "reaches"; "lower"/"upper" follow a
+    null value only when a limit left it unknown."""
+    out = solve(_LAST_ACE, at_least=1, all_moves=True).to_json()
+    assert (out["threshold"], out["reached"], out["lower"], out["upper"]) == (1, True, 1, 3)
+    assert out["moves"] == [{"move": _ACE, "value": None, "reaches": True}]
+
+
+def test_a_threshold_out_of_reach_proves_at_most_the_value_below_it():
+    """RULES sec. 6 has no 0: not reaching +1 proves at most -1, not reaching +2 at most +1."""
+    for t, upper in ((1, -1), (2, 1)):
+        r = solve(_LOST_BY_ONE, at_least=t)
+        assert (r.reached, r.lower, r.upper, r.best) == (False, -3, upper, None)
+
+
+def test_a_threshold_reached_proves_at_least_the_threshold():
+    r = solve(_LOST_BY_ONE, at_least=-1)
+    assert (r.reached, r.lower, r.upper, r.value) == (True, -1, 3, None)
+
+
+def test_with_nothing_proven_best_is_the_first_move_in_the_order_of_preference():
+    """API: with no node to search nothing is proven, and best is the move the search tries
+    first: going out (the pair of 5s) before the single."""
+    pos = dict(_LAST_ACE, hands=[["S5", "S5"], ["S3"], [], ["S4"]])
+    r = solve(pos, node_limit=0)
+    assert (r.value, r.lower, r.upper) == (None, -3, 3)
+    assert r.best.to_platform() == ["Pair", "5", ["S5", "S5"]]
+
+
+def test_bad_thresholds_are_named_by_each_entry_points_own_parameter():
+    """solve's at_least and probe's threshold, with the values of RULES sec. 6 signed."""
+    values = "-3, -2, -1, +1, +2, +3"
+    with pytest.raises(ValueError, match=re.escape(f"at_least must be one of {values}, not 0")):
+        solve(_LAST_ACE, at_least=0)
+    with pytest.raises(ValueError, match=re.escape(f"threshold must be one of {values}, not 0")):
+        probe(_LAST_ACE, 0)
+
+
+def test_the_largest_table_size_defaults_to_the_first_or_24_whichever_is_bigger():
+    """API: max_table_bits defaults to max(table_bits, 24) (sizes only: no table made)."""
+    from solver.search import _sizes
+    assert _sizes(18, None) == (18, 24)
+    assert _sizes(26, None) == (26, 26)
+    assert _sizes(26, 28) == (26, 28)
+
+
+def test_a_limit_met_while_choosing_the_best_move_cuts_no_line_not_asked_for():
+    """API: pv_cut is True only when the line was asked for (pv=True): a budget that runs
+    out while the best move is chosen, with pv=False, leaves the value exact and no cut."""
+    for obj in _endgames_4x6(100):
+        probes = []
+        full = solve(obj, pv=False, on_info=probes.append, fresh_tables=True)
+        value_nodes = max(e["nodes"] for e in probes if e["stage"] == "bound")
+        if full.nodes - value_nodes >= 2000:
+            break
+    else:
+        pytest.fail("no position whose best move takes 2,000 nodes after its value")
+    r = solve(obj, pv=False, node_limit=(value_nodes + full.nodes) // 2, fresh_tables=True)
+    assert r.exact and r.value == full.value and r.best is not None
+    assert r.pv == [] and r.pv_cut is False and "pv_cut" not in r.to_json()
+    assert solve(obj, node_limit=(value_nodes + full.nodes) // 2, fresh_tables=True).pv_cut
+
+
+def test_threshold_every_move_gives_the_best_move_reaches_even_when_the_budget_is_spent():
+    """The best move is one that reaches the threshold: its score says so (what the
+    position's search proved) even when the budget ends right after it was found."""
+    checked = 0
+    for obj in _endgames_4x6(6):
+        alone = solve(obj, at_least=1, fresh_tables=True)
+        if not alone.reached:
+            continue
+        r = solve(obj, at_least=1, all_moves=True, node_limit=alone.nodes, fresh_tables=True)
+        assert r.reached is True and r.best == alone.best
+        score = next(m for m in r.moves if r.best in [m.move, *m.equivalent])
+        assert (score.reaches, score.lower, score.upper) == (True, 1, 3)
+        checked += 1
+    assert checked >= 2
+
+
+def test_a_stops_repr_says_whether_it_is_set():
+    from solver import Stop
+    stop = Stop()
+    assert repr(stop) == "<Stop not set>"
+    stop.set()
+    assert repr(stop) == "<Stop set>"
+
+
+def test_threshold_moves_a_limit_left_unanswered_are_not_reported():
+    """API, on_info: no "move" event for a move a limit left unscored."""
+    events = []
+    r = solve(_endgames_4x6(1)[0], at_least=1, all_moves=True, node_limit=0,
+              fresh_tables=True, on_info=events.append)
+    assert r.moves and all(m.reaches is None for m in r.moves)
+    assert [e for e in events if e["stage"] == "move"] == []
+
+
+def test_clear_tables_makes_the_next_solve_count_as_one_from_empty_tables():
+    """API: clear_tables() empties this thread's tables, as fresh_tables=True does: the
+    counts are those of a search from empty tables, not of one the table helps."""
+    from solver import clear_tables
+    obj = _endgames_4x6(1)[0]
+    fresh = solve(obj, fresh_tables=True)
+    helped = solve(obj)
+    assert helped.nodes < fresh.nodes
+    clear_tables()
+    again = solve(obj)
+    assert (again.nodes, again.tt_hits) == (fresh.nodes, fresh.tt_hits)
+
+
+def test_no_line_is_followed_when_none_is_asked_for():
+    r = solve(_LAST_ACE, pv=False)
+    assert (r.value, r.best.to_platform(), r.pv, r.pv_cut) == (3, _ACE, [], False)
+
+
+def test_free_tables_during_solve_many_keeps_none_of_the_searchers_lent_before(monkeypatch):
+    """API: free_tables() called while solve_many runs (here from on_result): the workers
+    keep their tables until they are done, then those are freed, not kept for later."""
+    import solver.batch
+    import solver.search
+    from solver import free_tables
+    monkeypatch.setattr(solver.batch, "available_cores", lambda: 2)
+    lent_before = []
+    borrow = solver.batch._borrow
+
+    def recording_borrow(*args):
+        s, generation = borrow(*args)
+        if not freed:
+            lent_before.append(s)
+        return s, generation
+
+    freed = []
+
+    def on_result(i, result):
+        if not freed:
+            free_tables()
+            freed.append(i)
+
+    monkeypatch.setattr(solver.batch, "_borrow", recording_borrow)
+    free_tables()
+    solve_many(_endgames_4x6(4), threads=2, on_result=on_result)
+    assert freed and lent_before
+    assert not {id(s) for s in solver.search._spares} & {id(s) for s in lent_before}
