@@ -2535,6 +2535,23 @@ def test_search_keeps_a_three_with_two_whose_lower_twin_would_break_a_bomb():
     assert {str(m.move): m.value for m in result.moves}["ThreeWithTwo 9: S7 H7 S9 H9 C9"] == 3
 
 
+def test_search_drops_no_play_of_a_hand_that_can_still_form_a_sequence():
+    """Dropping a play for a lower one of its kind assumes the cards kept work alike,
+    which a hand holding a sequence breaks: here seat 0's only +3 (the plain minimax's
+    value) is to lead its ace and keep the straight 5-9 whole to go out with after its
+    partner; a search that dropped the ace (and the 7 and the 9) for lower singles found
+    +2."""
+    pos = Position.from_json({"level": "J", "hands": [["H5", "C6", "D7", "D8", "S9", "HA"],
+                                                      ["S3", "C6"], ["C8"],
+                                                      ["D6", "C8", "SJ"]],
+                              "finished": [], "to_move": 0, "table": None})
+    searched, legal = _searched_and_legal(Searcher(8), pos)
+    assert set(searched) == set(legal)
+    result = solve(pos, all_moves=True)
+    assert minimax(pos, [10**6], {}) == 3 == result.value
+    assert str(result.best) == "Single A: HA"
+
+
 def _suit_free(move, level):
     """A move as the search sees it once suits cannot matter: type, key, label, the ranks
     of its natural cards and its number of wild cards."""
