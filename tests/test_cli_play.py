@@ -785,3 +785,25 @@ def test_cli_subprocess(tmp_path):
                          capture_output=True, text=True, cwd=PACKAGES, env=env)
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_replay_counts_failed_hands_at_a_afresh_in_each_match(tmp_path, capsys):
+    """RULES sec. 9 (fail_at_a=2, the platform's: a team drops to 2 after two failed hands
+    at A) and API.md (after a team wins the game, the next hand starts a new match): the
+    count starts again with the match. Four greedy players, seed 0: team 1 fails at A in
+    hand 6 (team 0 wins it), then wins the game in hand 10; in the new match it fails at
+    A once more in hand 23 (first, but its partner last), and stays at A while team 0,
+    failing there for the second time in that match, drops to 2. A replay that kept
+    team 1's first failure dropped it too and called the log invalid."""
+    from guandan_core.players import GreedyPlayer
+    events = []
+    Match([GreedyPlayer(seat) for seat in range(4)], MatchRules.standard().replace(
+        fail_at_a=2), seed=0, on_event=events.append).play(23)
+    deals = [e for e in events if e["event"] == "deal"]
+    ends = [e for e in events if e["event"] == "end"]
+    assert (deals[5]["level"], ends[4]["levels"], ends[5]["order"][0] % 2) == ("A", ["2", "A"], 0)
+    assert ends[9]["winner"] == 1 and all(e["winner"] is None for e in ends[10:])
+    assert (deals[22]["level"], ends[21]["levels"]) == ("A", ["A", "A"])
+    assert ends[22]["order"] == [1, 0, 2, 3] and ends[22]["levels"] == ["2", "A"]
+    code, out, err = run(["replay", write(tmp_path, events)], capsys)
+    assert (code, err) == (0, "") and out.startswith("valid: "), out
