@@ -105,6 +105,26 @@ def test_solver_matches_memoized_minimax_with_four_players_and_14_to_16_cards():
 LONG_TYPES = {"ThreePair", "TwoTrips", "Straight", "StraightFlush", "ThreeWithTwo", "Bomb"}
 
 
+def test_every_move_mode_groups_no_moves_whose_suits_matter():
+    """Moves are grouped as equivalent only where suits cannot matter: seat 0's S3 and H3
+    differ only in suit, but S3 breaks its straight flush S3-S7 (which beats seat 1's
+    bomb of four 8s, RULES sec. 5) and H3 keeps it: -3 and +2 by the plain minimax (H3
+    is the only move of +2). A grouping that ignored the straight flush showed H3 as
+    S3's equivalent, at -3."""
+    pos = Position.from_json({"level": "2", "hands": [["S3", "S4", "S5", "S6", "S7", "H3"],
+                                                      ["S8", "H8", "C8", "D8", "DK"],
+                                                      ["C4"], ["D5"]],
+                              "finished": [], "to_move": 0, "table": None})
+    threes = {m.to_platform()[2][0]: m for m in pos.legal_moves()
+              if m.to_platform()[:2] == ["Single", "3"]}
+    assert [minimax(pos.play(threes[c]), [10**6], {}) for c in ("S3", "H3")] == [-3, 2]
+    result = solve(pos, all_moves=True)
+    scores = {str(m): (s.value, len(s.equivalent)) for s in result.moves
+              for m in [s.move, *s.equivalent]}
+    assert scores["Single 3: S3"] == (-3, 0) and scores["Single 3: H3"] == (2, 0)
+    assert (result.value, str(result.best)) == (2, "Single 3: H3")
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_solver_matches_memoized_minimax_with_long_plays(seed):
     """RULES sec. 4-6, 9: exact values, best moves and every move's score where hands hold
