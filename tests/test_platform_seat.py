@@ -126,8 +126,8 @@ def test_sec8_greedy_players_play_until_a_game_is_won():
         assert [format_rank(h.level) for h in client.hands] == [r.level for r in got]
         assert client.game_results[0] == {"stage": "gameOver", "curTimes": 1,
                                           "settingTimes": 0}
-    # (API, PlatformSeat: restCards are the cards of exactly the seats still holding
-    # cards: a seat gone out has no entry, not an empty one)
+    # (the server's restCards give the seats still holding cards, and only them: a seat
+    # gone out has no entry, not an empty one, which a client takes too)
     overs = [m for m in server.sent[0] if m.get("stage") == "episodeOver"]
     assert len(overs) == len(got)
     for message in overs:
