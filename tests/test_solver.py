@@ -2572,6 +2572,188 @@ def test_search_drops_no_play_of_a_hand_that_can_still_form_a_sequence():
     assert str(result.best) == "Single A: HA"
 
 
+def _plain_moves(pos):
+    """The platform form of the moves the plain positions' search tries at ``pos``."""
+    searched, _ = _searched_and_legal(Searcher(8), pos, plain=True)
+    assert searched is not None                     # a plain position
+    return [m.to_platform() for m in searched]
+
+
+def test_plain_search_keeps_the_higher_pair_when_an_opponents_wild_pair_lies_between():
+    """As with a natural pair, an opponent's single 8 and wild card (the H2, level 2) make
+    a pair of 8s that answers the 4s and not the Qs. Leading the Qs gets +1 by RULES: nobody
+    can beat them, seat 0 goes out first with the 4s, seat 1 out second over them with its
+    8s, then seat 3 (the lead passes to the partner) ahead of seat 2. Leading the 4s lets
+    seat 1 out first. With the Qs dropped the plain search answered -1."""
+    pos = Position.from_json({"level": "2", "hands": [["S4", "C4", "SQ", "CQ"], ["D8", "H2"],
+                                                      ["C3"], ["C5", "SK"]],
+                              "finished": [], "to_move": 0, "table": None})
+    assert ["Pair", "Q", ["SQ", "CQ"]] in _plain_moves(pos)
+    assert minimax(pos, [10**6], {}) == 1 == solve(pos).value
+
+
+def test_plain_search_keeps_a_three_with_two_whose_lower_twin_an_opponent_could_beat():
+    """A three-with-two is dropped for one of a lower triple with the same pair only if no
+    opponent holds a triple between: seat 1's 666KK beats 33355 and not 99955. By RULES
+    leading 99955 gets +3: seat 1 cannot beat it, the partner goes out first over it with
+    TTTQQ, nobody beats that, and seat 0 leads (its partner is out) its 333 to go out
+    second. With 99955 dropped the plain search found no move keeping the value it had
+    found (a ValueError). (Too large for the plain minimax: the searches without the plain
+    search check it.)"""
+    pos = Position.from_json({"level": "2", "hands": [["S3", "H3", "C3", "S9", "H9", "C9",
+                                                       "S5", "H5"],
+                                                      ["S6", "C6", "D6", "SK", "DK"],
+                                                      ["ST", "HT", "CT", "SQ", "HQ"], ["C4"]],
+                              "finished": [], "to_move": 0, "table": None})
+    assert ["ThreeWithTwo", "9", ["S5", "H5", "S9", "H9", "C9"]] in _plain_moves(pos)
+    result = solve(pos)
+    assert (result.value, str(result.best)) == (3, "ThreeWithTwo 9: S5 H5 S9 H9 C9")
+    for switches in ({"use_plain": False}, {"use_merge": False, "use_dominance": False}):
+        assert solve(pos, searcher=Searcher(8, **switches)).value == 3, switches
+
+
+def test_plain_search_keeps_the_higher_pair_of_a_three_with_two_below_the_partners_pair():
+    """Of two three-with-twos of one triple, the one with the higher pair is dropped only if
+    the partner holds no pair between: keeping the 22 lets the partner follow it with its
+    66. By RULES leading TTT99 gets +3: nobody can beat it (no other triple), seat 0 goes
+    out first with the 22 and the partner second over them with its 66 (seat 1 holds no
+    pair). Leading TTT22 keeps the 99, which the partner cannot follow and seat 3's AA
+    beats (the plain minimax agrees, in a few seconds). With TTT99 dropped the plain search
+    found no move keeping the value it had found (a ValueError)."""
+    pos = Position.from_json({"level": "K", "hands": [["ST", "CT", "DT", "S2", "C2", "S9",
+                                                       "D9"],
+                                                      ["S7", "DK", "S4"], ["C6", "D6"],
+                                                      ["CA", "S8", "DA"]],
+                              "finished": [], "to_move": 0, "table": None})
+    assert ["ThreeWithTwo", "T", ["S9", "D9", "ST", "CT", "DT"]] in _plain_moves(pos)
+    result = solve(pos)
+    assert (result.value, str(result.best)) == (3, "ThreeWithTwo T: S9 D9 ST CT DT")
+    assert solve(pos, searcher=Searcher(8, use_plain=False)).value == 3
+
+
+def test_plain_search_drops_no_play_for_a_lower_one_across_the_partners_card():
+    """Dropping a play for a lower one of its kind needs the partner to hold no natural
+    between them (the partner could follow the lower card kept, not the higher). The
+    plain minimax's value here, +2, is what the plain search finds when it counts the
+    partner's T (seat 2's only card); counting no partner's card it found no move keeping
+    the value it had found (a ValueError), and the general search answered +1."""
+    pos = Position.from_json({"level": "A", "hands": [["D4", "S7", "DT", "HA", "HA", "SB",
+                                                       "HR", "HR"],
+                                                      ["D8"], ["DT"], ["DQ"]],
+                              "finished": [], "to_move": 0,
+                              "table": {"owner": 1, "play": ["Single", "7", ["S7"]]}})
+    assert minimax(pos, [10**6], {}) == 2 == solve(pos).value
+    assert solve(pos, searcher=Searcher(8, use_plain=False)).value == 2
+
+
+def test_plain_search_keeps_a_single_that_is_not_dominated_by_one_of_a_pair():
+    """A play is dropped only for a lower one that plays all the mover's naturals of its
+    rank: one 8 of seat 0's two is not (what it leaves is no relabelling of what the 9
+    leaves), so the 9 must stay, seat 1's 8 lying between the 5 and the 9. The plain
+    minimax's value is -1; with the 9 dropped for an 8 (here and deeper) the plain search
+    answered -2, and so did the general search with its own such check."""
+    pos = Position.from_json({"level": "T", "hands": [["S5", "S8", "S8", "S9"],
+                                                      ["C8", "HT", "HT"],
+                                                      ["SQ", "HQ", "HR"], []],
+                              "finished": [3], "to_move": 0, "table": None})
+    assert ["Single", "9", ["S9"]] in _plain_moves(pos)
+    assert minimax(pos, [10**6], {}) == -1 == solve(pos).value
+    assert solve(pos, searcher=Searcher(8, use_plain=False)).value == -1
+
+
+def test_plain_search_keeps_a_three_with_two_whose_lower_pair_breaks_a_triple():
+    """A three-with-two is dropped for one with a lower pair only when that pair is all the
+    mover's naturals of its rank: the 77 of the 777 is not (what it leaves is no
+    relabelling). By RULES KKKTT over 88877 gets +3: nobody can beat it, seat 0 leads its
+    777 and is out first, nobody beats that and its partner leads its only card, out
+    second. KKK77 leaves a single 7 besides the TT, which seat 1's K beats to go out before
+    the partner. With KKKTT dropped the plain search found no move keeping the value it
+    had found (a ValueError)."""
+    pos = Position.from_json({"level": "A", "hands": [["H7", "C7", "D7", "ST", "HT", "HK",
+                                                       "DK", "DK"],
+                                                      ["HK"], ["C4"], ["C5"]],
+                              "finished": [], "to_move": 0,
+                              "table": {"owner": 1, "play": ["ThreeWithTwo", "8",
+                                                             ["S7", "D7", "S8", "H8",
+                                                              "C8"]]}})
+    assert ["ThreeWithTwo", "K", ["ST", "HT", "HK", "DK", "DK"]] in _plain_moves(pos)
+    result = solve(pos)
+    assert minimax(pos, [10**6], {}) == 3 == result.value
+    assert str(result.best) == "ThreeWithTwo K: ST HT HK DK DK"
+
+
+def test_search_counts_the_cards_of_both_opponents_before_dropping_a_play():
+    """Where an opponent could answer a lower play and not the higher one, the higher one
+    must stay, and both opponents count, not only the next one to play: here seat 3, the
+    opponent after the partner, holds the 7. The value, -1, is the plain minimax's; with
+    seat 3's cards left out the plain search and the general search each answered -2."""
+    pos = Position.from_json({"level": "8", "hands": [["H3", "C3", "H6", "D9", "CQ", "DQ",
+                                                       "SB", "HR", "HR"],
+                                                      ["H6"], ["C9"], ["C7"]],
+                              "finished": [], "to_move": 0,
+                              "table": {"owner": 1, "play": ["Trips", "2", ["S2", "H2",
+                                                                            "D2"]]}})
+    assert minimax(pos, [10**6], {}) == -1 == solve(pos).value
+    assert solve(pos, searcher=Searcher(8, use_plain=False)).value == -1
+
+
+def test_plain_search_drops_a_natural_play_only_for_one_with_as_many_wild_cards():
+    """A play is dropped only for a lower one of its kind with as many wild cards: the pair
+    of seat 1's 4 and the wild H6 (level 6) plays all its 4s, yet it is no lower twin of
+    its natural 99 or QQ, as it spends the wild card. Two players left; the value for seat
+    1, -1, is the plain minimax's; with wild plays counted as natural ones the plain search
+    answered -2."""
+    pos = Position.from_json({"level": "6", "hands": [["HT", "CT", "DT", "SA", "HA", "DA"],
+                                                      ["C4", "H6", "H9", "C9", "SQ", "DQ"],
+                                                      [], []],
+                              "finished": [2, 3], "to_move": 1, "table": None})
+    assert -minimax(pos, [10**6], {}) == -1 == solve(pos).value
+
+
+@pytest.mark.parametrize("level, hands, out, to_move, table, value", [
+    # both jokers: seat 0 leads the black one (nobody holds a joker to beat it), then the
+    # red one, out second after its partner: +3
+    ("K", [["SB", "HR"], ["S3", "HQ"], [], ["CQ"]], [2], 0, None, 3),
+    # the red joker's count (seat 1 holds one, seat 2 none)
+    ("A", [[], ["D2", "H9", "HR"], ["C2", "HT"], ["S9"]], [0], 3, None, -1),
+    # the wild cards (the H5s of level 5 in seat 0's hand)
+    ("5", [["H3", "H5", "H6", "HQ", "HR", "HR"], ["CK"], ["D3"], ["D4"]], [], 0,
+     (1, ["Trips", "2", ["S2", "H2", "D2"]]), -1),
+    # how many orders are still in play (the key counts them by their place)
+    ("8", [["S2", "H3", "D5", "H8", "HR"], ["D3", "D8", "SQ", "HA"], [], []], [3, 2], 0,
+     (2, ["Single", "K", ["SK"]]), -1),
+])
+def test_plain_search_key_keeps_apart_what_the_values_differ_in(level, hands, out, to_move,
+                                                                  table, value):
+    """The plain search's table key packs each hand as counts by the place of their order
+    among the orders in play, the jokers apart, the wild cards and the table's key by how
+    many of the answering players' orders it covers: a key that drops or mixes one of these
+    gives two positions of different values one entry. Each case's value (for the side to
+    move) is the plain minimax's; with the red jokers counted as black ones, the red
+    joker's count or the wild cards left out of the key, or the number of orders in play,
+    the search answered another value or found no move keeping the value it had found."""
+    pos = Position.from_json({"level": level, "hands": hands, "finished": out,
+                              "to_move": to_move,
+                              "table": table and {"owner": table[0], "play": table[1]}})
+    team0 = minimax(pos, [10**6], {})
+    assert (team0 if to_move % 2 == 0 else -team0) == value == solve(pos).value
+
+
+def test_plain_search_key_counts_the_table_by_the_orders_it_covers():
+    """The key gives the table's rank by how many of the answering players' orders it
+    covers, as the hands are counted by place (orders nobody holds squeezed out): with the
+    table's rank itself in the key, positions whose hands and tables differ there got one
+    entry and the search answered -2. The value for seat 1, -1, is the plain minimax's
+    (about 2 s here) and the search's without the plain search."""
+    pos = Position.from_json({"level": "4", "hands": [["HT", "SB"], ["C3", "S4", "S7"],
+                                                      ["S2", "H5", "C8", "CJ"],
+                                                      ["C6", "D7", "D9", "HT", "CQ"]],
+                              "finished": [], "to_move": 1,
+                              "table": {"owner": 2, "play": ["Single", "Q", ["SQ"]]}})
+    assert -minimax(pos, [10**7], {}) == -1 == solve(pos).value
+    assert solve(pos, searcher=Searcher(8, use_plain=False)).value == -1
+
+
 def _suit_free(move, level):
     """A move as the search sees it once suits cannot matter: type, key, label, the ranks
     of its natural cards and its number of wild cards."""
