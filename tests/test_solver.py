@@ -2739,6 +2739,24 @@ def test_plain_search_key_keeps_apart_what_the_values_differ_in(level, hands, ou
     assert (team0 if to_move % 2 == 0 else -team0) == value == solve(pos).value
 
 
+def test_plain_search_key_keeps_apart_the_readings_of_a_wild_three_with_two():
+    """A three-with-two with a wild card (the H9, level 9) can be read with its triple of
+    one rank or the other: seat 0's C3 C3 D7 C7 H9 is 333 77 or 777 33, one play of the
+    same cards leaving the same hands, and only the table's key tells them apart (seat 3's
+    555 99 beats the first, not the second). With a three-with-two's table key left out of
+    the plain search's key the two readings shared one entry and the search answered +1.
+    (Too large for the plain minimax: the searches without the plain search, or without
+    merging and dominance, give +2.)"""
+    pos = Position.from_json({"level": "9", "hands": [["C3", "C3", "D7", "C7", "H9", "H4"],
+                                                      ["S4"],
+                                                      ["D8", "S8", "H8", "D2", "D2", "CA"],
+                                                      ["D5", "C5", "H5", "C9", "C9"]],
+                              "finished": [], "to_move": 0, "table": None})
+    assert solve(pos).value == 2
+    for switches in ({"use_plain": False}, {"use_merge": False, "use_dominance": False}):
+        assert solve(pos, searcher=Searcher(8, **switches)).value == 2, switches
+
+
 def test_plain_search_key_counts_the_table_by_the_orders_it_covers():
     """The key gives the table's rank by how many of the answering players' orders it
     covers, as the hands are counted by place (orders nobody holds squeezed out): with the
