@@ -14,6 +14,7 @@ import pytest
 from cli_process import PACKAGES, cli_env
 from guandan_core import cli_play
 from guandan_core.match import Match, MatchRules
+from guandan_core.players import GreedyPlayer, RandomPlayer
 
 
 
@@ -283,6 +284,14 @@ def log_file(tmp_path, capsys):
     return path, events
 
 
+def match_events(rules, hands, seed=2, player=RandomPlayer):
+    """The events of a Match of four ``player`` under ``rules``, ``hands`` hands."""
+    events = []
+    Match([player(seat) for seat in range(4)], rules, seed=seed,
+          on_event=events.append).play(hands)
+    return events
+
+
 def write(tmp_path, events, name="bad.jsonl"):
     path = tmp_path / name
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
@@ -302,11 +311,7 @@ def test_replay_valid_log(log_file, capsys):
 
 def test_replay_plays_only_log(tmp_path, capsys):
     """A log of deal and play events only is checked hand by hand (here tribute off)."""
-    from guandan_core.match import Match, MatchRules
-    from guandan_core.players import RandomPlayer
-    events = []
-    Match([RandomPlayer(i) for i in range(4)], MatchRules.standard().replace(tribute=False),
-          seed=2, on_event=events.append).play(4)
+    events = match_events(MatchRules.standard().replace(tribute=False), 4)
     only = [e for e in events if e["event"] in ("deal", "play")]
     code, out, _ = run(["replay", write(tmp_path, only)], capsys)
     assert code == 0 and "4 hands" in out
@@ -330,12 +335,9 @@ def test_replay_reads_the_rules_from_the_log(tmp_path, capsys):
     code, out, err = run(["replay", write(tmp_path, events[1:]), "--rules", "platform"], capsys)
     assert code == 0 and out.startswith("valid")
 
-    from guandan_core.players import RandomPlayer
     custom = MatchRules.standard().replace(tribute_first_last=False, fail_at_a=3,
                                            lead_after_tribute="first", first_leader="SA")
-    events = []
-    Match([RandomPlayer(i) for i in range(4)], custom, seed=2,
-          on_event=events.append).play(30)
+    events = match_events(custom, 30)
     assert cli_play.check_log([json.dumps(e) for e in events]).startswith("valid")
     # and it checks their leader after a tribute: the last hand's first out, not the payer
     i = _first(events, lambda e: e["event"] == "return")
@@ -394,11 +396,9 @@ def test_replay_a_log_of_a_match_starts_with_hand_1(log_file, tmp_path, capsys):
         assert code == 1 and err == "" and out.strip() == (
             f"invalid: event 2 (line 2): the log's first deal is of hand {number}, but "
             f"hands are numbered from 1 and this log starts a match"), out
-    from guandan_core.players import RandomPlayer
-    plays_only = []         # (without tribute, as test_replay_plays_only_log)
-    Match([RandomPlayer(i) for i in range(4)], MatchRules.standard().replace(tribute=False),
-          seed=2, on_event=plays_only.append).play(4)
-    plays_only = [e for e in plays_only if e["event"] in ("deal", "play")]
+    # (without tribute, as test_replay_plays_only_log)
+    plays_only = [e for e in match_events(MatchRules.standard().replace(tribute=False), 4)
+                  if e["event"] in ("deal", "play")]
     second = _first(plays_only[1:], lambda e: e["event"] == "deal") + 1
     assert plays_only[second]["hand"] == 2
     code, out, _ = run(["replay", write(tmp_path, plays_only[second:])], capsys)
@@ -732,11 +732,8 @@ def test_replay_refuses_rules_that_differ_in_match_options_alone(tmp_path, capsy
     """A log played under the standard card rules but other match options (here no
     tribute) is refused under --rules standard, exit 2, the log's rules named in JSON as
     no preset has them."""
-    from guandan_core.players import RandomPlayer
     custom = MatchRules.standard().replace(tribute=False)
-    events = []
-    Match([RandomPlayer(i) for i in range(4)], custom, seed=2,
-          on_event=events.append).play(2)
+    events = match_events(custom, 2)
     code, out, err = run(["replay", write(tmp_path, events), "--rules", "standard"], capsys)
     assert (code, out) == (2, "")
     assert err == (f"guandan replay: error: the log was played under the rules "
@@ -795,10 +792,8 @@ def test_replay_counts_failed_hands_at_a_afresh_in_each_match(tmp_path, capsys):
     A once more in hand 23 (first, but its partner last), and stays at A while team 0,
     failing there for the second time in that match, drops to 2. A replay that kept
     team 1's first failure dropped it too and called the log invalid."""
-    from guandan_core.players import GreedyPlayer
-    events = []
-    Match([GreedyPlayer(seat) for seat in range(4)], MatchRules.standard().replace(
-        fail_at_a=2), seed=0, on_event=events.append).play(23)
+    events = match_events(MatchRules.standard().replace(fail_at_a=2), 23, seed=0,
+                          player=GreedyPlayer)
     deals = [e for e in events if e["event"] == "deal"]
     ends = [e for e in events if e["event"] == "end"]
     assert (deals[5]["level"], ends[4]["levels"], ends[5]["order"][0] % 2) == ("A", ["2", "A"], 0)

@@ -147,6 +147,25 @@ def _seat_thread(url, answers_first=None, leave_after=None, hold=None, unasked=N
     return thread, outcome
 
 
+def _served_by_guandan_serve(*options, timeout=60, options_of=lambda seat: {},
+                             **seat_options):
+    """``guandan serve --port 0 OPTIONS`` against four greedy clients (``_seat_thread``
+    with ``seat_options``, and ``options_of(seat)`` for each) until it ends, waiting at
+    most ``timeout`` seconds: its exit status, stdout after the first line, stderr."""
+    server = _cli("serve", "--port", "0", *options)
+    try:
+        port = _listening_port(server)
+        threads = [_seat_thread(f"ws://127.0.0.1:{port}/game/c{i}", **seat_options,
+                                **options_of(i)) for i in range(4)]
+        out, err = server.communicate(timeout=timeout)
+    finally:
+        server.kill()
+        server.wait()
+    for thread, _ in threads:
+        thread.join(60)
+    return server.returncode, out, err
+
+
 def test_sec7_a_bad_answer_is_reported_and_another_awaited():
     """RULES 7: as the platform's server does, an answer that is not an index in range is
     reported and the server waits for a good one; the game goes on."""
@@ -371,17 +390,10 @@ def test_a_message_too_big_for_an_answer_ends_the_game_and_says_so():
 def test_guandan_serve_reports_junk_answers_on_stderr():
     """``guandan serve`` tells of an answer that is not one, on stderr, one line, and
     plays on (the library's on_warning); one hand is "1 hand"."""
-    server = _cli("serve", "--port", "0", "--seed", "1", "--max-hands", "1")
-    try:
-        port = _listening_port(server)
-        threads = [_seat_thread(f"ws://127.0.0.1:{port}/game/c{i}",
-                                answers_first="junk" if i == 0 else None) for i in range(4)]
-        out, err = server.communicate(timeout=120)
-    finally:
-        server.kill()
-    for thread, outcome in threads:
-        thread.join(60)
-    assert server.returncode == 0 and out.startswith("1 hand; "), err
+    code, out, err = _served_by_guandan_serve(
+        "--seed", "1", "--max-hands", "1", timeout=120,
+        options_of=lambda seat: {"answers_first": "junk" if seat == 0 else None})
+    assert code == 0 and out.startswith("1 hand; "), err
     assert re.fullmatch(r"guandan serve: seat [0-3] answered 'junk', not \{\"actIndex\": "
                         r"0\.\.\d+\}: waiting for another answer\n", err), err
 
@@ -607,24 +619,6 @@ def test_ctrl_c_stops_the_server_at_once():
         proc.kill()
     assert proc.returncode == 130 and err == "guandan serve: interrupted\n"
     assert time.monotonic() - sent < 5
-
-
-def _served_by_guandan_serve(*options, **seat_options):
-    """``guandan serve --port 0 OPTIONS`` against four greedy clients (``_seat_thread``
-    with ``seat_options``) until it ends: its exit status, stdout after the first line,
-    stderr."""
-    server = _cli("serve", "--port", "0", *options)
-    try:
-        port = _listening_port(server)
-        threads = [_seat_thread(f"ws://127.0.0.1:{port}/game/c{i}", **seat_options)
-                   for i in range(4)]
-        out, err = server.communicate(timeout=60)
-    finally:
-        server.kill()
-        server.wait()
-    for thread, _ in threads:
-        thread.join(60)
-    return server.returncode, out, err
 
 
 def test_guandan_serve_counts_the_hands_and_the_games_each_team_won():

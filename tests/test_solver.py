@@ -2498,6 +2498,14 @@ def test_dominated_moves_are_never_better(plain):
     assert dropped > (1500 if plain else 3000)   # (fewer positions are plain)
 
 
+def _searched_moves(pos, plain=False):
+    """The platform form of the moves the search tries at ``pos`` (``plain``: the plain
+    positions' search, which must apply there)."""
+    searched, _ = _searched_and_legal(Searcher(8), pos, plain)
+    assert searched is not None                     # a plain position
+    return [m.to_platform() for m in searched]
+
+
 def test_plain_search_keeps_the_higher_pair_when_an_opponents_natural_pair_lies_between():
     """Dropping a pair for a lower one is safe only if no opponent can answer the lower
     pair and not the higher: an opponent's natural pair between them (here the 8s, no
@@ -2506,10 +2514,8 @@ def test_plain_search_keeps_the_higher_pair_when_an_opponents_natural_pair_lies_
     pos = Position.from_json({"level": "2", "hands": [["S4", "C4", "SQ", "CQ"], ["D8", "H8"],
                                                       ["C3"], ["C5", "SK"]],
                               "finished": [], "to_move": 0, "table": None})
-    searched, legal = _searched_and_legal(Searcher(8), pos, plain=True)
-    assert searched is not None                     # a plain position
-    assert ["Pair", "Q", ["SQ", "CQ"]] in [m.to_platform() for m in searched], \
-        [m.to_platform() for m in searched]
+    searched = _searched_moves(pos, plain=True)
+    assert ["Pair", "Q", ["SQ", "CQ"]] in searched, searched
     assert minimax(pos, [10**6]) == 1 == solve(pos).value
 
 
@@ -2525,8 +2531,7 @@ def test_search_keeps_the_higher_triple_when_an_opponents_wild_triple_lies_betwe
                                                       ["S6", "H2", "H2"], ["ST", "HT", "CT"],
                                                       ["C4"]],
                               "finished": [], "to_move": 0, "table": None})
-    searched, _ = _searched_and_legal(Searcher(8), pos)
-    assert ["Trips", "9", ["S9", "H9", "C9"]] in [m.to_platform() for m in searched]
+    assert ["Trips", "9", ["S9", "H9", "C9"]] in _searched_moves(pos)
     assert minimax(pos, [10**6], {}) == 3
     for switches in ({}, {"use_plain": False}, {"use_merge": False}):
         result = solve(pos, all_moves=True, searcher=Searcher(8, **switches))
@@ -2547,9 +2552,7 @@ def test_search_keeps_a_three_with_two_whose_lower_twin_would_break_a_bomb():
                                                       ["SQ", "HQ", "CQ", "DJ", "CJ", "SK"],
                                                       ["S3"], ["D6"]],
                               "finished": [], "to_move": 0, "table": None})
-    searched, _ = _searched_and_legal(Searcher(8), pos)
-    assert ["ThreeWithTwo", "9", ["S7", "H7", "S9", "H9", "C9"]] in \
-        [m.to_platform() for m in searched]
+    assert ["ThreeWithTwo", "9", ["S7", "H7", "S9", "H9", "C9"]] in _searched_moves(pos)
     result = solve(pos, all_moves=True)
     assert result.value == 3
     assert {str(m.move): m.value for m in result.moves}["ThreeWithTwo 9: S7 H7 S9 H9 C9"] == 3
@@ -2572,13 +2575,6 @@ def test_search_drops_no_play_of_a_hand_that_can_still_form_a_sequence():
     assert str(result.best) == "Single A: HA"
 
 
-def _plain_moves(pos):
-    """The platform form of the moves the plain positions' search tries at ``pos``."""
-    searched, _ = _searched_and_legal(Searcher(8), pos, plain=True)
-    assert searched is not None                     # a plain position
-    return [m.to_platform() for m in searched]
-
-
 def test_plain_search_keeps_the_higher_pair_when_an_opponents_wild_pair_lies_between():
     """As with a natural pair, an opponent's single 8 and wild card (the H2, level 2) make
     a pair of 8s that answers the 4s and not the Qs. Leading the Qs gets +1 by RULES: nobody
@@ -2588,7 +2584,7 @@ def test_plain_search_keeps_the_higher_pair_when_an_opponents_wild_pair_lies_bet
     pos = Position.from_json({"level": "2", "hands": [["S4", "C4", "SQ", "CQ"], ["D8", "H2"],
                                                       ["C3"], ["C5", "SK"]],
                               "finished": [], "to_move": 0, "table": None})
-    assert ["Pair", "Q", ["SQ", "CQ"]] in _plain_moves(pos)
+    assert ["Pair", "Q", ["SQ", "CQ"]] in _searched_moves(pos, plain=True)
     assert minimax(pos, [10**6], {}) == 1 == solve(pos).value
 
 
@@ -2605,7 +2601,7 @@ def test_plain_search_keeps_a_three_with_two_whose_lower_twin_an_opponent_could_
                                                       ["S6", "C6", "D6", "SK", "DK"],
                                                       ["ST", "HT", "CT", "SQ", "HQ"], ["C4"]],
                               "finished": [], "to_move": 0, "table": None})
-    assert ["ThreeWithTwo", "9", ["S5", "H5", "S9", "H9", "C9"]] in _plain_moves(pos)
+    assert ["ThreeWithTwo", "9", ["S5", "H5", "S9", "H9", "C9"]] in _searched_moves(pos, plain=True)
     result = solve(pos)
     assert (result.value, str(result.best)) == (3, "ThreeWithTwo 9: S5 H5 S9 H9 C9")
     for switches in ({"use_plain": False}, {"use_merge": False, "use_dominance": False}):
@@ -2625,7 +2621,7 @@ def test_plain_search_keeps_the_higher_pair_of_a_three_with_two_below_the_partne
                                                       ["S7", "DK", "S4"], ["C6", "D6"],
                                                       ["CA", "S8", "DA"]],
                               "finished": [], "to_move": 0, "table": None})
-    assert ["ThreeWithTwo", "T", ["S9", "D9", "ST", "CT", "DT"]] in _plain_moves(pos)
+    assert ["ThreeWithTwo", "T", ["S9", "D9", "ST", "CT", "DT"]] in _searched_moves(pos, plain=True)
     result = solve(pos)
     assert (result.value, str(result.best)) == (3, "ThreeWithTwo T: S9 D9 ST CT DT")
     assert solve(pos, searcher=Searcher(8, use_plain=False)).value == 3
@@ -2656,7 +2652,7 @@ def test_plain_search_keeps_a_single_that_is_not_dominated_by_one_of_a_pair():
                                                       ["C8", "HT", "HT"],
                                                       ["SQ", "HQ", "HR"], []],
                               "finished": [3], "to_move": 0, "table": None})
-    assert ["Single", "9", ["S9"]] in _plain_moves(pos)
+    assert ["Single", "9", ["S9"]] in _searched_moves(pos, plain=True)
     assert minimax(pos, [10**6], {}) == -1 == solve(pos).value
     assert solve(pos, searcher=Searcher(8, use_plain=False)).value == -1
 
@@ -2676,7 +2672,7 @@ def test_plain_search_keeps_a_three_with_two_whose_lower_pair_breaks_a_triple():
                               "table": {"owner": 1, "play": ["ThreeWithTwo", "8",
                                                              ["S7", "D7", "S8", "H8",
                                                               "C8"]]}})
-    assert ["ThreeWithTwo", "K", ["ST", "HT", "HK", "DK", "DK"]] in _plain_moves(pos)
+    assert ["ThreeWithTwo", "K", ["ST", "HT", "HK", "DK", "DK"]] in _searched_moves(pos, plain=True)
     result = solve(pos)
     assert minimax(pos, [10**6], {}) == 3 == result.value
     assert str(result.best) == "ThreeWithTwo K: ST HT HK DK DK"
