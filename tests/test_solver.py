@@ -1032,6 +1032,66 @@ def test_a_search_that_fails_low_proves_no_move():
     assert searcher.proof_move(-1) >= 0 and searcher.proof_move(0) == -1
 
 
+def _proved_moves(searcher, pos):
+    """{value: move} for every value (team-0 terms) that Searcher.proof_move names a move
+    for at ``pos``."""
+    named = {t: _proof_move(searcher, t) for t in range(-3, 4)}
+    return {t: move for t, move in named.items() if move is not None}
+
+
+@pytest.mark.parametrize("use_runout, js", [
+    # plain (no bomb, sequence or straight flush can form): the plain positions' search
+    (False, {"level": "A", "hands": [["SB", "HR"], [], ["H8", "HA", "HA"],
+                                     ["H4", "H5", "D6", "C9"]],
+             "finished": [1], "to_move": 3, "table": None}),
+    # seat 1's pair (S5 and the wild H9) runs out unbeaten: the general search's run-out
+    (True, {"level": "9", "hands": [["HR"], ["S5", "H9"], ["H4", "DT"], ["H2", "S5", "CK"]],
+            "finished": [], "to_move": 1, "table": None}),
+], ids=["plain", "run-out"])
+def test_a_question_failed_at_its_bound_proves_no_move(use_runout, js):
+    """Seat 1 or 3 (team 1) is asked "can you hold team 0 to -3?" (the window (-3, -2)).
+    It cannot: the minimax value is -1 whatever it plays. The fail-soft search answers -2,
+    which only says "at least -2". So no move has proved "at most -2", and proof_move
+    names none. (With ``<=`` for ``<`` where the root notes its proof, the plain search
+    named H4 and the run-out named the pair for -2.)"""
+    pos = Position.from_json(js)
+    values = [_mover_value(pos, move, memo={}) for move in pos.legal_moves()]
+    assert max(values) == 1                             # -1 for team 0 at best
+    searcher = Searcher(10, use_runout=use_runout)
+    _load(searcher, pos)
+    if not use_runout:
+        searcher.key(plain=True)                        # (ValueError if not plain)
+    assert searcher.search(-3, -2) == -2
+    assert _proved_moves(searcher, pos) == {}
+
+
+def test_a_named_proof_move_reaches_its_bound():
+    """Whatever question the search was asked, a move proof_move names for a value really
+    gets the mover's team that value or better (minimax), with and without the run-out
+    check, in plain positions and others; every null window and the full one."""
+    rng = random.Random(31)
+    checked = 0
+    positions = 0
+    while positions < 40:
+        pos = random_position(rng, max_cards=4, max_total=12)
+        if pos is None or pos.is_over:
+            continue
+        positions += 1
+        sign = 1 if pos.to_move % 2 == 0 else -1
+        memo = {}
+        for use_runout in (False, True):
+            searcher = Searcher(10, use_runout=use_runout)
+            for alpha, beta in [(t - 1, t) for t in (-3, -2, -1, 1, 2, 3)] + [(-4, 4)]:
+                _load(searcher, pos)
+                searcher.clear_table()
+                searcher.search(alpha, beta)
+                for t, move in _proved_moves(searcher, pos).items():
+                    assert _mover_value(pos, move, memo=memo) >= sign * t, \
+                        (pos.to_json(), alpha, t)
+                    checked += 1
+    assert checked >= 100, checked
+
+
 def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     """Issue 4 (limits): with the value unknown, ``best`` is a move proven to reach
     ``lower`` whenever ``lower`` is above -3: checked by minimax on positions stopped at
