@@ -200,3 +200,135 @@ def random_long_play_position(rng: random.Random, rules=None) -> Position | None
             return None
         table = rng.choice(readings)
     return _position(level, hands, out, to_move, table, owner, rules)
+
+
+def spaced_ranks_case(rng: random.Random, lead: bool, full_house_table: bool = False) -> dict:
+    """A position whose mover holds pairs, triples, wild cards and jokers on ranks three
+    apart (the ace counts low and high), so no sequence is possible. When following, the
+    table is a single, pair or triple, or with ``full_house_table`` a three-with-two."""
+    level = rng.randrange(13)
+    wild = level * 4 + 1
+    left = {k: 2 for k in range(54)}     # copies of each card not dealt yet
+
+    def take(kinds, count):
+        pool = [k for k in kinds for _ in range(left[k])]
+        got = rng.sample(pool, min(count, len(pool)))
+        for k in got:
+            left[k] -= 1
+        return got
+
+    start = rng.randrange(3)
+    ranks = [r for r in range(start, 13, 3) if not (r == 12 and start == 0)]
+    hand = []
+    for r in rng.sample(ranks, min(len(ranks), rng.randint(2, 4))):
+        hand += take([r * 4 + s for s in range(4) if r * 4 + s != wild],
+                     rng.choice([1, 1, 2, 3]))
+    hand += take([wild], rng.choice([0, 1, 2, 2]))
+    hand += take([52], rng.choice([0, 1, 2])) + take([53], rng.choice([0, 1, 2]))
+    others = [take(range(52), 1) for _ in range(3)]
+    table = None
+    if not lead and full_house_table:
+        r, q = rng.sample(range(13), 2)
+        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], 3)
+        cards += take([q * 4 + s for s in range(4) if q * 4 + s != wild], 2)
+        if len(cards) == 5:
+            table = {"owner": 1, "play": ["ThreeWithTwo", "23456789TJQKA"[r],
+                                          [format_card(k) for k in cards]]}
+    elif not lead:
+        t, size = rng.choice([("Single", 1), ("Pair", 2), ("Trips", 3)])
+        r = rng.randrange(13)
+        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], size)
+        if len(cards) == size:
+            table = {"owner": 1, "play": [t, "23456789TJQKA"[r],
+                                          [format_card(k) for k in cards]]}
+    return {"level": "23456789TJQKA"[level],
+            "hands": [[format_card(k) for k in h] for h in [hand] + others],
+            "finished": [], "to_move": 0, "table": table}
+
+
+def _naturals(rng: random.Random, rank: int, level: int, count: int) -> list:
+    # `count` natural cards of one rank (the heart of the level rank is the wild card)
+    suits = [0, 2, 3] if rank == level else [0, 1, 2, 3]
+    return [rank * 4 + rng.choice(suits) for _ in range(count)]
+
+
+def _piece(rng: random.Random, level: int, shape: str) -> list:
+    """The cards of one shape where the search's pruning of dominated plays has cases."""
+    wild = level * 4 + 1
+    a, b = sorted(rng.sample(range(13), 2))
+    if shape == "bomb of five":                 # three naturals and two wild cards
+        return _naturals(rng, a, level, 3) + [wild, wild]
+    if shape == "wild triple":
+        return _naturals(rng, a, level, rng.choice([1, 2])) + [wild] * rng.choice([1, 2])
+    if shape == "wild pair":
+        return _naturals(rng, a, level, 1) + [wild]
+    if shape == "four and a pair":
+        return _naturals(rng, b, level, 4) + _naturals(rng, a, level, 2)
+    if shape == "triple and lower pair":
+        return _naturals(rng, b, level, 3) + _naturals(rng, a, level, 2)
+    if shape == "wild three-with-two":
+        return _naturals(rng, a, level, 2) + _naturals(rng, b, level, 2) + [wild]
+    if shape == "two triples":
+        return _naturals(rng, a, level, 3) + _naturals(rng, b, level, rng.choice([2, 3]))
+    if shape == "two triples and a pair":       # three-with-twos sharing a triple or a pair
+        c = rng.choice([r for r in range(13) if r not in (a, b)])
+        return _naturals(rng, a, level, 3) + _naturals(rng, b, level, 3) + \
+            _naturals(rng, c, level, 2)
+    return _naturals(rng, a, level, rng.choice([2, 3]))     # "pair or triple"
+
+
+PIECES = ("bomb of five", "wild triple", "wild pair", "four and a pair",
+          "triple and lower pair", "wild three-with-two", "two triples",
+          "two triples and a pair", "pair or triple")
+
+
+def random_piece_position(rng: random.Random, max_total: int = 16) -> Position | None:
+    """A random endgame whose mover (1 to 8 cards) nearly always holds one of the shapes
+    of ``PIECES`` (a bomb of three naturals and two wild cards, triples and pairs
+    completed by wild cards, four of a kind and a pair, ...) and the others 1 to 5 cards,
+    sometimes with such a shape too; the rest single cards, wild cards and jokers. A
+    random level, 2 to 4 active players, a single, pair, triple or three-with-two on the
+    table nearly half the time. Small hands where the search drops dominated plays of
+    every kind, and where who holds a card between two ranks decides whether it may
+    (found mutants of that pruning that the other draws here did not). None for a draw
+    that is not a valid position."""
+    level = rng.randrange(13)
+    out = _seats_out(rng)
+    in_play = [s for s in range(4) if s not in out]
+    to_move = rng.choice(in_play)
+    hands = [[] for _ in range(4)]
+    for seat in in_play:
+        mover = seat == to_move
+        size = rng.randint(1, 7) if mover else rng.randint(1, 5)
+        cards = _piece(rng, level, rng.choice(PIECES)) \
+            if rng.random() < (0.9 if mover else 0.3) else []
+        while len(cards) < size:
+            draw = rng.random()
+            if draw < 0.6:
+                cards.append(rng.randrange(52))
+            elif draw < 0.8:
+                cards.append(level * 4 + 1)
+            else:
+                cards.append(rng.choice([52, 53]))
+        hands[seat] = cards[:8]
+    if sum(len(h) for h in hands) > max_total:
+        return None
+    table = owner = None
+    table_cards = []
+    if rng.random() < 0.45:
+        owner = rng.choice([s for s in in_play if s != to_move] + out[-1:])
+        shape = rng.choice(["single", "pair", "triple", "three-with-two"])
+        table_cards = [rng.randrange(54)] if shape == "single" else \
+            _piece(rng, level, "triple and lower pair") if shape == "three-with-two" else \
+            _naturals(rng, rng.randrange(13), level, 2 if shape == "pair" else 3)
+        if rng.random() < 0.3:
+            table_cards[rng.randrange(len(table_cards))] = level * 4 + 1
+    dealt = [k for h in hands for k in h] + table_cards
+    if any(dealt.count(k) > 2 for k in set(dealt)):
+        return None
+    if table_cards:
+        readings = classify(table_cards, level)
+        if not readings:
+            return None
+        table = rng.choice(readings)
+    return _position(level, hands, out, to_move, table, owner)

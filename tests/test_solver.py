@@ -13,10 +13,12 @@ import numpy as np
 import pytest
 
 from cli_process import ADDRESS_LIMIT, UNDER_SANITIZER, run_python, vm_size
+from differential import dominated_drops, searched_and_legal as _searched_and_legal
 from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
-from reference_minimax import Budget, minimax, random_long_play_position, random_position
+from reference_minimax import (Budget, minimax, random_long_play_position, random_position,
+                               spaced_ranks_case)
 from solver import Searcher, probe, solve, solve_many
 from solver.search import FIRST_ARENA_MOVES, MOVE_DTYPE, _load, _record_bytes, _root
 
@@ -2303,7 +2305,7 @@ def test_plain_search_passes_exactly_for_followers_who_cannot_answer():
     three-with-two tables, wild cards and jokers included."""
     searcher = Searcher(8)
     rng = random.Random(93)
-    cases = [Position.from_json(_generation_case(rng, lead=False, full_house_table=i % 3 == 0))
+    cases = [Position.from_json(spaced_ranks_case(rng, lead=False, full_house_table=i % 3 == 0))
              for i in range(1500)]
     cases += [p for p in (random_position(rng, max_cards=6, max_total=16, with_table=1.0)
                           for _ in range(1500)) if p is not None and not p.is_over]
@@ -2437,24 +2439,6 @@ def test_canonical_table_key_counts_the_table_owners_cards_among_the_ranks_in_pl
     assert values == [1, 2] and keys[0] != keys[1], (values, keys)
 
 
-def _searched_and_legal(searcher, pos, plain=False):
-    """The moves the search tries at ``pos`` (after its merges) and all its legal moves;
-    the first must be among the second. ``plain``: the moves of the plain positions'
-    search, (None, None) if ``pos`` is not plain."""
-    from guandan_core.moves import MOVE_DTYPE
-    _load(searcher, pos)
-    try:
-        data = searcher.searched_moves(plain)
-    except ValueError:
-        if plain:
-            return None, None
-        raise
-    searched = Move.from_array(np.frombuffer(data, MOVE_DTYPE))
-    legal = list(pos.legal_moves())
-    assert set(searched) <= set(legal), pos.to_json()
-    return searched, legal
-
-
 def test_merged_moves_lead_to_equal_positions():
     """The search tries one move of each group that leads to the same position up to suits
     that cannot matter: every move it drops (dominance off) must reach the table key of a
@@ -2496,29 +2480,14 @@ def test_merged_moves_lead_to_equal_positions():
 
 
 def _dropped_moves_are_dominated(pos, searcher, reference, plain=False):
-    """Checks one position; returns how many moves the search drops there. Children are
-    valued by ``reference``, a searcher that drops no dominated move (itself checked
-    against the plain minimax by test_search_switches_do_not_change_values)."""
-    kept, legal = _searched_and_legal(searcher, pos, plain)
-    if kept is None:
-        return 0
-    dropped = [m for m in legal if m not in kept]
-
-    def value(move):          # for the mover's team
-        p = pos.play(move)
-        if p.is_over:
-            v = p.outcome
-        else:
-            r = solve(p, searcher=reference, pv=False)
-            v = r.value if p.to_move % 2 == 0 else -r.value
-        return v if pos.to_move % 2 == 0 else -v
-    kinds = {m.type_id for m in dropped}
-    kept_values = {m: value(m) for m in kept if m.type_id in kinds}
-    for m in dropped:
-        v = value(m)
-        assert any(k.type_id == m.type_id and kept_values[k] >= v for k in kept_values), \
-            (pos.to_json(), str(m), v)
-    return len(dropped)
+    """Checks one position (differential.dominated_drops); returns how many moves the
+    search drops there. Children are valued by ``reference``, a searcher that drops no
+    dominated move (itself checked against the plain minimax by
+    test_search_switches_do_not_change_values)."""
+    try:
+        return dominated_drops(pos, searcher, reference, plain)
+    except AssertionError as e:
+        raise AssertionError(f"{pos.to_json()}: {e}") from None
 
 
 @pytest.mark.parametrize("plain", [False, True], ids=["general", "plain"])
@@ -2541,7 +2510,7 @@ def test_dominated_moves_are_never_better(plain):
         if pos is not None and not pos.is_over:
             dropped += _dropped_moves_are_dominated(pos, searcher, reference, plain)
     for i in range(1000):
-        pos = Position.from_json(_generation_case(rng, lead=i % 2 == 0))
+        pos = Position.from_json(spaced_ranks_case(rng, lead=i % 2 == 0))
         dropped += _dropped_moves_are_dominated(pos, searcher, reference, plain)
     # where a condition matters: a three-with-two keeps the higher pair only if the
     # partner holds no pair between (the lower pair left in hand lets the partner take the
@@ -2838,51 +2807,6 @@ def _suit_free(move, level):
     return (move.type_id, move.key, move.label, ranks, len(move.wild_as))
 
 
-def _generation_case(rng, lead, full_house_table=False):
-    """A position whose mover holds pairs, triples, wild cards and jokers on ranks three
-    apart (the ace counts low and high), so no sequence is possible. When following, the
-    table is a single, pair or triple, or with ``full_house_table`` a three-with-two."""
-    from guandan_core.cards import format_card
-    level = rng.randrange(13)
-    wild = level * 4 + 1
-    left = {k: 2 for k in range(54)}     # copies of each card not dealt yet
-
-    def take(kinds, count):
-        pool = [k for k in kinds for _ in range(left[k])]
-        got = rng.sample(pool, min(count, len(pool)))
-        for k in got:
-            left[k] -= 1
-        return got
-
-    start = rng.randrange(3)
-    ranks = [r for r in range(start, 13, 3) if not (r == 12 and start == 0)]
-    hand = []
-    for r in rng.sample(ranks, min(len(ranks), rng.randint(2, 4))):
-        hand += take([r * 4 + s for s in range(4) if r * 4 + s != wild],
-                     rng.choice([1, 1, 2, 3]))
-    hand += take([wild], rng.choice([0, 1, 2, 2]))
-    hand += take([52], rng.choice([0, 1, 2])) + take([53], rng.choice([0, 1, 2]))
-    others = [take(range(52), 1) for _ in range(3)]
-    table = None
-    if not lead and full_house_table:
-        r, q = rng.sample(range(13), 2)
-        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], 3)
-        cards += take([q * 4 + s for s in range(4) if q * 4 + s != wild], 2)
-        if len(cards) == 5:
-            table = {"owner": 1, "play": ["ThreeWithTwo", "23456789TJQKA"[r],
-                                          [format_card(k) for k in cards]]}
-    elif not lead:
-        t, size = rng.choice([("Single", 1), ("Pair", 2), ("Trips", 3)])
-        r = rng.randrange(13)
-        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], size)
-        if len(cards) == size:
-            table = {"owner": 1, "play": [t, "23456789TJQKA"[r],
-                                          [format_card(k) for k in cards]]}
-    return {"level": "23456789TJQKA"[level],
-            "hands": [[format_card(k) for k in h] for h in [hand] + others],
-            "finished": [], "to_move": 0, "table": table}
-
-
 @pytest.mark.parametrize("plain", [False, True], ids=["general", "plain"])
 def test_search_move_generation_matches_the_kernel(plain):
     """RULES sec. 3-4: the solver's own generator for hands without bombs or sequences
@@ -2892,9 +2816,9 @@ def test_search_move_generation_matches_the_kernel(plain):
     form a sequence), which also answers three-with-twos."""
     searcher = Searcher(8, use_dominance=False)   # no dominated moves dropped
     rng = random.Random(31)
-    cases = [_generation_case(rng, lead=i % 2 == 0) for i in range(1000)]
+    cases = [spaced_ranks_case(rng, lead=i % 2 == 0) for i in range(1000)]
     if plain:
-        cases += [_generation_case(rng, lead=False, full_house_table=True)
+        cases += [spaced_ranks_case(rng, lead=False, full_house_table=True)
                   for _ in range(300)]
     # a triple of one natural and two wilds with a joker pair
     cases.append({"level": "2", "hands": [["S5", "H2", "H2", "SB", "SB", "S9"], ["C3"],
