@@ -2707,6 +2707,22 @@ def test_plain_search_keeps_a_three_with_two_whose_lower_pair_breaks_a_triple():
     assert str(result.best) == "ThreeWithTwo K: ST HT HK DK DK"
 
 
+def test_plain_search_keeps_a_three_with_two_whose_pair_is_lower_than_a_broken_triple():
+    """The lower pair that lets a three-with-two drop one with a higher pair must be all
+    the mover's naturals of its rank, on the triple's side too: 888 gives 555 no lower pair
+    here (a pair of the 8s would break it). Seat 2 (level 2, the H2 wild) leads 555JJ,
+    which seat 1's three cards cannot beat, then its 888, its last cards, and is out
+    third: +2 (the plain minimax). 888JJ is rightly dropped for 555JJ; with the 8s counted
+    as a pair, 555JJ was dropped for 55588 as well, and the plain search answered +1."""
+    pos = Position.from_json({"level": "2", "hands": [[], ["H2", "SQ", "CQ"],
+                                                      ["H5", "H5", "D5", "S8", "S8", "H8",
+                                                       "SJ", "CJ"], []],
+                              "finished": [0, 3], "to_move": 2, "table": None})
+    assert ["ThreeWithTwo", "5", ["H5", "H5", "D5", "SJ", "CJ"]] in \
+        _searched_moves(pos, plain=True)
+    assert minimax(pos, [10**6], {}) == 2 == solve(pos).value
+
+
 def test_search_counts_the_cards_of_both_opponents_before_dropping_a_play():
     """Where an opponent could answer a lower play and not the higher one, the higher one
     must stay, and both opponents count, not only the next one to play: here seat 3, the
