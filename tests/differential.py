@@ -62,6 +62,24 @@ def searcher_settings() -> dict:
     return settings
 
 
+def team0_value(searcher, pos: Position, node_limit: int | None = None) -> int | None:
+    """Team 0's value of ``pos`` by ``searcher`` from empty tables (the outcome of a hand
+    that is over); None if it gave up at ``node_limit`` nodes."""
+    if pos.is_over:
+        return pos.outcome
+    searcher.clear_table()
+    _load(searcher, pos)
+    searcher.reset_counters()
+    searcher.limits(node_limit, None)
+    return searcher.search(-4, 4)
+
+
+def new_count() -> dict:
+    """The counts of what was checked, all zero (``check`` adds to them)."""
+    return {"positions": 0, "minimax": 0, "dropped": 0, "best moves": 0, "stopped": 0,
+            "disagreements": 0}
+
+
 def searched_and_legal(searcher, pos: Position, plain: bool = False):
     """The moves the search tries at ``pos`` (after its merges) and all its legal moves;
     the first must be among the second. ``plain``: the moves of the plain positions'
@@ -90,12 +108,7 @@ def dominated_drops(pos: Position, searcher, reference, plain: bool = False) -> 
     dropped = [m for m in legal if m not in kept]
 
     def value(move):          # for the mover's team
-        child = pos.play(move)
-        if child.is_over:
-            v = child.outcome
-        else:
-            result = solve(child, searcher=reference, pv=False)
-            v = result.value if child.to_move % 2 == 0 else -result.value
+        v = team0_value(reference, pos.play(move))
         return v if pos.to_move % 2 == 0 else -v
     kinds = {m.type_id for m in dropped}
     kept_values = {m: value(m) for m in kept if m.type_id in kinds}
@@ -129,12 +142,9 @@ def check(pos: Position, searchers: dict, reference, budget: int, count: dict,
     found = []
     values = {}
     for name, searcher in searchers.items():
-        searcher.clear_table()
-        _load(searcher, pos)
-        searcher.reset_counters()
         # (a technique switched off can make a long-play position take minutes)
-        searcher.limits(VARIANT_NODE_LIMIT if name != "default" else None, None)
-        values[name] = searcher.search(-4, 4)       # team 0's value, None at the limit
+        values[name] = team0_value(searcher, pos,
+                                   VARIANT_NODE_LIMIT if name != "default" else None)
         if values[name] is None:
             count["stopped"] += 1
             del values[name]
@@ -155,13 +165,7 @@ def check(pos: Position, searchers: dict, reference, budget: int, count: dict,
     if best_move:
         count["best moves"] += 1
         result = solve(pos, pv=False)
-        child = pos.play(result.best)
-        if child.is_over:
-            reached = child.outcome
-        else:
-            reference.clear_table()
-            _load(reference, child)
-            reached = reference.search(-4, 4)
+        reached = team0_value(reference, pos.play(result.best))
         mover_sign = 1 if pos.to_move % 2 == 0 else -1
         if reached != mover_sign * result.value:
             found.append(("best move", {"best": str(result.best), "value": result.value,
@@ -183,8 +187,7 @@ def run(seed: int, positions: int | None, seconds: float | None, settings: dict 
     searchers = {name: Searcher(12, **kw) for name, kw in settings.items()}
     reference = Searcher(14, use_dominance=False)
     rng = random.Random(seed)
-    count = {"positions": 0, "minimax": 0, "dropped": 0, "best moves": 0, "stopped": 0,
-             "disagreements": 0}
+    count = new_count()
     start = time.monotonic()
     while (positions is None or count["positions"] < positions) and \
             (seconds is None or time.monotonic() - start < seconds):

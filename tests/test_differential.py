@@ -5,7 +5,7 @@ and how to reproduce each disagreement."""
 import json
 import random
 
-from differential import KINDS, check, draw, main, searcher_settings
+from differential import KINDS, check, draw, main, new_count, searcher_settings
 from guandan_core.position import Position
 from reference_minimax import minimax
 from solver import Searcher
@@ -35,7 +35,7 @@ def test_the_real_search_passes_every_check_of_each_kind():
     """Twenty-five positions of each kind: no disagreement, and every check had work to
     do."""
     assert sorted(set(KINDS)) == [0, 1, 2, 3]
-    count = {"minimax": 0, "dropped": 0, "best moves": 0, "stopped": 0}
+    count = new_count()
     searchers = {name: Searcher(12, **kw) for name, kw in searcher_settings().items()}
     reference = Searcher(14, use_dominance=False)
     rng = random.Random(5)
@@ -56,7 +56,7 @@ def test_a_searcher_that_answers_differently_is_reported_with_both_values():
     pos = Position.from_json(_POSITION)
     assert minimax(pos, [10_000], {}) == 3
     searchers = {"default": Searcher(10), "negated": _Negated()}
-    count = {"minimax": 0, "dropped": 0, "best moves": 0, "stopped": 0}
+    count = new_count()
     found = check(pos, searchers, Searcher(10, use_dominance=False), 10_000, count, False)
     assert found == [("values", {"default": 3, "negated": -3})]
     assert count["minimax"] == 1
@@ -64,7 +64,7 @@ def test_a_searcher_that_answers_differently_is_reported_with_both_values():
 
 def test_a_value_the_minimax_refutes_is_reported():
     pos = Position.from_json(_POSITION)
-    count = {"minimax": 0, "dropped": 0, "best moves": 0, "stopped": 0}
+    count = new_count()
     found = check(pos, {"default": _Negated()}, Searcher(10, use_dominance=False), 10_000,
                   count, False)
     assert found == [("minimax", {"minimax": 3, "default": -3})]
@@ -75,7 +75,7 @@ def test_a_variant_at_its_node_limit_is_left_out_and_counted(monkeypatch):
     monkeypatch.setattr(differential, "VARIANT_NODE_LIMIT", 1)
     pos = Position.from_json(_POSITION)
     searchers = {"default": Searcher(10), "use_tt=False": Searcher(10, use_tt=False)}
-    count = {"minimax": 0, "dropped": 0, "best moves": 0, "stopped": 0}
+    count = new_count()
     assert check(pos, searchers, Searcher(10, use_dominance=False), 10_000, count, True) == []
     assert count["stopped"] == 1 and count["best moves"] == 1
 

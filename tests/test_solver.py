@@ -1073,14 +1073,12 @@ def test_a_named_proof_move_reaches_its_bound():
     check, in plain positions and others; every null window and the full one."""
     rng = random.Random(31)
     checked = 0
-    positions = 0
-    while positions < 40:
-        pos = random_position(rng, max_cards=4, max_total=12)
-        if pos is None or pos.is_over:
-            continue
-        positions += 1
+
+    def draw():
+        return random_position(rng, max_cards=4, max_total=12)
+
+    for pos, _, memo in _solved(draw, 40, 10**7, memo=True):
         sign = 1 if pos.to_move % 2 == 0 else -1
-        memo = {}
         for use_runout in (False, True):
             searcher = Searcher(10, use_runout=use_runout)
             for alpha, beta in [(t - 1, t) for t in (-3, -2, -1, 1, 2, 3)] + [(-4, 4)]:
