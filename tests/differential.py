@@ -62,6 +62,14 @@ def searcher_settings() -> dict:
     return settings
 
 
+def make_searchers(settings: dict | None = None):
+    """The searchers compared, {name: Searcher} (``settings`` as for ``run``), and the
+    reference that values the dropped moves' children (it drops none)."""
+    settings = searcher_settings() if settings is None else settings
+    searchers = {name: Searcher(12, **kw) for name, kw in settings.items()}
+    return searchers, Searcher(14, use_dominance=False)
+
+
 def team0_value(searcher, pos: Position, node_limit: int | None = None) -> int | None:
     """Team 0's value of ``pos`` by ``searcher`` from empty tables (the outcome of a hand
     that is over); None if it gave up at ``node_limit`` nodes."""
@@ -183,9 +191,7 @@ def run(seed: int, positions: int | None, seconds: float | None, settings: dict 
     if positions is None and seconds is None:
         raise ValueError("give positions or seconds (or both)")
     out = sys.stdout if out is None else out        # (the one of the moment, not of import)
-    settings = searcher_settings() if settings is None else settings
-    searchers = {name: Searcher(12, **kw) for name, kw in settings.items()}
-    reference = Searcher(14, use_dominance=False)
+    searchers, reference = make_searchers(settings)
     rng = random.Random(seed)
     count = new_count()
     start = time.monotonic()

@@ -217,31 +217,31 @@ def spaced_ranks_case(rng: random.Random, lead: bool, full_house_table: bool = F
             left[k] -= 1
         return got
 
+    def naturals(rank):               # the cards of a rank that are not the wild card
+        return [rank * 4 + s for s in range(4) if rank * 4 + s != wild]
+
     start = rng.randrange(3)
     ranks = [r for r in range(start, 13, 3) if not (r == 12 and start == 0)]
     hand = []
     for r in rng.sample(ranks, min(len(ranks), rng.randint(2, 4))):
-        hand += take([r * 4 + s for s in range(4) if r * 4 + s != wild],
-                     rng.choice([1, 1, 2, 3]))
+        hand += take(naturals(r), rng.choice([1, 1, 2, 3]))
     hand += take([wild], rng.choice([0, 1, 2, 2]))
     hand += take([52], rng.choice([0, 1, 2])) + take([53], rng.choice([0, 1, 2]))
     others = [take(range(52), 1) for _ in range(3)]
     table = None
     if not lead and full_house_table:
         r, q = rng.sample(range(13), 2)
-        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], 3)
-        cards += take([q * 4 + s for s in range(4) if q * 4 + s != wild], 2)
+        cards = take(naturals(r), 3) + take(naturals(q), 2)
         if len(cards) == 5:
-            table = {"owner": 1, "play": ["ThreeWithTwo", "23456789TJQKA"[r],
+            table = {"owner": 1, "play": ["ThreeWithTwo", format_rank(r),
                                           [format_card(k) for k in cards]]}
     elif not lead:
         t, size = rng.choice([("Single", 1), ("Pair", 2), ("Trips", 3)])
         r = rng.randrange(13)
-        cards = take([r * 4 + s for s in range(4) if r * 4 + s != wild], size)
+        cards = take(naturals(r), size)
         if len(cards) == size:
-            table = {"owner": 1, "play": [t, "23456789TJQKA"[r],
-                                          [format_card(k) for k in cards]]}
-    return {"level": "23456789TJQKA"[level],
+            table = {"owner": 1, "play": [t, format_rank(r), [format_card(k) for k in cards]]}
+    return {"level": format_rank(level),
             "hands": [[format_card(k) for k in h] for h in [hand] + others],
             "finished": [], "to_move": 0, "table": table}
 

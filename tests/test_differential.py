@@ -5,7 +5,7 @@ and how to reproduce each disagreement."""
 import json
 import random
 
-from differential import KINDS, check, draw, main, new_count, searcher_settings
+from differential import KINDS, check, draw, main, make_searchers, new_count
 from guandan_core.position import Position
 from reference_minimax import minimax
 from solver import Searcher
@@ -36,8 +36,7 @@ def test_the_real_search_passes_every_check_of_each_kind():
     do."""
     assert sorted(set(KINDS)) == [0, 1, 2, 3]
     count = new_count()
-    searchers = {name: Searcher(12, **kw) for name, kw in searcher_settings().items()}
-    reference = Searcher(14, use_dominance=False)
+    searchers, reference = make_searchers()
     rng = random.Random(5)
     for kind in KINDS[:4]:
         checked = 0
