@@ -390,8 +390,6 @@ class Position:
     def _parse_play(self, triple, what):
         if not isinstance(triple, (list, tuple)) or len(triple) != 3:
             raise PositionError(f"{what}: expected [type, rank, cards], got {quoted(triple)}")
-        if not isinstance(triple[2], (list, tuple)) and triple[0] != "PASS":
-            raise PositionError(f"{what}: cards must be a list, got {quoted(triple[2])}")
         try:
             return Move.from_platform(list(triple), format_rank(self._level), self._rules)
         except (ValueError, TypeError) as exc:

@@ -502,8 +502,6 @@ class EngineProtocol:
             if not isinstance(triple, list) or len(triple) != 3:
                 raise ProtocolError(f"play: expected a platform triple [type, rank, cards], "
                                     f"got {_compact(triple)}")
-            if triple[0] != "PASS" and not isinstance(triple[2], list):
-                raise ProtocolError(f"play: the cards must be a list, got {_compact(triple[2])}")
             try:
                 move = Move.from_platform(triple, format_rank(pos.level), pos.rules)
             except TypeError:

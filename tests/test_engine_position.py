@@ -91,6 +91,14 @@ BAD_POSITIONS = [
     ("table pass", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
         table={"owner": 0, "play": ["PASS", "PASS", "PASS"]}), "cannot be a pass"),
+    # a mistyped pass is named as an unknown type, not as cards that are no list
+    ("table pass in lower case", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["pass", "pass", "pass"]}), "unknown move type 'pass'"),
+    ("table cards not a list", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["Single", "9", "S9"]}),
+     "cards must be a list of card strings, not 'S9'"),
     ("owner is to move", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=0,
         table={"owner": 0, "play": ["Single", "9", ["S9"]]}), "round is over"),
