@@ -1168,6 +1168,11 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     ("sample deep", "sample: unknown option 'deep' (usage: sample [deals=N]"),
     ("sample all", "sample: unknown option 'all'"),
     ("sample seed=1 seed=2", "sample: option 'seed' given twice"),
+    # PROTOCOL.md, solve and analyze: each option once too; a time has no sign, not even -0
+    ("solve all all", "solve: option 'all' given twice"),
+    ("solve time=1 time=2", "solve: option 'time' given twice"),
+    ("analyze S3 level=7 level=8", "analyze: option 'level' given twice"),
+    ("solve time=-0", "solve: time must be a finite number of seconds, 0 or more, not '-0'"),
     ("sample known=5:S3", "sample: known: '5:S3' is not SEAT:CARDS"),
     ('sample known="1:XX"', "sample: known: seat 1: unknown card 'XX'"),
     ("sample known=0:C5", "0 is not a seat whose hand is hidden from seat 0"),
