@@ -545,6 +545,14 @@ def _mutations(events):
     bad = [dict(e) for e in events]
     bad[i] = dict(bad[i], seat=4)
     out.append(("a seat that is no seat", bad, i + 1, "seat 4 is not a seat 0..3"))
+    # README, guandan replay: a well-formed event naming a card or a level that does not
+    # exist breaks the rules (invalid, exit 1), it is not unreadable input (exit 2)
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], action=["Single", "9", ["X9"]])
+    out.append(("an unknown card played", bad, i + 1, "unknown card 'X9'"))
+    bad = [dict(e) for e in events]
+    bad[deal1] = dict(bad[deal1], level="Z")
+    out.append(("a level that is no level", bad, deal1 + 1, "not 'Z'"))
     bad = [dict(e) for e in events]
     bad[deal2] = dict(bad[deal2], hand=3)
     out.append(("a hand number skipped", bad, deal2 + 1, "hand number 3 does not follow 1"))
