@@ -124,8 +124,11 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
         print(f"value: between {_signed(result.lower)} and {_signed(result.upper)} for team "
               f"{team}")
     if result.best is not None:
-        if result.exact or result.reached is not None:
+        if result.exact:
             print(f"best move: {result.best}")
+        elif result.reached is not None:
+            # (threshold mode: a move proven to reach the threshold, not the value's best)
+            print(f"a move reaching {_signed(result.threshold)}: {result.best}")
         elif result.threshold is None and result.lower > -3:
             print(f"best move found: {result.best} (it reaches at least "
                   f"{_signed(result.lower)})")
