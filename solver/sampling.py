@@ -41,8 +41,8 @@ from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import counted, quoted
 
 from .batch import solve_many
-from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _solvable,
-                     as_position)
+from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _sizes,
+                     _solvable, as_position)
 
 __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
@@ -505,7 +505,10 @@ class SampledResult:
     seed); ``view``: a digest of what the seat to move saw and the ``known`` cards (the
     deals' source), so that results of other positions are not merged; ``node_limit``:
     the node limit each deal was solved under (None: none), which decides what is
-    counted, so that results of other limits are not merged either."""
+    counted, so that results of other limits are not merged either; ``tables``: the
+    tables' sizes each deal was solved with, ``(table_bits, max_table_bits)`` with the
+    largest resolved, which decide the node counts and, under a node limit, what is
+    counted too."""
     moves: list                    # [SampledMove, ...]
     samples: int                   # deals searched: n, unless stop ended the call first
     solved: int                    # deals solved exactly, the ones counted
@@ -515,6 +518,7 @@ class SampledResult:
     deals: tuple = ()              # ((start, end), ...), sorted, apart
     view: str | None = None
     node_limit: int | None = None
+    tables: tuple | None = None    # (table_bits, max_table_bits)
 
     @property
     def best(self) -> Move | None:
@@ -528,6 +532,7 @@ class SampledResult:
     def to_json(self) -> dict:
         return {"seed": self.seed, "deals": [list(span) for span in self.deals],
                 "view": self.view, "node_limit": self.node_limit,
+                "tables": None if self.tables is None else list(self.tables),
                 "best": None if self.best is None else self.best.to_platform(),
                 "samples": self.samples, "solved": self.solved,
                 "moves": [m.to_json() for m in self.moves], "nodes": self.nodes,
@@ -570,7 +575,9 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     move has its value is left out of the counts (``solved`` says how many were counted).
     Each deal is solved from empty tables, so the answer, ``nodes`` and what a node limit
     leaves depend only on the view, ``n``, ``seed``, ``known`` and ``first``, not on the
-    threads or on earlier solves (a time limit stops where the clock says).
+    threads or on earlier solves (a time limit stops where the clock says); the table
+    sizes decide the node counts and, under a node limit, what it leaves (they are
+    recorded in ``tables``).
 
     ``first``: solve the deals ``first`` to ``first + n - 1`` of the seed's stream (as
     :func:`sample_deals`), so that with a whole-number seed, calls over the slices of a
@@ -581,6 +588,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
     first, n = _checked_slice(first, n)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
+    tables = _sizes(table_bits, max_table_bits)
     _checked_stop(stop)         # (read before each chunk)
     dealer = _Dealer(view, seed, known)
     dealer.skip(first, stop)
@@ -626,7 +634,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     return SampledResult(moves, searched, solved, nodes, time.perf_counter() - start,
                          named, _joined((k, k + 1) for k in numbers)
                          if named is not None else (),
-                         _view_key(view, known), node_limit)
+                         _view_key(view, known), node_limit, tables)
 
 
 def _best_first(m: SampledMove) -> tuple:
@@ -671,8 +679,9 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
         except ValueError as exc:
             raise ValueError(f"{what}: {exc}") from None
 
-    # (node_limit too: a result saved before it was recorded cannot say what it counted)
-    for key in ("view", "node_limit", "samples", "solved", "nodes", "moves"):
+    # (node_limit and tables too: a result saved before they were recorded cannot say
+    # what it counted)
+    for key in ("view", "node_limit", "tables", "samples", "solved", "nodes", "moves"):
         if key not in obj:
             raise ValueError(f"a sampled result needs the key {key!r}")
     _no_other_keys(obj, _RESULT_KEYS, "a sampled result")
@@ -690,6 +699,14 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     node_limit = obj["node_limit"]
     if node_limit is not None:
         node_limit = count(node_limit, "node_limit")
+    tables = obj["tables"]
+    if not isinstance(tables, list) or len(tables) != 2 or tables[1] is None:
+        raise ValueError(f"tables must be [table_bits, max_table_bits], two whole numbers, "
+                         f"not {quoted(tables)}")
+    try:
+        tables = _sizes(*tables)
+    except ValueError as exc:
+        raise ValueError(f"tables: {exc}") from None
     deals = obj.get("deals", [])
     if not isinstance(deals, list) or not all(
             isinstance(d, list) and len(d) == 2 and is_whole(d[0], 0, MAX_DEALS) and
@@ -754,10 +771,10 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
             raise ValueError(f"best is {quoted(obj['best'])}, but the moves' counts make "
                              f"{quoted(best)}")
     return SampledResult(moves, samples, solved, nodes, float(seconds), seed, spans,
-                         expected, node_limit)
+                         expected, node_limit, tables)
 
 
-_RESULT_KEYS = ("seed", "deals", "view", "node_limit", "best", "samples", "solved", "moves",
+_RESULT_KEYS = ("seed", "deals", "view", "node_limit", "tables", "best", "samples", "solved", "moves",
                 "nodes", "seconds")
 _MOVE_KEYS = ("move", "mean", "best", "values", "equivalent")
 
@@ -778,7 +795,8 @@ def merge_sampled(results) -> SampledResult:
     the same moves, grouped alike (else a ``ValueError`` names the move that differs).
     They must be of one ``view`` (the same position and known cards), and the results
     of whole-number seeds must share one and search no deal twice (else a
-    ``ValueError`` says which), under one node limit (it decides which deals count);
+    ``ValueError`` says which), under one node limit (it decides which deals count)
+    and with one table size (it decides the node counts, and under a limit what counts);
     the merged ``deals`` are theirs together. A result of a
     fresh or ``random.Random`` seed has no stream to check: with one among them, the
     merged seed is None (and ``deals`` empty), the others still checked.
@@ -812,6 +830,11 @@ def merge_sampled(results) -> SampledResult:
     if len(limits) > 1:
         raise ValueError(f"the results were solved under different node limits: "
                          f"{', '.join(sorted(str(x) for x in limits))} (None: no limit)")
+    sizes = {r.tables for r in results}
+    if len(sizes) > 1:
+        raise ValueError(f"the results were solved with different table sizes: "
+                         f"{', '.join(sorted(str(x) for x in sizes))} (table_bits, "
+                         f"max_table_bits)")
     named = [r for r in results if r.seed is not None]
     seeds = {r.seed for r in named}
     if len(seeds) > 1:
@@ -853,4 +876,4 @@ def merge_sampled(results) -> SampledResult:
     return SampledResult(moves, sum(r.samples for r in results),
                          sum(r.solved for r in results), sum(r.nodes for r in results),
                          sum(r.seconds for r in results), seed, deals, views.pop(),
-                         limits.pop())
+                         limits.pop(), sizes.pop())

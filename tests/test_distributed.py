@@ -6,6 +6,7 @@ import concurrent.futures
 import copy
 import json
 import multiprocessing
+import os
 import pickle
 import random
 import re
@@ -185,6 +186,13 @@ def test_bad_merges_and_slices_are_named():
                 f"{', '.join(sorted(str(x) for x in limits))} (None: no limit)")):
             merge_sampled([solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=3 * i,
                                          node_limit=limit) for i, limit in enumerate(limits)])
+    # (the table sizes decide the node counts, and under a node limit which deals count:
+    # see test_the_table_sizes_decide_what_a_node_limit_counts)
+    with pytest.raises(ValueError, match=re.escape(
+            "the results were solved with different table sizes: (10, 10), (18, 24) "
+            "(table_bits, max_table_bits)")):
+        merge_sampled([one, solve_sampled(FOUR_SEATS, 3, seed=1, threads=1, first=3,
+                                          table_bits=10, max_table_bits=10)])
     with pytest.raises(ValueError, match="at least one SampledResult"):
         merge_sampled([])
     with pytest.raises(TypeError, match="a list of SampledResults, not one"):
@@ -200,6 +208,23 @@ def test_bad_merges_and_slices_are_named():
         with pytest.raises(ValueError, match="first must be"):
             sample_deals(FOUR_SEATS, 1, first=bad)
     assert isinstance(merge_sampled([one]), SampledResult) and merge_sampled([one]) == one
+
+
+def test_the_table_sizes_decide_what_a_node_limit_counts():
+    """Why merge_sampled refuses results solved with other table sizes, and a result
+    records its sizes: a smaller table searches more nodes, so under the same node limit
+    it counts fewer deals (4 x 6 position 7, 6 deals of seed 7 under 60,000 nodes: 2 with
+    the default tables, 1 with 2**10 entries), and the merged slices would not be the
+    answer of either one call."""
+    with open(os.path.join(os.path.dirname(__file__), "data", "endgames_4x6.json")) as fh:
+        position = json.load(fh)["items"][7]
+    default = solve_sampled(position, 6, seed=7, threads=1, node_limit=60_000)
+    small = solve_sampled(position, 6, seed=7, threads=1, node_limit=60_000, table_bits=10,
+                          max_table_bits=10)
+    assert (default.tables, small.tables) == ((18, 24), (10, 10))
+    assert default.solved > small.solved > 0 and default.samples == small.samples == 6
+    assert default.to_json()["tables"] == [18, 24]
+    assert read_sampled(small.to_json(), position) == small
 
 
 def test_slices_with_gaps_or_without_a_named_seed_merge_too():
@@ -265,6 +290,15 @@ def _broken(change):
     (lambda o: o.pop("view"), "needs the key 'view'"),
     # (saved before the limit was recorded: it cannot say which deals it counted)
     (lambda o: o.pop("node_limit"), "needs the key 'node_limit'"),
+    # (the same for the table sizes, which decide the node counts and what a limit counts)
+    (lambda o: o.pop("tables"), "needs the key 'tables'"),
+    (lambda o: o.update(tables=[18]), "tables must be [table_bits, max_table_bits], two "
+                                      "whole numbers, not [18]"),
+    (lambda o: o.update(tables=[18, None]), "two whole numbers, not [18, None]"),
+    (lambda o: o.update(tables=[18, 12]), "tables: max_table_bits must be table_bits (18) to "
+                                          "30, not 12"),
+    (lambda o: o.update(tables=["18", 24]), "tables: table_bits must be a whole number, not "
+                                            "'18'"),
     (lambda o: o.update(deals=[[0, 2]]), "deals [[0, 2]] are not the 3 deals searched"),
     (lambda o: o.update(deals=[[0, 1], [1, 3]]), "are not the 3 deals searched, in sorted "
                                                  "ranges apart"),
