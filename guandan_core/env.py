@@ -31,7 +31,9 @@ move that is not legal, leaves the environment as it was before the step (the er
 raised; a ``ValueError`` names the seat and the answer). An environment pickles and
 copies (``copy.copy`` too) with its state, players included, so a search can branch from
 it. One opponent player given alone plays every seat that is not the agent's: give a
-list of four for players that keep state per seat.
+list of four for players that keep state per seat. ``reset(seed)`` reseeds the opponents'
+players that have ``reseed`` (:func:`opponent_seed`), so that a seed and the agent's
+actions name a whole episode, as gymnasium's ``reset(seed)`` promises.
 
 >>> env = HandEnv(agent_seats=(0, 2))
 >>> obs, info = env.reset(seed=7)
@@ -63,7 +65,24 @@ from .players import GreedyPlayer
 from .position import Position
 from .rules import Rules
 
-__all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv"]
+__all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv", "opponent_seed"]
+
+
+def opponent_seed(seed, seat: int) -> int:
+    """The seed an environment reset with ``seed`` gives the opponent player that plays
+    ``seat`` (its first seat, for a player of several) through the player's ``reseed``:
+    a whole number below 2**63 made from both, the same in every process.
+
+    >>> opponent_seed(7, 1) == opponent_seed(7, 1) != opponent_seed(7, 3)
+    True
+    """
+    seed = _checked_seed(seed)
+    if seed is None:
+        raise ValueError("opponent_seed needs a seed (None: fresh seeds, drawn at random)")
+    if not is_whole(seat, 0, 3):
+        raise ValueError(f"seat must be 0..3, not {seat!r}")
+    # (random.Random hashes text with SHA-512, not with hash(): the same everywhere)
+    return random.Random(f"guandan_core.env opponent {int(seat)} {seed!r}").getrandbits(63)
 
 
 class HandEnv:
@@ -119,8 +138,12 @@ class HandEnv:
     def reset(self, seed=None, options=None) -> tuple:
         """Deal a new hand: the cards and the first leader from ``random.Random(seed)``,
         as the first hand of ``Match(..., seed=seed)`` with a random first leader;
-        (observation, info). ``options`` is accepted and ignored (gymnasium passes it)."""
-        rng = random.Random(_checked_seed(seed))
+        (observation, info). The opponents' players that have ``reseed`` are reseeded
+        first (see :meth:`_reseed_opponents`). ``options`` is accepted and ignored
+        (gymnasium passes it)."""
+        seed = _checked_seed(seed)
+        self._reseed_opponents(seed)
+        rng = random.Random(seed)
         hands = deal(rng)
         leader = rng.randrange(4)
         self._start(Position(self.level, hands, (), leader, rules=self.rules, validate=False),
@@ -158,6 +181,23 @@ class HandEnv:
     def _actions(self) -> tuple:
         """How many actions the seat to move has, and that seat."""
         return len(self._observation.legal_moves), self.position.to_move
+
+    def _reseed_opponents(self, seed) -> None:
+        """Give each opponent player with a ``reseed`` method (one call a player, however
+        many seats it plays) the seed :func:`opponent_seed` makes of ``seed`` and its first
+        seat, or with ``seed`` None a fresh random one: a seeded reset then plays the same
+        episode for the same actions whatever the players did before, and the copies of
+        a player in a :class:`VectorEnv`'s rows draw apart."""
+        fresh = random.SystemRandom() if seed is None else None
+        done = set()
+        for seat, player in enumerate(self.players):
+            if player is None or id(player) in done:
+                continue
+            done.add(id(player))
+            reseed = getattr(player, "reseed", None)
+            if callable(reseed):
+                reseed(fresh.getrandbits(63) if fresh is not None else
+                       opponent_seed(seed, seat))
 
     def __copy__(self) -> "HandEnv":
         # (a shallow copy would share the position: a step of one would move the other)
@@ -360,8 +400,9 @@ class GameEnv(HandEnv):
     hand's first move. The hand is dealt and its tribute paid exactly as the ``Match``
     with those choices would, and the opponents' hooks are asked once each.
 
-    ``reset(seed)`` starts ``Match(players, rules, seed)`` (the same deals, first leader
-    and tribute) and plays its first hand to the agent's first move. ``step(action)``
+    ``reset(seed)`` reseeds the opponents as :class:`HandEnv`'s does, then starts
+    ``Match(players, rules, seed)`` (the same deals, first leader and tribute) and plays
+    its first hand to the agent's first move. ``step(action)``
     plays the move and the opponents' after it. When the step ends a hand, the hand is
     settled (levels, the winner), the next one is dealt, its tribute paid and its
     opponents' moves made, and the step returns that hand's first observation, with the
@@ -424,9 +465,11 @@ class GameEnv(HandEnv):
     def reset(self, seed=None, options=None) -> tuple:
         """Start a new game (see the class); (observation, info). ``options`` is accepted
         and ignored."""
+        seed = _checked_seed(seed)
+        self._reseed_opponents(seed)
         agent = _AgentSeat(_StepCards() if self.card_actions else self.agent_cards)
         players = [agent if s in self.agent_seats else self.players[s] for s in range(4)]
-        self.match = _EnvMatch(players, self.match_rules, seed,      # (checks the seed)
+        self.match = _EnvMatch(players, self.match_rules, seed,
                                self.agent_seats, self.card_actions)
         self.position, self._over, self._choice = None, False, None
         self._next_hand()
@@ -602,7 +645,8 @@ class VectorEnv:
     ``reset(seed)`` resets environment ``i`` with ``seed + i`` (or ``seed[i]`` from a
     list of ``num_envs`` seeds; None: fresh episodes). Each later episode of environment
     ``i``, begun when one ends, is seeded with the next 63 bits of ``random.Random(`` its
-    first seed ``)``, so a seed names every episode of the run.
+    first seed ``)``, so a seed names every episode of the run. Each reset reseeds the
+    row's opponents (see :class:`HandEnv`), so the copies of a random player draw apart.
 
     ``step(actions)`` plays ``actions[i]`` in environment ``i`` (an index into its legal
     moves, as :meth:`HandEnv.step`) and returns ``(observations, rewards, terminated,

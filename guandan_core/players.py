@@ -54,6 +54,12 @@ class RandomPlayer:
         ``allowed_cards``."""
         return allowed_cards[self.rng.randrange(len(allowed_cards))]
 
+    def reseed(self, seed) -> None:
+        """Choose from now on as ``RandomPlayer(seed)`` would (environments call it at
+        ``reset``)."""
+        self.seed = _checked_seed(seed)
+        self.rng = random.Random(self.seed)
+
     def __repr__(self) -> str:
         return f"RandomPlayer(seed={self.seed!r})"
 

@@ -69,6 +69,12 @@ class SamplingPlayer:
         self.greedy = GreedyPlayer()
         self.searched = 0           # moves chosen by search (the others were greedy's)
 
+    def reseed(self, seed) -> None:
+        """Deal from now on as ``SamplingPlayer(seed, ...)`` would (environments call it at
+        ``reset``)."""
+        self.seed = _checked_seed(seed)
+        self.rng = random.Random(self.seed)
+
     def __call__(self, obs) -> Move:
         if sum(obs.cards_left) > self.max_cards or len(obs.legal_moves) == 1:
             return self.greedy(obs)

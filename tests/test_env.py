@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from guandan_core.env import HandEnv
+from guandan_core.env import GameEnv, HandEnv, opponent_seed
 from guandan_core.match import Match, MatchRules
 from guandan_core.players import GreedyPlayer, RandomPlayer
 
@@ -124,6 +124,109 @@ def test_reset_is_deterministic_and_a_copy_continues_alike():
             _, reward, done, _, info = e.step(e.action_of(greedy(info["observation"])))
         endings.append((e.history, info["order"], reward))
     assert endings[0] == endings[1] == endings[2]
+
+
+def _episode(env, seed, actions=0):
+    """reset(seed), then action ``actions`` (0: the pass when following, else the first
+    play) until the end: every observation's bytes and the rewards."""
+    obs, _ = env.reset(seed=seed)
+    trace, done = [], False
+    while True:
+        trace.append(b"".join(np.ascontiguousarray(obs[k]).tobytes() for k in sorted(obs)))
+        if done:
+            return trace
+        obs, reward, done, cut, _ = env.step(actions)
+        trace.append((reward, done, cut))
+        done = done or cut
+
+
+@pytest.mark.parametrize("make", [
+    lambda: HandEnv(agent_seats=(0,), opponents=RandomPlayer(1)),
+    lambda: HandEnv(agent_seats=(1, 3), opponents=[RandomPlayer(1), None, RandomPlayer(2),
+                                                   None]),
+    lambda: GameEnv(agent_seats=(2,), opponents=RandomPlayer(1), max_hands=2)])
+def test_a_seeded_reset_plays_the_same_episode_whatever_came_before(make):
+    """gymnasium's reset(seed): the same seed and the same actions give the same episode,
+    on the same environment too, though its random opponents drew numbers in between
+    (reset reseeds them); a fresh environment plays it alike."""
+    env = make()
+    for seed in (0, 1, 3, "x"):
+        first = _episode(env, seed)
+        _episode(env, 99)                       # (the opponents draw on meanwhile)
+        assert _episode(env, seed) == first
+        assert _episode(make(), seed) == first
+    assert _episode(env, 5) != _episode(env, 6)
+
+
+def test_opponents_are_reseeded_by_the_seat_they_play_first():
+    """reset(seed) calls each opponent player's reseed once, with opponent_seed(seed,
+    seat) for the first seat it plays (a player given alone plays three); without a seed
+    with fresh random seeds; players without reseed (greedy) are left alone."""
+    class Counted(RandomPlayer):
+        def reseed(self, seed):
+            self.calls = getattr(self, "calls", 0) + 1
+            super().reseed(seed)
+
+    alone = Counted(0)
+    env = HandEnv(agent_seats=(2,), opponents=alone)
+    env.reset(seed=9)
+    assert alone.calls == 1 and alone.seed == opponent_seed(9, 0)
+    apart = [Counted(0), None, Counted(0), GreedyPlayer()]
+    env = HandEnv(agent_seats=(1,), opponents=apart)
+    env.reset(seed=9)
+    assert [apart[0].seed, apart[2].seed] == [opponent_seed(9, 0), opponent_seed(9, 2)]
+    assert apart[0].seed != apart[2].seed and apart[3].seed is None     # (greedy: left)
+    env.reset()
+    fresh = apart[0].seed
+    env.reset()
+    assert fresh != apart[0].seed and 0 <= fresh < 2**63 and apart[0].calls == 3
+    # the agent's tribute hooks are the agent's, not an opponent's: not reseeded
+    hooks = Counted(0)
+    GameEnv(agent_seats=(0,), opponents=GreedyPlayer(), agent_cards=hooks).reset(seed=1)
+    assert not hasattr(hooks, "calls")
+
+
+def test_opponent_seed_is_the_same_in_every_process():
+    """opponent_seed does not use hash(): another process, another PYTHONHASHSEED, the
+    same seeds (int and text seeds apart)."""
+    import subprocess
+    import sys
+    code = ("from guandan_core.env import opponent_seed; "
+            "print([opponent_seed(s, t) for s in (7, '7', 2**70) for t in range(4)])")
+    here = [opponent_seed(s, t) for s in (7, "7", 2**70) for t in range(4)]
+    for hashseed in ("1", "2"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**__import__("os").environ, "PYTHONHASHSEED": hashseed},
+                             check=True).stdout
+        assert out.strip() == str(here)
+    assert len(set(here)) == 12
+    for bad, message in ((None, "needs a seed"), (-1, "seed must be an int 0 or more"),
+                         (1.5, "not 1.5")):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            opponent_seed(bad, 1)
+    for seat in (4, -1, True, "1"):
+        with pytest.raises(ValueError, match="seat must be 0..3"):
+            opponent_seed(7, seat)
+
+
+def test_reseed_plays_as_a_new_player_of_that_seed():
+    from solver.players import SamplingPlayer
+    env = HandEnv(agent_seats=(0,))
+    obs, info = env.reset(seed=2)
+    moved, new = RandomPlayer(1), RandomPlayer(5)
+    for _ in range(7):
+        moved(info["observation"])
+    moved.reseed(5)
+    assert [moved(info["observation"]) for _ in range(20)] == \
+        [new(info["observation"]) for _ in range(20)]
+    assert repr(moved) == "RandomPlayer(seed=5)"
+    sampler = SamplingPlayer(1, deals=3)
+    sampler.rng.random()
+    sampler.reseed("x")
+    assert sampler.rng.getstate() == SamplingPlayer("x").rng.getstate() and sampler.seed == "x"
+    for player in (RandomPlayer(1), sampler):
+        with pytest.raises(ValueError, match="seed must be an int 0 or more"):
+            player.reseed(-1)
 
 
 def test_bad_calls_are_named():

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from guandan_core.cards import parse_card, parse_level
-from guandan_core.env import GameEnv
+from guandan_core.env import GameEnv, opponent_seed
 from guandan_core.match import Match
 from guandan_core.players import GreedyPlayer, RandomPlayer
 
@@ -97,15 +97,17 @@ def test_sec8_agent_cards_and_opponents_play_as_in_a_match(agent_seats):
                   agent_cards=LastCards(), max_hands=12)
     agents = {s: RandomPlayer(50 + s) for s in agent_seats}
     results, _, _, terminated, truncated = _play_game(env, agents, seed)
-    players = [RandomWithCards(50 + s) if s in agent_seats else RandomWithCards(s)
-               for s in range(4)]
+    # (reset reseeded the opponents: the match's opponents are seeded as it seeded them)
+    players = [RandomWithCards(50 + s) if s in agent_seats else
+               RandomWithCards(opponent_seed(seed, s)) for s in range(4)]
     expected = Match(players, seed=seed).play(len(results))
     assert results == expected
     if results[-1].winner is None:
         assert truncated and not terminated and len(results) == 12
     # the hooks mattered: the default choices give another game
-    default = Match([RandomPlayer(50 + s) if s in agent_seats else RandomPlayer(s)
-                     for s in range(4)], seed=seed).play(len(results))
+    default = Match([RandomPlayer(50 + s) if s in agent_seats else
+                     RandomPlayer(opponent_seed(seed, s)) for s in range(4)],
+                    seed=seed).play(len(results))
     assert default != expected
 
 
@@ -309,9 +311,10 @@ def test_sec8_card_actions_play_as_agent_cards_do(agent_seats):
         env = GameEnv(agent_seats, opponents=[None if s in agent_seats else Counting(s)
                                               for s in range(4)], max_hands=12, **options)
         agents = {s: RandomPlayer(50 + s) for s in agent_seats}
+        # (seed 1: a game that lasts the 12 hands, with tribute before each but the first)
         if options.get("card_actions"):
-            return _play_with_cards(env, agents, LastCards(), 6)[0], Counting.asked
-        return _play_game(env, agents, 6)[0], Counting.asked
+            return _play_with_cards(env, agents, LastCards(), 1)[0], Counting.asked
+        return _play_game(env, agents, 1)[0], Counting.asked
 
     by_step, asked = game(card_actions=True)
     by_hooks, asked_by_hooks = game(agent_cards=LastCards())

@@ -14,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from guandan_core.env import GameEnv, HandEnv, VectorEnv, VectorHandEnv
+from guandan_core.env import GameEnv, HandEnv, VectorEnv, VectorHandEnv, opponent_seed
 from guandan_core.moves import MOVE_DTYPE
 from guandan_core.position import IllegalMoveError
 from guandan_core.players import GreedyPlayer, RandomPlayer
@@ -131,6 +131,27 @@ def test_each_row_has_its_own_opponents():
         actions = venv.action_of([GreedyPlayer()(o) for o in infos["observation"]])
         obs, _, _, _, infos = venv.step(actions)
         assert _same(_row(obs, 0), _row(obs, 1))
+
+
+def test_the_rows_random_opponents_draw_apart():
+    """The copies of one random opponent, one a row, are reseeded at each row's reset:
+    row i of a seed s with opponent_seed(s + i, seat), rows without a seed with fresh
+    seeds, so that rows do not draw the same numbers (they did as copies of one
+    generator); each autoreset episode reseeds them again from its own seed."""
+    venv = VectorHandEnv(3, agent_seats=(0,), opponents=RandomPlayer(5))
+    venv.reset(seed=7)
+    assert [e.players[1].seed for e in venv.envs] == [opponent_seed(7 + i, 1) for i in range(3)]
+    venv.reset()
+    assert len({e.players[1].seed for e in venv.envs}) == 3
+    venv.reset(seed=[4, 4, 5])
+    seeds = [e.players[1].seed for e in venv.envs]
+    for _ in range(400):        # (until row 0's first hand ends and the next begins)
+        _, _, done, _, infos = venv.step([0, 0, 0])
+        if done[0]:
+            break
+    else:
+        pytest.fail("no hand ended")
+    assert venv.envs[0].players[1].seed not in seeds
 
 
 def test_actions_may_come_as_any_ordered_iterable():
