@@ -774,8 +774,8 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
                          expected, node_limit, tables)
 
 
-_RESULT_KEYS = ("seed", "deals", "view", "node_limit", "tables", "best", "samples", "solved", "moves",
-                "nodes", "seconds")
+_RESULT_KEYS = ("seed", "deals", "view", "node_limit", "tables", "best", "samples", "solved",
+                "moves", "nodes", "seconds")
 _MOVE_KEYS = ("move", "mean", "best", "values", "equivalent")
 
 
