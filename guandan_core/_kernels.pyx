@@ -609,15 +609,23 @@ cdef int[11][4] _TYPE_NCARDS = [
 
 
 cdef bint _beatable(const gd_move_t* beat, const gd_rules_t* rules) noexcept nogil:
-    # whether `beat` can be a move on the table: a known type with a card count its type
-    # allows (the kernel reads only its type, ncards and key)
+    # whether `beat` can be a move on the table under `rules`: a known type the rules
+    # have, with a card count (and wild cards) its type allows (the kernel reads only its
+    # type, ncards, nwild and key)
     cdef int n = beat.ncards, lo, hi
+    # (a rule flag is on when nonzero, as everywhere in the kernels: it picks a column,
+    # never indexes with its own value)
+    cdef int column = 2 if rules.long_sequences else 0
     if beat.type >= GD_NUM_TYPES:
         return False
-    lo = _TYPE_NCARDS[beat.type][2 * rules.long_sequences]
-    hi = _TYPE_NCARDS[beat.type][2 * rules.long_sequences + 1]
+    if beat.type == GD_STRAIGHT_FLUSH and not rules.sf_is_bomb:
+        return False                # (no straight flushes under these rules)
+    lo = _TYPE_NCARDS[beat.type][column]
+    hi = _TYPE_NCARDS[beat.type][column + 1]
     if n < lo or n > hi or beat.nwild > 2 or beat.nwild > n:
         return False
+    if beat.type == GD_JOKER_BOMB and beat.nwild:
+        return False                # (jokers are never wild)
     if beat.type == GD_THREE_PAIR:
         return n % 2 == 0
     if beat.type == GD_TWO_TRIPS:

@@ -12,6 +12,7 @@ import pytest
 
 from cli_process import PACKAGES
 from guandan_core import MOVE_DTYPE, Hand, Move, Rules, classify, legal_moves, moves_array
+from guandan_core.moves import MoveError
 from guandan_core.hand import to_counts
 from reference import RANKS, card_order, is_bomb
 
@@ -249,3 +250,46 @@ def test_sec4_a_joker_bomb_to_beat_has_exactly_four_cards(probe):
             record["ncards"] = ncards
             assert probe.call(False, hand, 0, record.view(np.uint8).tobytes(), flags,
                               4096)[0] == -4, (flags, ncards)
+
+
+def test_sec9_any_nonzero_rule_flag_is_on(probe):
+    """RULES 9 through gd_rules_t: a flag is on when nonzero (the .pxd), so 2 and 255 read
+    as 1 everywhere, beats included: long_sequences 2 once indexed the table of card counts
+    by its value, past the table's end, and refused a true joker bomb, tube or plate to
+    beat as GD_EBADMOVE."""
+    hand = to_counts("S5 C5 S6 C6 S7 C7 S9 H9 C9 D9 SB SB HR HR H2")
+    long_rules = Rules.by_name("long-sequences")
+    beats = [Move.from_platform(["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]], "2"),
+             *classify(Hand.from_counts(to_counts("S3 C3 S4 C4")), 0, long_rules),
+             *[m for m in classify(Hand.from_counts(to_counts("S3 C3 D3 S4 C4 D4 S5 C5 D5")),
+                                   0, long_rules) if m.type == "TwoTrips"],
+             *[m for m in classify(Hand.from_counts(to_counts("S3 S4 S5 S6 S7")), 0)
+               if m.type == "StraightFlush"]]
+    assert len(beats) == 4
+    for beat in [None, *beats]:
+        record = None if beat is None else beat.record().tobytes()
+        want = probe.call(False, hand, 0, record, LONG, 8192)[:2]
+        assert want[0] >= 0
+        for flag in (2, 255):
+            assert probe.call(False, hand, 0, record, (flag, flag, flag), 8192)[:2] == want
+    assert probe.call(False, hand, 0, beats[0].record().tobytes(), (1, 1, 2), 8192)[0] == 0
+
+
+def test_sec4_a_joker_bomb_or_straight_flush_the_rules_cannot_have_is_refused(probe):
+    """RULES 3, 4, 9: a joker-bomb record to beat that claims wild cards (jokers are never
+    wild), and a straight flush to beat under rules without straight flushes (no-sf-bomb,
+    where classify gives the cards no such reading and legal_moves refuses it), are
+    GD_EBADMOVE (-4)."""
+    hand = to_counts("S9 H9 C9 D9 S8 S8 SB SB HR HR")
+    joker_bomb = Move.from_platform(["Bomb", "JOKER", ["SB", "SB", "HR", "HR"]], "2")
+    for nwild in (1, 2):
+        record = joker_bomb.record().copy().view(MOVE_DTYPE)
+        record["nwild"] = nwild
+        assert probe.call(False, hand, 0, record.view(np.uint8).tobytes(), STANDARD,
+                          4096)[0] == -4
+    (flush,) = [m for m in classify(Hand.from_counts(to_counts("S3 S4 S5 S6 S7")), 0)
+                if m.type == "StraightFlush"]
+    assert probe.call(False, hand, 0, flush.record().tobytes(), STANDARD, 4096)[0] > 0
+    assert probe.call(False, hand, 0, flush.record().tobytes(), (0, 1, 0), 4096)[0] == -4
+    with pytest.raises(MoveError, match="not a reading of its cards"):
+        legal_moves(Hand.from_counts(hand), 0, flush, Rules.by_name("no-sf-bomb"))
