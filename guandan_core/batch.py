@@ -26,7 +26,7 @@ except ImportError as exc:      # an optional dependency: only this module needs
 
 from .cards import NUM_KINDS, format_cards, is_whole
 from .hand import hand_batch, level_batch
-from .moves import MOVE_DTYPE, MoveError
+from .moves import MOVE_DTYPE, MoveError, _dtype_name
 
 MAX_MOVE_CARDS = 10       # a move's cards field (the largest bomb)
 
@@ -158,7 +158,7 @@ def _move_fields(moves, n: int):
                          f"{type(moves).__name__}")
     if moves.dtype != MOVE_DTYPE or moves.shape != (n,):
         raise ValueError(f"moves must be a MOVE_DTYPE array of {n} records, "
-                         f"not {moves.dtype} {moves.shape}")
+                         f"not {_dtype_name(moves.dtype)} {moves.shape}")
     ncards = moves["ncards"].astype(np.int64)
     cards = moves["cards"].astype(np.int64)
     if n and ncards.max() > MAX_MOVE_CARDS:

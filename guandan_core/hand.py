@@ -131,6 +131,11 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
                         f"card kinds go in a list",)
             raise
         return cards.astype(np.uint8)
+    if isinstance(cards, np.ndarray) and cards.ndim > 1:
+        # (its rows would be read as cards, each named "not a card" in full)
+        raise CardError(f"{what}: a hand is one array, of {NUM_KINDS} counts or of card "
+                        f"kinds, not an array of shape {cards.shape} (many hands at once: "
+                        f"moves_array_batch, guandan_core.batch)")
     hint = ""      # how numbers were read, when their author may have meant counts
     if isinstance(cards, str):
         kinds = parse_cards(cards)

@@ -483,11 +483,17 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
 _BATCH_GUESS = 1024     # moves a hand, room enough for most dealt 27-card hands
 
 
+def _dtype_name(dtype) -> str:
+    """A dtype as an error message names it: ``MOVE_DTYPE`` by that name (numpy spells out
+    its seven fields)."""
+    return "MOVE_DTYPE" if dtype == MOVE_DTYPE else str(dtype)
+
+
 def _check_out(out, hands: np.ndarray) -> None:
     """A ValueError naming what is wrong with ``out``, a buffer the kernel writes raw
     records into."""
     if not isinstance(out, np.ndarray) or out.dtype != MOVE_DTYPE or out.ndim != 1:
-        what = (f"a {out.ndim}-d {out.dtype} array" if isinstance(out, np.ndarray)
+        what = (f"a {out.ndim}-d {_dtype_name(out.dtype)} array" if isinstance(out, np.ndarray)
                 else type(out).__name__)
         raise ValueError(f"out must be a one-dimensional MOVE_DTYPE array, not {what}")
     if not out.flags.c_contiguous:

@@ -281,6 +281,9 @@ def test_sec1_card_three_times_rejected(card):
     (np.zeros(54, dtype=bool), CardError, "whole numbers"),
     # 53 counts are not a count array: read as kinds, whose error says so
     (np.zeros(53, dtype=np.uint8), CardError, "an array of shape (53,) is read as card kinds"),
+    # a batch of hands is one error naming its shape, not its first row as "not a card"
+    (np.zeros((2, 54), dtype=np.uint8), CardError, "a hand is one array, of 54 counts or of "
+                                                   "card kinds, not an array of shape (2, 54)"),
     # 54 counts in a list (as JSON sends them) are kinds, and 54 kinds in a numpy array are
     # counts: the errors say which reading was taken (the list's said nothing of it)
     ([2, 1] + [0] * 52, CardError, "S2 more than twice (each card exists twice; a list of "
