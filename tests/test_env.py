@@ -6,8 +6,11 @@ observation and ends the hand as the engine does.
 """
 
 import copy
+import os
 import pickle
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -126,16 +129,16 @@ def test_reset_is_deterministic_and_a_copy_continues_alike():
     assert endings[0] == endings[1] == endings[2]
 
 
-def _episode(env, seed, actions=0):
-    """reset(seed), then action ``actions`` (0: the pass when following, else the first
-    play) until the end: every observation's bytes and the rewards."""
+def _episode(env, seed, action=0):
+    """reset(seed), then ``action`` at every step (0: the pass when following, else the
+    first play) until the end: every observation's bytes and the rewards."""
     obs, _ = env.reset(seed=seed)
     trace, done = [], False
     while True:
         trace.append(b"".join(np.ascontiguousarray(obs[k]).tobytes() for k in sorted(obs)))
         if done:
             return trace
-        obs, reward, done, cut, _ = env.step(actions)
+        obs, reward, done, cut, _ = env.step(action)
         trace.append((reward, done, cut))
         done = done or cut
 
@@ -189,14 +192,12 @@ def test_opponents_are_reseeded_by_the_seat_they_play_first():
 def test_opponent_seed_is_the_same_in_every_process():
     """opponent_seed does not use hash(): another process, another PYTHONHASHSEED, the
     same seeds (int and text seeds apart)."""
-    import subprocess
-    import sys
     code = ("from guandan_core.env import opponent_seed; "
             "print([opponent_seed(s, t) for s in (7, '7', 2**70) for t in range(4)])")
     here = [opponent_seed(s, t) for s in (7, "7", 2**70) for t in range(4)]
     for hashseed in ("1", "2"):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={**__import__("os").environ, "PYTHONHASHSEED": hashseed},
+                             env={**os.environ, "PYTHONHASHSEED": hashseed},
                              check=True).stdout
         assert out.strip() == str(here)
     assert len(set(here)) == 12
@@ -210,6 +211,8 @@ def test_opponent_seed_is_the_same_in_every_process():
 
 
 def test_reseed_plays_as_a_new_player_of_that_seed():
+    """A player's reseed(seed): from then on its choices (a random player's moves, a
+    sampling player's deals) are those of a new player of that seed; a bad seed is named."""
     from solver.players import SamplingPlayer
     env = HandEnv(agent_seats=(0,))
     obs, info = env.reset(seed=2)
