@@ -83,7 +83,7 @@ from .cards import BIG_JOKER, CardError, LevelError, format_card, format_cards, 
 from .hand import Hand, to_counts
 from .jsontext import parse_json
 from .match import Observation, allowed_returns, allowed_tributes, tribute_card
-from .moves import Move, MoveError, moves_array
+from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
 from .usertext import quoted
@@ -224,6 +224,13 @@ def _special(triple, kind: str, where: str, i: int) -> str:
         _fail(where, f"action {i}: {exc}")
 
 
+def _check_beats(seat: int, move: Move, owner: int, table: Move, where: str) -> None:
+    """A PlatformError when another seat's play does not beat the play it answered."""
+    if not beats(move, table):
+        _fail(where, f"seat {seat}'s {move} does not beat seat {owner}'s {table}, the play "
+                     "on the table (RULES sec. 5)")
+
+
 def _text_key(triple):
     """A platform action as text, its cards in a fixed order (None when it is not a
     well-formed triple of strings); two actions with the same key are the same move."""
@@ -322,6 +329,10 @@ class PlatformSeat:
         self._to_move: Optional[int] = None
         self._owner = -1
         self._over = False
+        # which play each play had to beat: its index in _plays, -1 for a lead or a pass
+        # (checked once the level is known, at the hand's first act)
+        self._beaten: list = []
+        self._table_at = -1             # the index in _plays of the play on the table
         self._answered: Optional[Move] = None   # this seat's move, until the platform plays it
         # the game's previous hand's finishing order, which says who pays tribute to whom
         # (RULES sec. 8): None in a game's first hand (after a gameOver), _UNSEEN before
@@ -407,6 +418,7 @@ class PlatformSeat:
         self._played = np.zeros(54, dtype=np.int16)
         self._cards_left = [27] * 4
         self._to_move, self._owner, self._over = None, -1, False
+        self._beaten, self._table_at = [], -1
         self._answered = None
         self._exchange_stage, self._offered = None, None
 
@@ -436,8 +448,11 @@ class PlatformSeat:
                 copies = format_cards([k for k in range(54) if seen[k] > 2])
                 _fail(where, f"{what}: with the cards played before and this seat's own, "
                              f"that is more than the two copies of {' '.join(copies)}")
+        beaten = self._table_at if n else -1
         if self.level is not None:      # (before that, read at the seat's first act)
             move = _read_play(triple, self.level, self.rules, where, what)
+            if beaten >= 0:
+                _check_beats(seat, move, *self._history[beaten], where)
             if seat == self.seat and self._answered is not None:
                 if move != self._answered:
                     _fail(where, f"the platform played {move} for this seat, which answered "
@@ -445,8 +460,10 @@ class PlatformSeat:
                 self._answered = None
             self._history.append((seat, move))
         self._plays.append((seat, triple))
+        self._beaten.append(beaten)
         self._played += cards
         if n:
+            self._table_at = len(self._plays) - 1
             self._after_play(seat, n)
         else:
             self._after_pass(seat)
@@ -473,7 +490,7 @@ class PlatformSeat:
                 # the trick comes back to its owner, who leads; when the owner is out, its
                 # partner leads (RULES sec. 6)
                 self._to_move = t if left[t] else t ^ 2
-                self._owner = -1
+                self._owner, self._table_at = -1, -1
                 return
             if left[t]:
                 self._to_move = t
@@ -666,6 +683,9 @@ class PlatformSeat:
             self._history = [(s, _read_play(t, self.level, self.rules, where,
                                             f"seat {s}'s {quoted(t)}"))
                              for s, t in self._plays]
+            for (s, m), beaten in zip(self._history, self._beaten):
+                if beaten >= 0:
+                    _check_beats(s, m, *self._history[beaten], where)
         seat = self.seat
         team_levels = request.team_levels if seat & 1 == 0 else request.team_levels[::-1]
         if request.stage == "play":

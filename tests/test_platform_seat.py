@@ -557,6 +557,33 @@ def test_sec6_plays_must_follow_the_turn_order():
         client.receive(_play(3, _single("S3")))
 
 
+def test_sec5_another_seats_play_that_does_not_beat_the_table_is_refused():
+    """RULES 5: a play of another seat must beat the play on the table, whether it comes
+    before this seat's first act (read then, once the act gives the level) or after."""
+    # before the level is known: seat 1's 3 over seat 0's 5, named at seat 3's first act
+    client = _begun(seat=3)
+    for seat, triple in ((0, _single("S5")), (1, _single("S3")), (2, ["PASS"] * 3)):
+        client.receive(_play(seat, triple))
+    with pytest.raises(PlatformError, match=re.escape(
+            "seat 1's Single 3: S3 does not beat seat 0's Single 5: S5, the play on the "
+            "table (RULES sec. 5)")):
+        client.receive(_act(HAND, [["PASS"] * 3] + _beating("S3"), rest=(26, 26, 27, 27),
+                            greater=(1, _single("S3"))))
+    # after it: seat 2's 3 over this seat's answer to seat 0's 3 (a 4)
+    client = _begun()
+    client.receive(_play(0, _single("S3")))
+    client.receive(_act(HAND, [["PASS"] * 3] + _beating("S3"), rest=(26, 27, 27, 27),
+                        greater=(0, _single("S3"))))
+    answer = client._answered
+    assert answer is not None and answer.rank == "4"
+    client.receive(_play(1, answer.to_platform()))
+    with pytest.raises(PlatformError, match=re.escape(
+            f"seat 2's Single 3: S3 does not beat seat 1's {answer}, the play on the table")):
+        client.receive(_play(2, _single("S3")))
+    client.receive(_play(2, _single("S5")))         # (a play that beats it is taken)
+    assert client._owner == 2
+
+
 def test_sec6_the_messages_table_must_be_the_one_the_plays_leave():
     """RULES 6: at an act the table is the one the plays leave; a lead that still names
     the trick's owner (the seat itself, or its partner who went out) is read as a lead;
