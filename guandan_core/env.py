@@ -260,8 +260,7 @@ class HandEnv:
 
     def _make_observation(self, pos: Position) -> Observation:
         seat = pos.to_move
-        moves = pos.move_list()
-        moves.array.flags.writeable = False     # (the env plays its records)
+        moves = pos.move_list()         # (its records read-only: the env plays them)
         return Observation(seat, pos.level, moves, pos.table, pos.owner,
                            pos.cards_left, self._team_levels, pos.finished, pos.rules,
                            pos.counts(seat), self.history, len(self.history),

@@ -535,8 +535,11 @@ class LegalMoves:
 
     @property
     def array(self) -> np.ndarray:
+        """The moves as ``MOVE_DTYPE`` records, read-only (the moves iterated and the set
+        ``in`` asks are made from them)."""
         if self._array is None:
             self._array = moves_array(self.hand, self.level, self.beat, self.rules)
+            self._array.flags.writeable = False
         return self._array
 
     def __len__(self) -> int:

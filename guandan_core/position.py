@@ -144,12 +144,15 @@ _CARDS_OFFSET = MOVE_DTYPE.fields["cards"][1]      # uint8 cards[10]
 class MoveList(Sequence):
     """The legal moves of one turn as a read-only sequence, made into :class:`Move` objects
     only when asked for: when following, index 0 is ``Move.PASS``; ``array`` holds the
-    other moves as ``MOVE_DTYPE`` records (row ``i`` is item ``i + has_pass``)."""
+    other moves as ``MOVE_DTYPE`` records (row ``i`` is item ``i + has_pass``), a
+    read-only view (a record changed under the moves already made would disagree with
+    them)."""
 
     __slots__ = ("array", "has_pass", "_cache", "_set")
 
     def __init__(self, array: np.ndarray, has_pass: bool):
-        self.array = array
+        self.array = array.view()
+        self.array.flags.writeable = False
         self.has_pass = bool(has_pass)
         self._cache = {}
         self._set = None

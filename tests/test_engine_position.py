@@ -10,7 +10,7 @@ import re
 import numpy as np
 import pytest
 
-from guandan_core import Hand, Move, Rules, classify
+from guandan_core import Hand, Move, Rules, classify, legal_moves
 from guandan_core.position import (GameOverError, IllegalMoveError, MoveList, Position,
                                    PositionError, finishing_outcome)
 
@@ -745,6 +745,24 @@ def test_move_list_is_lazy_and_ordered():
     # equality is by value, and the pass is part of the value
     assert pos.move_list() == ml
     assert MoveList(ml.array, True) != MoveList(ml.array, False)
+
+
+def test_the_records_behind_move_collections_are_read_only():
+    """API, MoveList ("a read-only sequence") and LegalMoves.array: a record written
+    under moves already made from it would disagree with them (a key changed in place
+    changed the moves iterated afterwards), so the arrays are read-only; a MoveList made
+    of the caller's array gets a read-only view and leaves the caller's array writable."""
+    pos = P(["S3", "S4 S9 SK", "S5", "S6"], to_move=1, table=["Single", "8", ["S8"]],
+            owner=0)
+    lm = legal_moves(pos.hand(1), pos.level, pos.table)
+    for array in (pos.move_list().array, lm.array):
+        with pytest.raises(ValueError, match="read-only"):
+            array["key"][:] = 99
+    assert [m.key for m in lm] == [m.key for m in pos.legal_moves()[1:]]
+    mine = pos.moves_array()
+    listed = MoveList(mine, True)
+    mine["key"][:] = 0      # (the caller's own array: still theirs to write)
+    assert not listed.array.flags.writeable and listed.array.base is not None
 
 
 def test_random_playout_draws_every_legal_move_the_pass_included():
