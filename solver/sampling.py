@@ -786,6 +786,15 @@ def _no_other_keys(obj: Mapping, keys: tuple, what: str) -> None:
                          f"{', '.join(keys)})")
 
 
+def _shared(results: list, field: str, differ: str):
+    """The value of ``field`` that every result has; a ValueError ``differ`` (its ``{}``
+    the values, sorted as text) when they differ."""
+    values = {getattr(r, field) for r in results}
+    if len(values) > 1:
+        raise ValueError(differ.format(", ".join(sorted(str(v) for v in values))))
+    return values.pop()
+
+
 def merge_sampled(results) -> SampledResult:
     """One :class:`SampledResult` from results of the same position over different deals
     (slices of one seed's stream, :func:`solve_sampled`'s ``first``, solved in other
@@ -822,19 +831,12 @@ def merge_sampled(results) -> SampledResult:
     for r in results:
         if not isinstance(r, SampledResult):
             raise TypeError(f"merge_sampled takes SampledResults, not {quoted(r)}")
-    views = {r.view for r in results}
-    if len(views) > 1:
-        raise ValueError(f"the results are of different positions or known cards (views "
-                         f"{', '.join(sorted(str(v) for v in views))})")
-    limits = {r.node_limit for r in results}
-    if len(limits) > 1:
-        raise ValueError(f"the results were solved under different node limits: "
-                         f"{', '.join(sorted(str(x) for x in limits))} (None: no limit)")
-    sizes = {r.tables for r in results}
-    if len(sizes) > 1:
-        raise ValueError(f"the results were solved with different table sizes: "
-                         f"{', '.join(sorted(str(x) for x in sizes))} (table_bits, "
-                         f"max_table_bits)")
+    view = _shared(results, "view", "the results are of different positions or known "
+                                    "cards (views {})")
+    node_limit = _shared(results, "node_limit", "the results were solved under different "
+                                                "node limits: {} (None: no limit)")
+    tables = _shared(results, "tables", "the results were solved with different table "
+                                        "sizes: {} (table_bits, max_table_bits)")
     named = [r for r in results if r.seed is not None]
     seeds = {r.seed for r in named}
     if len(seeds) > 1:
@@ -875,5 +877,5 @@ def merge_sampled(results) -> SampledResult:
     moves.sort(key=_best_first)
     return SampledResult(moves, sum(r.samples for r in results),
                          sum(r.solved for r in results), sum(r.nodes for r in results),
-                         sum(r.seconds for r in results), seed, deals, views.pop(),
-                         limits.pop(), sizes.pop())
+                         sum(r.seconds for r in results), seed, deals, view, node_limit,
+                         tables)
