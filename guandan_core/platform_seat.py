@@ -737,7 +737,7 @@ class PlatformSeat:
                 _fail(where, f"the message gives {given}, but by the plays seen this seat "
                              "is on lead")
             return replace(request, table=None, table_owner=None)
-        table = next(m for s, m in reversed(self._history) if not m.is_pass)
+        table = self._history[self._table_at][1]
         if request.table != table or request.table_owner != self._owner:
             _fail(where, f"the message gives {given}, but by the plays seen seat "
                          f"{self._owner}'s {table} is to beat")
