@@ -302,6 +302,11 @@ class Move:
     def _ident(self):
         return (self.type_id, self.label, self.kinds)
 
+    def _reading(self):
+        # equality plus the strength: what ``in`` a list of legal moves asks, since a Move
+        # read at another level is equal but is no legal move here (push refuses it)
+        return (self.type_id, self.label, self.kinds, self.key)
+
     def __eq__(self, other) -> bool:
         return isinstance(other, Move) and self._ident() == other._ident()
 
@@ -558,8 +563,8 @@ class LegalMoves:
         if not isinstance(move, Move):
             return False
         if self._set is None:
-            self._set = set(self)
-        return move in self._set
+            self._set = {m._reading() for m in self}
+        return move._reading() in self._set
 
     def __repr__(self) -> str:
         return f"<LegalMoves {len(self)} moves of {self.hand} at level {RANKS[self.level]}>"

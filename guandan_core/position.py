@@ -32,6 +32,7 @@ both are losers, so this convention never changes the outcome or the tribute.
 from __future__ import annotations
 
 import json
+import operator
 import re
 from collections.abc import Sequence
 
@@ -163,6 +164,11 @@ class MoveList(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
+        try:
+            index = operator.index(index)       # (a whole number: 1.0 is refused, as by list)
+        except TypeError:
+            raise TypeError(f"move indices are whole numbers or slices, not "
+                            f"{quoted(index)}") from None
         size = len(self.array) + self.has_pass
         if index < 0:
             index += size
@@ -210,8 +216,8 @@ class MoveList(Sequence):
         if move.is_pass:
             return self.has_pass
         if self._set is None:
-            self._set = set(self)
-        return move in self._set
+            self._set = {m._reading() for m in self}
+        return move._reading() in self._set
 
     def __repr__(self) -> str:
         return f"<MoveList {len(self)} moves{' (pass first)' if self.has_pass else ''}>"

@@ -747,6 +747,35 @@ def test_move_list_is_lazy_and_ordered():
     assert MoveList(ml.array, True) != MoveList(ml.array, False)
 
 
+def test_in_the_legal_moves_means_the_position_takes_the_move():
+    """API (Move, "Equality/hash on (type, rank, cards)"; is_reading): a pair of 7s read at
+    level 2 ranks below 8s and compares equal to the pair read at level 7, above aces, but
+    it is no legal move at level 7 (push refuses it), so ``in`` the legal moves, the
+    move list and legal_moves() says no; the level-7 reading is in all three."""
+    pos = P(["S7 C7 S3", "S5", "S6", "S8"], level="7")
+    at_two = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    at_seven = M(pos, "Pair", "7", "S7 C7")
+    assert at_two == at_seven and at_two.key != at_seven.key
+    for moves in (pos.move_list(), legal_moves(pos.hand(0), pos.level)):
+        assert at_seven in moves and at_two not in moves
+    with pytest.raises(IllegalMoveError):
+        pos.check(at_two)
+    # over every move read at either level: in the list exactly when the position takes it
+    for reading in (*classify("S7 C7", "2"), *classify("S7 C7", "7"), *classify("S3", "2")):
+        assert (reading in pos.move_list()) == pos.is_legal(reading)
+
+
+def test_move_list_indices_are_whole_numbers():
+    """API, MoveList ("a read-only sequence"): an index is a whole number or a slice, as
+    for a list: 1.0 or "1" is a TypeError naming it, not a move or an IndexError."""
+    ml = P(["S3", "S4 S9", "S5", "S6"], to_move=1, table=["Single", "8", ["S8"]],
+           owner=0).move_list()
+    assert ml[np.int64(1)] is ml[1] and ml[True] is ml[1]
+    for index in (1.0, "1", None):
+        with pytest.raises(TypeError, match=re.escape(f"not {index!r}")):
+            ml[index]
+
+
 def test_the_records_behind_move_collections_are_read_only():
     """API, MoveList ("a read-only sequence") and LegalMoves.array: a record written
     under moves already made from it would disagree with them (a key changed in place
