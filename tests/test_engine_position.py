@@ -750,8 +750,8 @@ def test_move_list_is_lazy_and_ordered():
 def test_in_the_legal_moves_means_the_position_takes_the_move():
     """API (Move, "Equality/hash on (type, rank, cards)"; is_reading): a pair of 7s read at
     level 2 ranks below 8s and compares equal to the pair read at level 7, above aces, but
-    it is no legal move at level 7 (push refuses it), so ``in`` the legal moves, the
-    move list and legal_moves() says no; the level-7 reading is in all three."""
+    it is no legal move at level 7 (push refuses it), so ``in`` the move list and
+    legal_moves(hand, level) says no; the level-7 reading is in both."""
     pos = P(["S7 C7 S3", "S5", "S6", "S8"], level="7")
     at_two = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
     at_seven = M(pos, "Pair", "7", "S7 C7")
