@@ -178,6 +178,7 @@ class Move:
             mtype, rank, cards = triple
         except (TypeError, ValueError):
             raise MoveError(f"a move is [type, rank, cards], not {quoted(triple)}") from None
+        _check_level_and_rules(level, rules)
         if isinstance(mtype, str) and mtype == "PASS":
             # the platform writes ["PASS", "PASS", "PASS"]; None and [] are read too
             # (types checked before comparing: a numpy array compares element by element)
@@ -242,6 +243,7 @@ class Move:
             raise TypeError(f"Move.parse reads text such as 'Pair 4: H2 C4', not {text!r}")
         text = text.strip()
         if text.isascii() and text.upper() == "PASS":       # ("paß".upper() is "PASS")
+            _check_level_and_rules(level, rules)
             return cls.PASS
         head, sep, cards = text.partition(":")
         parts = head.split()
@@ -325,6 +327,13 @@ class Move:
 
     def __repr__(self) -> str:
         return f"<Move {self}>"
+
+
+def _check_level_and_rules(level, rules) -> None:
+    """A LevelError or the rules' error for a bad ``level`` or ``rules``: also where the
+    move read is the pass, which needs neither, so that no bad argument is taken."""
+    parse_level(level)
+    Rules.of(rules)
 
 
 def _field(name: str, value, low: int, high: int) -> int:

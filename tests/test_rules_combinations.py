@@ -524,6 +524,26 @@ def test_sec4_move_from_platform_pass_spellings():
             Move.from_platform(bad, "7")
 
 
+def test_a_pass_is_read_only_at_a_good_level_and_rules():
+    """API ("every level= argument", "every rules= argument"): the pass needs neither, but
+    a bad level or rules is refused for it as for any move, naming the value (a review
+    helper found 1.5, True, "Z" and rules=5 taken silently for a pass)."""
+    from guandan_core.cards import LevelError
+    from guandan_core.rules import RulesError
+    reads = (lambda level, rules: Move.from_platform(["PASS", "PASS", "PASS"], level, rules),
+             lambda level, rules: Move.parse("PASS", level, rules),
+             lambda level, rules: Move.parse("Single 3: S3", level, rules))
+    for read in reads:
+        for level, rules, error, named in ((1.5, None, LevelError, "not 1.5"),
+                                           (True, None, LevelError, "not True"),
+                                           ("Z", None, LevelError, "not 'Z'"),
+                                           ("2", "nope", RulesError, "unknown rules 'nope'"),
+                                           ("2", 5, TypeError, "not 5")):
+            with pytest.raises(error, match=re.escape(named)):
+                read(level, rules)
+        assert read("A", "platform") in (Move.PASS, Move.parse("Single 3: S3", 12))
+
+
 def test_sec7_move_platform_round_trip():
     """RULES 7: Move.from_platform(m.to_platform(), level) == m for every enumerated move."""
     rng = random.Random(7)
