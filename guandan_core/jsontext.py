@@ -38,10 +38,16 @@ def read_text(path: str) -> str:
                 data = _read_capped(stream, path)
     except OSError as exc:
         raise ValueError(f"cannot read {quoted(str(path))}: {exc.strerror or exc}") from None
+    return _utf8(data, f"{path!r} is ")
+
+
+def _utf8(data, what: str) -> str:
+    # JSON from outside is UTF-8 (RFC 8259); json.loads would also guess UTF-16 or 32 from
+    # the first bytes, and then report bytes that are neither as an error at "char 0"
     try:
-        return data.decode("utf-8-sig")     # a byte-order mark, as some editors write, is read
+        return bytes(data).decode("utf-8-sig")  # a byte-order mark, as some editors write, is read
     except UnicodeDecodeError as exc:
-        raise ValueError(f"{path!r} is not UTF-8 text (byte {data[exc.start]:#04x} at "
+        raise ValueError(f"{what}not UTF-8 text (byte {data[exc.start]:#04x} at "
                          f"offset {exc.start})") from None
 
 
@@ -78,7 +84,13 @@ def parse_json(text):
     Traceback (most recent call last):
     ...
     ValueError: not valid JSON: a whole number of 5,000 digits (at most 4,300)
+    >>> parse_json(b"\\xff\\xfe")
+    Traceback (most recent call last):
+    ...
+    ValueError: not valid JSON: not UTF-8 text (byte 0xff at offset 0)
     """
+    if isinstance(text, (bytes, bytearray)):
+        text = _utf8(text, "not valid JSON: ")
     try:
         return json.loads(text, object_pairs_hook=_object_without_repeats,
                           parse_int=_whole_number, parse_float=_finite_number,

@@ -56,6 +56,20 @@ def test_sec7_example_reads_and_writes_back():
     assert Position.from_json(text) == pos and Position.from_json(bytearray(text)) == pos
 
 
+def test_sec7_json_bytes_are_utf8():
+    """RULES 7 / API (from_json takes "a dict or JSON text"): JSON given as bytes is read as
+    UTF-8, as the command line reads files; bytes that are not UTF-8 are a PositionError
+    naming the first bad byte (json.loads took b"\\xff\\xfe" for a UTF-16 mark and said
+    only "Expecting value: line 1 column 1"), and UTF-16 text is refused, not guessed."""
+    text = json.dumps(SEC7_EXAMPLE)
+    assert Position.from_json(b"\xef\xbb\xbf" + text.encode()) == Position.from_json(text)
+    for data, byte in ((b"\xff\xfe", "0xff at offset 0"),
+                       (text.encode("utf-16"), "0xff at offset 0"),
+                       (text.encode()[:10] + b"\xe9" + text.encode()[10:], "0xe9 at offset 10")):
+        with pytest.raises(PositionError, match=re.escape(f"not UTF-8 text (byte {byte})")):
+            Position.from_json(data)
+
+
 def test_sec7_endgame_data_round_trip():
     """RULES 7: every position of tests/data/endgames_4x6.json round-trips exactly."""
     with open(os.path.join(DATA, "endgames_4x6.json")) as fh:
