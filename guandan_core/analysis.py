@@ -82,6 +82,10 @@ smallest such combination: for a play that is not a bomb, the lowest beating pla
 same type when there is one, else the smallest bomb; for a bomb, the smallest bomb that
 beats it, of whatever kind (a straight flush over five aces); among bombs of the same
 power, the fewest cards and wilds. A play nothing unseen can beat is *control*.
+A beater of the play's own type is looked for among a few natural cards of each unseen
+rank (as many as such a play uses, of as many suits as there are), every wild card and
+joker: its suits are the only thing that changes, since they matter only for what five
+cards of one suit in a row are. The whole pool is enumerated only for bombs.
 """
 
 from __future__ import annotations
@@ -94,8 +98,8 @@ import numpy as np
 
 from .cards import NUM_KINDS, RANKS, CardError, format_card, is_whole, parse_level, wild_kind
 from .hand import MAX_HAND, Hand, to_counts
-from .moves import (SINGLE, STRAIGHT, STRAIGHT_FLUSH, Move, MoveError, checked_reading,
-                    classify, moves_array)
+from .moves import (PAIR, SINGLE, STRAIGHT, STRAIGHT_FLUSH, THREE_PAIR, THREE_WITH_TWO,
+                    TRIPS, TWO_TRIPS, Move, MoveError, checked_reading, classify, moves_array)
 from .rules import Rules
 
 __all__ = ["SplitResult", "Bomb", "ControlInfo", "best_split", "list_bombs", "control",
@@ -749,6 +753,48 @@ def unseen_pool(hand, played=None) -> np.ndarray:
     return (DECK - seen).astype(np.uint8)
 
 
+# The natural cards of one rank a play of each type that is no bomb can use: a beater of
+# the same type is found among that many per rank (with every wild card and joker), since
+# the suits of natural cards matter only where five of one suit in a row would be read
+# as a straight flush alone; two suits per rank, where the pool has them, avoid that.
+_NATURALS_USED = {SINGLE: 1, PAIR: 2, TRIPS: 3, THREE_WITH_TWO: 3, STRAIGHT: 2,
+                  THREE_PAIR: 2, TWO_TRIPS: 3}
+
+
+def _thinned(pool: np.ndarray, per_rank: int, wild: int) -> np.ndarray:
+    """``pool`` with at most ``per_rank`` natural cards of each rank, one of each suit it
+    holds before any second copy; the wild cards and jokers all kept."""
+    out = np.zeros_like(pool)
+    out[52:] = pool[52:]
+    out[wild] = pool[wild]
+    for rank in range(13):
+        kinds = [k for k in range(4 * rank, 4 * rank + 4) if k != wild]
+        left = per_rank
+        for copy in (1, 2):
+            for k in kinds:
+                if left and pool[k] >= copy:
+                    out[k] += 1
+                    left -= 1
+    return out
+
+
+def _beaters(pool: np.ndarray, play: Move, lvl: int, rules: Rules) -> np.ndarray:
+    """The plays of ``pool`` that beat ``play``, or, when some of them are of its own type,
+    enough of those for :func:`_smallest`: every (type, rank, size, wild count) among
+    them, from a pool thinned to the cards such a play can use. (Under the
+    ``long-sequences`` rules the unseen cards hold millions of ten-card straights, one
+    for each choice of suits: 13 M records and seconds of work for one play.)"""
+    per_rank = _NATURALS_USED.get(play.type_id)
+    if per_rank is not None:
+        same = moves_array(_thinned(pool, per_rank, wild_kind(lvl)), lvl, beat=play,
+                           rules=rules)
+        same = same[same["type"] < STRAIGHT_FLUSH]
+        if len(same):
+            return same
+    # (none of its type, so only bombs beat it: few even in the whole pool)
+    return moves_array(pool, lvl, beat=play, rules=rules)
+
+
 def _smallest(arr: np.ndarray) -> Move:
     """The smallest play among beating plays: same type by key first, then bombs."""
     bomb = arr["type"] >= STRAIGHT_FLUSH
@@ -779,7 +825,7 @@ def control(split, hand, level, played=None, rules=None) -> list:
         if held.min() < 0:
             raise MoveError(f"split play {play} uses cards the hand does not hold (the "
                             "split's plays together hold more than the hand)")
-        beaters = moves_array(pool, lvl, beat=play, rules=rules)
+        beaters = _beaters(pool, play, lvl, rules)
         if len(beaters) == 0:
             out.append(ControlInfo(play, False, None, False))
             continue

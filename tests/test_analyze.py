@@ -648,6 +648,68 @@ def test_control_smallest_beater():
     assert str(info.by).startswith("Bomb T:") and len(info.by.kinds) == 4
 
 
+@pytest.mark.parametrize("rules_name", ["standard", "platform", "no-sf-bomb",
+                                        "long-sequences"])
+def test_control_finds_the_smallest_beater_of_the_whole_pool(rules_name):
+    """control() looks for a beater of a play's own type among a few cards of each rank of
+    the unseen pool (the whole pool held millions of ten-card straights under
+    ``long-sequences``). Checked against every beating play of the whole pool on seeded
+    random hands, played cards and plays: beatable exactly when some play beats it, and
+    the smallest of them (no bomb before a bomb, then strength, size, wild cards) has the
+    type, rank, strength, size and wild count of the one shown, which beats the play
+    with unseen cards only."""
+    from guandan_core.moves import MOVE_DTYPE, beats, moves_array
+    rules = Rules.by_name(rules_name)
+    rng = random.Random(zlib.crc32(rules_name.encode()))
+
+    def wild_count(move):
+        return int(np.frombuffer(move.record().tobytes(), MOVE_DTYPE)["nwild"][0])
+
+    checked = beaten = 0
+    for _ in range(200):
+        counts, lvl = random_hand(rng, max_cards=14)
+        hand = Hand.from_counts(counts)
+        rest = [k for k in range(54) for _ in range(2 - int(counts[k]))]
+        played = rng.sample(rest, len(rest) - rng.randint(12, 40))
+        pool = unseen_pool(hand, [format_card(k) for k in played])
+        moves = list(legal_moves(hand, lvl, rules=rules))
+        plays = rng.sample(moves, min(4, len(moves)))
+        for play in plays:
+            [info] = control([play], hand, lvl, [format_card(k) for k in played], rules)
+            every = moves_array(pool, lvl, beat=play, rules=rules)
+            assert info.beatable == (len(every) > 0), (str(play), rules_name)
+            checked += 1
+            if not len(every):
+                continue
+            beaten += 1
+            best = min(range(len(every)), key=lambda i: (
+                bool(every["type"][i] >= 8), int(every["key"][i]), int(every["ncards"][i]),
+                int(every["nwild"][i])))
+            want = every[best]
+            by = info.by
+            assert (by.is_bomb, by.type_id, by.label, by.key, len(by.kinds), wild_count(by)) \
+                == (bool(want["type"] >= 8), int(want["type"]), int(want["label"]),
+                    int(want["key"]), int(want["ncards"]), int(want["nwild"])), str(play)
+            assert beats(by, play) and (by.counts() <= pool).all()
+            assert info.only_bombs == (by.is_bomb and not play.is_bomb)
+    assert checked >= 600 and beaten >= 300
+
+
+def test_control_finds_the_one_straight_of_two_suits():
+    """RULES sec. 4: five cards of one suit in a row are a straight flush, not a straight.
+    The unseen cards hold 4 to 8 in spades (two of most), one heart 8 and one heart 9:
+    the smallest straight that beats a straight of 3 to 7 is S4 S5 S6 S7 H8, not
+    S5 S6 S7 S8 H9 (control keeps cards of every suit a rank has, not two copies of
+    one)."""
+    hand = Hand("S3 H4 C5 D6 S7")
+    keep = Hand("S4 S4 S5 S5 S6 S6 S7 H8 S8 S8 H9").counts
+    played = unseen_pool(hand) - keep
+    played_cards = [format_card(k) for k in range(54) for _ in range(int(played[k]))]
+    straight = Move.parse("Straight 3: S3 H4 C5 D6 S7", "K")
+    [info] = control([straight], hand, "K", played_cards)
+    assert str(info.by) == "Straight 4: S4 S5 S6 S7 H8" and not info.only_bombs
+
+
 def test_a_bomb_beaten_by_a_bigger_bomb_is_not_beaten_only_by_bombs():
     """``only_bombs`` says that only a bomb beats a play that is no bomb; a bomb beaten by
     a bigger bomb is plainly beatable (docs/PROTOCOL.md's analyze example: a straight flush
@@ -1016,7 +1078,7 @@ def test_control_and_best_split_name_what_they_cannot_use():
         with pytest.raises(TypeError, match=re.escape("a split is a list of Moves, not 'S3'")):
             call()
     [info] = control([sevens], "S7 C7", "2")
-    assert info.beatable and str(info.by) == "Pair 8: D8 D8"
+    assert info.beatable and str(info.by) == "Pair 8: S8 H8"   # (two suits first: see _thinned)
     at_seven = Move.from_platform(["Pair", "7", ["S7", "C7"]], "7")
     [info] = control([at_seven], "S7 C7", "7")
     assert info.beatable and info.by.type == "Pair" and info.by.rank in ("B", "R")
