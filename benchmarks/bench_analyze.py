@@ -57,3 +57,11 @@ def test_analyze_hands_wild(benchmark):
     """The whole analysis: split, runner-ups, bombs and control (no played cards)."""
     analyze(*HANDS[0])
     _per_hand(benchmark, lambda hand, level: analyze(hand, level))
+
+
+def test_analyze_hands_wild_long_sequences(benchmark):
+    """The whole analysis under the ``long-sequences`` rules, where the unseen cards hold
+    millions of long straights (control looks for a beater of a play's own type among a
+    few cards of each rank; over the whole pool it took up to seconds a play)."""
+    analyze(*HANDS[0], rules="long-sequences")
+    _per_hand(benchmark, lambda hand, level: analyze(hand, level, rules="long-sequences"))
