@@ -1376,3 +1376,25 @@ def test_a_new_position_clears_the_undo_history(engine):
     engine.handle(pos_line(LEAD))
     assert fail(engine.handle("undo")).startswith("nothing to undo")
     assert engine.position.to_json() == LEAD
+
+
+def test_every_line_written_ends_in_a_newline_alone_and_holds_no_other_break():
+    """PROTOCOL.md, Output: every line ends in \\n alone, and no character any common line
+    reader splits at (\\r, \\v, \\f, \\x1c-\\x1e, \\x85, U+2028, U+2029: Python's
+    splitlines, Java's readLine) is written, whatever the input quoted in a reason or
+    JSON holds."""
+    breaks = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+    templates = ["1 name a{c}b", "2 analyze S3 Z{c}4", '3 position {"level": "7{c}"}',
+                 '4 play ["Single", "3", ["S3{c}"]]', "5 rules x{c}y", "6 sol{c}ve"]
+    lines = [t.replace("{c}", c) for t in templates for c in breaks]
+    lines += ['7 position {"level": "2", "hands": [["S3"], ["S4"], ["S5"], ["S6"]], '
+              '"finished": [], "to_move": 0, "table": null}', "8 moves", "9 solve all",
+              "10 showposition", "11 list_commands"]
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO("\n".join(lines) + "\n"), out) == 0
+    text = out.getvalue()
+    assert text.endswith("\n\n") and not any(c in text for c in breaks)
+    replies = [line for line in text.split("\n") if line[:1] in ("=", "?")]
+    assert len(replies) == len(lines)
+    assert all(r.startswith("?") for r in replies[:-5]) and \
+        all(r.startswith("=") for r in replies[-5:])
