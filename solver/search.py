@@ -52,7 +52,9 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
         # kept (reloading the running one would corrupt the outer search)
         return Searcher(table_bits, max_tt_bits=max_bits)
     if s is None or (s.initial_tt_bits, s.max_tt_bits) != (table_bits, max_bits):
-        _local.searcher = None          # (the old table freed before the new one is made)
+        # both references dropped, so that the old table is freed before the new one is
+        # made (``s`` alone kept it: the two tables' memory at once)
+        _local.searcher = s = None
         s = _local.searcher = Searcher(table_bits, max_tt_bits=max_bits)
     return s
 

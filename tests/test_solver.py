@@ -607,6 +607,53 @@ def test_one_table_a_thread_whatever_sizes_the_solves_ask_for():
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
+def test_a_solve_with_other_table_sizes_frees_the_old_table_before_making_its_own(
+        monkeypatch):
+    """API ("replaces it (its tables are freed), so a thread holds one memory bound at a
+    time"): the thread's old table is unmapped before the new searcher is made. A local
+    name still held the old searcher, so switching from a grown 260 MiB table to
+    table_bits=24 peaked at 556 MiB (a review helper's measurement), both tables at once.
+    Read from the process's mapped memory (VmSize) as the new searcher is asked for."""
+    import threading
+    from solver import search
+
+    def vm_kib():
+        return int([line for line in open("/proc/self/status")
+                    if line.startswith("VmSize")][0].split()[1])
+
+    real, mapped_when_made = search.Searcher, []
+
+    class Counted(type):                # (isinstance(s, Searcher) still holds)
+        def __instancecheck__(cls, obj):
+            return isinstance(obj, real)
+
+    class Made(metaclass=Counted):      # (the real class takes no subclass)
+        def __new__(cls, *args, **kwargs):
+            mapped_when_made.append(vm_kib())
+            return real(*args, **kwargs)
+
+    monkeypatch.setattr(search, "Searcher", Made)
+    pos = {"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]], "finished": [2],
+           "to_move": 0, "table": None}
+    seen = {}
+
+    def run():          # (a thread of its own: it starts with no searcher)
+        solve(pos, table_bits=22, max_table_bits=22)
+        seen["table_kib"] = search._local.searcher.table_bytes // 1024
+        seen["before"] = vm_kib()
+        solve(pos, table_bits=12)
+        seen["value"] = solve(pos, table_bits=12).value
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert seen["value"] == 3 and len(mapped_when_made) == 2
+    assert seen["table_kib"] >= 64 * 1024
+    # the 64 MiB (and more) of the first table are gone when the second is made
+    assert mapped_when_made[1] <= seen["before"] - seen["table_kib"] + 4 * 1024, seen
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc (Linux)")
 def test_a_growing_table_stays_within_its_bound():
     """On Linux the main table grows in place (mremap): the old and the new table never
     exist side by side, so the process's peak memory is the bound, not the bound plus the
