@@ -123,7 +123,7 @@ class EngineProcess:
         args = list(DEFAULT_COMMAND if command is None else _checked_command(command))
         self._rules: Rules | None = None        # asked for when first needed
         self._position: Position | None = None
-        self._link = _Link(args, env, cwd)
+        self._link = _Link(args, _checked_env(env), cwd)
         # (the threads hold the link, not this object: an engine dropped without close()
         # is collected, and then its process killed, as it is at exit)
         self._finalizer = weakref.finalize(self, self._link.abandon)
@@ -724,6 +724,8 @@ def parse_info(text: str) -> dict:
     >>> parse_info('move ["Single","B",["SB"]] value -1 index 2 count 2')["move"]
     ['Single', 'B', ['SB']]
     """
+    if not isinstance(text, str):
+        raise TypeError(f"an info line is text, not {quoted(text)}")
     words = text.split(" ")
     if len(words) % 2 or not all(words[::2]):
         raise ValueError(f"an info line is key value pairs, not {quoted(_shortened(text))}")
@@ -863,6 +865,9 @@ def _checked_timeout(timeout):
 def _checked_command(command):
     if isinstance(command, (str, bytes, os.PathLike)):
         return [command]
+    if isinstance(command, (collections.abc.Mapping, collections.abc.Set)):
+        # (a dict was read as its keys, a set in no order)
+        raise TypeError(f"command is a program and its arguments, not {quoted(command)}")
     try:
         args = list(command)
     except TypeError:
@@ -871,6 +876,22 @@ def _checked_command(command):
     if not args or not all(isinstance(a, (str, bytes, os.PathLike)) for a in args):
         raise TypeError(f"command is a program and its arguments, not {quoted(command)}")
     return args
+
+
+def _checked_env(env):
+    """None or a mapping of variable names to values, as ``os.environ``; a TypeError names
+    anything else (subprocess said only "expected str, bytes or os.PathLike object")."""
+    if env is None:
+        return None
+    if not isinstance(env, collections.abc.Mapping):
+        raise TypeError(f"env is a mapping of variable names to values (as os.environ), "
+                        f"not {quoted(env)}")
+    for name, value in env.items():
+        if not isinstance(name, (str, bytes)) or \
+                not isinstance(value, (str, bytes, os.PathLike)):
+            raise TypeError(f"env maps variable names to text, not {quoted(name)} to "
+                            f"{quoted(value)}")
+    return env
 
 
 def _whole(name: str, value, high: int, low: int = 0) -> int:

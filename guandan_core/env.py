@@ -59,7 +59,7 @@ from typing import Optional
 import numpy as np
 
 from .cards import CardError, format_card, is_whole, parse_card, parse_level
-from .match import Match, MatchRules, Observation, _checked_seed, deal
+from .match import Match, MatchRules, Observation, _checked_seed, deal, _is_allowed_kind
 from .moves import MOVE_DTYPE, Move, classify
 from .players import GreedyPlayer
 from .position import Position
@@ -108,7 +108,8 @@ class HandEnv:
             players = [None if s in self.agent_seats else player for s in range(4)]
         else:
             if isinstance(opponents, (str, bytes, Mapping)) or \
-                    not hasattr(opponents, "__iter__"):
+                    not hasattr(opponents, "__iter__") or \
+                    isinstance(opponents, np.ndarray) and opponents.ndim == 0:
                 raise TypeError(f"opponents: a player (a callable), or a list of 4 with "
                                 f"None at the agent's seats, not {opponents!r}")
             players = list(opponents)
@@ -486,10 +487,10 @@ class GameEnv(HandEnv):
             kind = parse_card(kind) if isinstance(kind, str) else kind
         except CardError as exc:
             raise ValueError(f"seat {seat} chooses a card: {exc}") from None
-        if isinstance(kind, bool) or kind not in allowed:
+        if not _is_allowed_kind(kind, allowed):
             raise ValueError(f"{move!r} is not one of the cards seat {seat} may choose "
                              f"({' '.join(format_card(k) for k in allowed)})")
-        return allowed.index(kind)
+        return allowed.index(int(kind))
 
     def step(self, action) -> tuple:
         """Play legal move number ``action`` (see the class); (observation, reward,
@@ -756,8 +757,10 @@ class VectorEnv:
     def _one_each(self, values, what: str, noun: str) -> list:
         """``values`` as a list of one item an environment, in order: a sequence, an array
         or an iterator (not a mapping or a set, whose order is not the environments')."""
+        # (a 0-d array has __iter__, and iterating it was numpy's TypeError, unnamed)
         wrong = isinstance(values, (str, bytes, Mapping, set, frozenset, Move)) or \
-            not hasattr(values, "__iter__")
+            not hasattr(values, "__iter__") or \
+            isinstance(values, np.ndarray) and values.ndim == 0
         if not wrong:
             values = list(values)
             if len(values) == self.num_envs:

@@ -94,7 +94,8 @@ class MatchRules:
     def __post_init__(self):
         if not isinstance(self.core, Rules):
             raise RulesError(f"core must be a Rules, not {self.core!r}")
-        if self.win_at_a not in WIN_AT_A:
+        # (text first: a numpy array compared element by element, and its truth was the error)
+        if not isinstance(self.win_at_a, str) or self.win_at_a not in WIN_AT_A:
             raise RulesError(f"win_at_a must be one of {', '.join(WIN_AT_A)}, "
                              f"not {self.win_at_a!r}")
         if not is_whole(self.fail_at_a, 0, 3) or self.fail_at_a == 1:
@@ -104,10 +105,11 @@ class MatchRules:
         for name in ("tribute", "tribute_first_last"):
             if not isinstance(getattr(self, name), bool):
                 raise RulesError(f"{name} must be True or False, not {getattr(self, name)!r}")
-        if self.lead_after_tribute not in LEAD_AFTER_TRIBUTE:
+        if not isinstance(self.lead_after_tribute, str) or \
+                self.lead_after_tribute not in LEAD_AFTER_TRIBUTE:
             raise RulesError(f"lead_after_tribute must be payer or first, "
                              f"not {self.lead_after_tribute!r}")
-        if self.first_leader != "random":
+        if not isinstance(self.first_leader, str) or self.first_leader != "random":
             try:
                 kind = parse_card(self.first_leader)
             except CardError:
@@ -148,7 +150,7 @@ class MatchRules:
         >>> MatchRules.by_name("long-sequences").core == Rules.by_name("long-sequences")
         True
         """
-        if name == "platform":
+        if isinstance(name, str) and name == "platform":
             return cls.platform()
         try:
             return cls(core=Rules.by_name(name))
@@ -408,6 +410,12 @@ def allowed_tributes(counts, level) -> list:
             if counts[k] and k != wild and card_order(k, level) == top]
 
 
+def _is_allowed_kind(card, allowed) -> bool:
+    """Whether ``card`` is a card kind (a whole number, numpy's too) among ``allowed``:
+    ``card in allowed`` alone took 12.0, a complex 12 or a one-element array as kind 12."""
+    return is_whole(card, 0, NUM_KINDS - 1) and int(card) in allowed
+
+
 def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
                  choose_return=None, choose_tribute=None) -> TributePlan:
     """Tribute, returns and the leader of a hand after a hand with finishing order
@@ -463,7 +471,7 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
         if choose_tribute is not None:
             allowed = allowed_tributes(counts[payer], level)
             card = choose_tribute(payer, [c.copy() for c in counts], allowed)
-            if isinstance(card, bool) or card not in allowed:
+            if not _is_allowed_kind(card, allowed):
                 raise IllegalMoveError(
                     f"choose_tribute gave {card!r} for seat {payer}'s tribute, not one of "
                     f"the card kinds it may give {allowed} (its highest cards that are not "
@@ -498,7 +506,7 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
         else:
             card = choose_return(receiver, payer, [c.copy() for c in after], allowed,
                                  _exchange_triples(plan.payments))
-            if isinstance(card, bool) or card not in allowed:
+            if not _is_allowed_kind(card, allowed):
                 raise IllegalMoveError(
                     f"choose_return gave {card!r} for seat {receiver}'s return to seat "
                     f"{payer}, not one of the card kinds it may return {allowed} (RULES "
@@ -523,7 +531,9 @@ def apply_tribute(plan: TributePlan, hands) -> list:
     moves = [(entry, "tribute") for entry in plan.payments] + \
         [(entry, "return") for entry in plan.returns]
     for entry, what in moves:
-        if isinstance(entry, (str, bytes)) or not hasattr(entry, "__len__") or len(entry) != 3:
+        # (a sequence: a mapping of three keys passed the length check, then entry[0]
+        # was a KeyError)
+        if not isinstance(entry, (tuple, list, np.ndarray)) or len(entry) != 3:
             raise ValueError(f"a {what} is (giver, receiver, card kind), not {entry!r}")
         giver = _checked_seat(entry[0], f"{what} {entry!r}: giver")
         taker = _checked_seat(entry[1], f"{what} {entry!r}: receiver")
@@ -708,7 +718,11 @@ class Match:
 
     def __init__(self, players, rules: MatchRules | str | None = None, seed=None,
                  on_event: Callable[[dict], None] | None = None):
-        players = list(players)
+        try:
+            players = list(players)
+        except TypeError:       # (not iterable, or a 0-d array)
+            raise TypeError(f"a match needs a list of 4 players, not {quoted(players)}") \
+                from None
         if len(players) != 4:
             raise ValueError(f"a match needs 4 players, not {len(players)}")
         for i, p in enumerate(players):

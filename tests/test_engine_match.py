@@ -1345,3 +1345,60 @@ def test_players_greedy_checks_its_seed_as_a_match_does():
         for bad in (-1, 1.5):
             with pytest.raises(ValueError, match=re.escape(f"not {bad!r}")):
                 make(bad)
+
+
+def test_card_answers_and_options_of_the_wrong_kind_are_named():
+    """API (plan_tribute: "an answer that is not allowed is an IllegalMoveError";
+    GameEnv.action_of: "a card's text, kind or Single"; MatchRules; apply_tribute's
+    "(giver, receiver, card kind)"): values a review helper's fuzzing found taken or
+    failing inside. A card kind answered as 12.0, a complex 12 or a one-element array
+    was kind 12 (``in`` compares by ==); a numpy array as a text option or as the
+    players was numpy's "truth value ... ambiguous" or "iteration over a 0-d array";
+    a mapping of three keys as a tribute entry was a KeyError."""
+    import random
+    from guandan_core.env import GameEnv, HandEnv, VectorEnv
+    hands = deal(random.Random(1))
+
+    def tribute(kind_of):
+        def choose(payer, counts, kinds):
+            return kind_of(kinds[0])
+        return choose
+
+    for bad in (float, complex, lambda k: np.array([k]), lambda k: np.array([k, k])):
+        with pytest.raises(IllegalMoveError, match="choose_tribute gave"):
+            plan_tribute([0, 1, 3, 2], hands, 0, None, choose_tribute=tribute(bad))
+        with pytest.raises(IllegalMoveError, match="choose_return gave"):
+            plan_tribute([0, 1, 3, 2], hands, 0, None,
+                         choose_return=lambda r, p, h, kinds, *rest: bad(kinds[0]))
+    # numpy's whole numbers are card kinds
+    plan = plan_tribute([0, 1, 3, 2], hands, 0, None, choose_tribute=tribute(np.int16))
+    assert plan.payments == plan_tribute([0, 1, 3, 2], hands, 0, None).payments
+    env = GameEnv(card_actions=True)
+    env.reset(seed=1)
+    while env._choice is None:
+        env.step(0)
+    allowed = env._choice[3]
+    for bad in (float(allowed[0]), complex(allowed[0]), np.array([allowed[0]])):
+        with pytest.raises(ValueError, match=re.escape(f"{bad!r} is not one of the cards")):
+            env.action_of(bad)
+    assert env.action_of(np.int64(allowed[-1])) == env.action_of(allowed[-1]) \
+        == len(allowed) - 1
+    with pytest.raises(ValueError, match=re.escape(
+            "a tribute is (giver, receiver, card kind), not {'a': 0, 'b': 1, 'c': 5}")):
+        apply_tribute(TributePlan("single", payments=[{"a": 0, "b": 1, "c": 5}]), hands)
+    for option in ("win_at_a", "lead_after_tribute", "first_leader"):
+        with pytest.raises(RulesError, match=re.escape(f"{option} must be") + ".*"
+                           + re.escape("not array([1, 2])")):
+            MatchRules(**{option: np.array([1, 2])})
+    with pytest.raises(RulesError, match=re.escape("unknown match rules array([1, 2])")):
+        MatchRules.by_name(np.array([1, 2]))
+    with pytest.raises(TypeError, match=re.escape("a list of 4 players, not array(1)")):
+        Match(np.array(1))
+    with pytest.raises(TypeError, match=re.escape("with None at the agent's seats, not "
+                                                  "array(1)")):
+        HandEnv(opponents=np.array(1))
+    vector = VectorEnv(HandEnv(), 2)
+    vector.reset(seed=1)
+    for call in (vector.step, vector.action_of):
+        with pytest.raises(ValueError, match=re.escape("in their order, not array(1)")):
+            call(np.array(1))

@@ -5,6 +5,7 @@ exception that says so, never a wait for ever or a wrong answer."""
 
 import json
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -1171,3 +1172,23 @@ def test_the_last_line_of_the_engines_stderr_is_quoted_when_it_dies():
                 as info:
             e.name()
         assert info.value.stderr == "Traceback:\n  somewhere\nRuntimeError: the last line"
+
+
+def test_the_environment_command_and_info_lines_are_checked_before_use():
+    """API, Engine process ("bad arguments are refused before anything is sent (a
+    ValueError or TypeError naming the value)"): ``env`` that is no mapping of names to
+    text was an AttributeError ('int' object has no attribute 'items') or subprocess's
+    "expected str, bytes or os.PathLike object" naming neither; a dict as the command
+    was read as its keys; parse_info of anything but text an AttributeError."""
+    from guandan_core.engine import parse_info
+    for kwargs, named in ((dict(env=5), "env is a mapping of variable names to values"),
+                          (dict(env="x"), "(as os.environ), not 'x'"),
+                          (dict(env={"A": 5}), "not 'A' to 5"),
+                          (dict(env={5: "a"}), "not 5 to 'a'"),
+                          (dict(command={"a": 1}), "its arguments, not {'a': 1}"),
+                          (dict(command={"guandan"}), "its arguments, not {'guandan'}")):
+        with pytest.raises(TypeError, match=re.escape(named)):
+            EngineProcess(**kwargs)
+    for text in (None, 5, b"bound null lower -3"):
+        with pytest.raises(TypeError, match=re.escape(f"an info line is text, not {text!r}")):
+            parse_info(text)
