@@ -178,7 +178,8 @@ class Move:
             mtype, rank, cards = triple
         except (TypeError, ValueError):
             raise MoveError(f"a move is [type, rank, cards], not {quoted(triple)}") from None
-        _check_level_and_rules(level, rules)
+        # read first, so that a pass too, which needs neither, takes no bad argument
+        level, rules = parse_level(level), Rules.of(rules)
         if isinstance(mtype, str) and mtype == "PASS":
             # the platform writes ["PASS", "PASS", "PASS"]; None and [] are read too
             # (types checked before comparing: a numpy array compares element by element)
@@ -205,7 +206,7 @@ class Move:
                 return reading
         shown = one_line(" ".join(cards), 120) if cards else "no cards"
         raise MoveError(f"{shown} is not a {mtype} of rank {quoted(rank)} at level "
-                        f"{format_rank(parse_level(level))}")
+                        f"{format_rank(level)}")
 
     def index_in(self, actions, level, rules: Rules | None = None) -> int:
         """Where this move is in a list of platform actions: the competition platform
@@ -243,8 +244,7 @@ class Move:
             raise TypeError(f"Move.parse reads text such as 'Pair 4: H2 C4', not {text!r}")
         text = text.strip()
         if text.isascii() and text.upper() == "PASS":       # ("paß".upper() is "PASS")
-            _check_level_and_rules(level, rules)
-            return cls.PASS
+            return cls.from_platform(["PASS", "PASS", "PASS"], level, rules)   # (checks them)
         head, sep, cards = text.partition(":")
         parts = head.split()
         if not sep or len(parts) != 2:
@@ -327,13 +327,6 @@ class Move:
 
     def __repr__(self) -> str:
         return f"<Move {self}>"
-
-
-def _check_level_and_rules(level, rules) -> None:
-    """A LevelError or the rules' error for a bad ``level`` or ``rules``: also where the
-    move read is the pass, which needs neither, so that no bad argument is taken."""
-    parse_level(level)
-    Rules.of(rules)
 
 
 def _field(name: str, value, low: int, high: int) -> int:
