@@ -632,7 +632,7 @@ _DECK = np.repeat(np.arange(54, dtype=np.intp), 2)
 
 # ---------------------------------------------------------------------- players
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Observation:
     """What the seat to move may see (passed to a player callable).
 
@@ -647,6 +647,7 @@ class Observation:
     a seat choosing its returned card, the tribute paid, which the receivers are shown
     before they return).
     ``hand`` (the seat's own :class:`Hand`) and ``history`` are built when first read.
+    Observations compare and hash by all of it, the hand and the history included.
     """
 
     seat: int
@@ -658,14 +659,30 @@ class Observation:
     team_levels: tuple
     finished: tuple
     rules: Rules
-    counts: np.ndarray = field(repr=False, compare=False)
-    _history: list = field(repr=False, compare=False)
-    _history_len: int = field(repr=False, compare=False)
+    counts: np.ndarray = field(repr=False)
+    _history: list = field(repr=False)
+    _history_len: int = field(repr=False)
     exchanges: tuple = ()
 
     @property
     def hand(self) -> Hand:
         return Hand.from_counts(self.counts)
+
+    def _compared(self) -> tuple:
+        # every field, the hand and the history included: two observations that differ
+        # only there are two information states (the dataclass's own == left them out)
+        return (self.seat, self.level, self.legal_moves, self.table, self.table_owner,
+                self.cards_left, self.team_levels, self.finished, self.rules,
+                self.counts.astype(np.uint8, copy=False).tobytes(), self.history,
+                self.exchanges)
+
+    def __eq__(self, other):
+        if not isinstance(other, Observation):
+            return NotImplemented
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
 
     @property
     def history(self) -> tuple:

@@ -549,6 +549,11 @@ class LegalMoves:
             self._array.flags.writeable = False
         return self._array
 
+    def __reduce__(self):
+        # (its moves made again where it is unpickled: a pickled or deep-copied array
+        # comes back writable)
+        return LegalMoves, (self.hand, self.level, self.beat, self.rules)
+
     def __len__(self) -> int:
         return len(self.array)
 

@@ -187,6 +187,11 @@ class MoveList(Sequence):
         for i in range(len(self)):
             yield self[i]
 
+    def __reduce__(self):
+        # (rebuilt by __init__, whose view is read-only again: a pickled array comes back
+        # writable; and __slots__ alone pickled under protocols 2 and later only)
+        return MoveList, (self.array, self.has_pass)
+
     def __eq__(self, other):
         # by value, so that an Observation equals its pickled copy
         if not isinstance(other, MoveList):

@@ -498,6 +498,44 @@ def test_observation_shows_the_seat_state():
     assert len(calls) > 20
 
 
+def test_observations_differ_by_their_hand_and_history():
+    """Two observations that differ only in the seat's own cards, or only in the
+    history, are two information states: not equal, and two keys of a dict (the hand and
+    the history were left out of ==, so a cache keyed by observations mixed them up).
+    Each pickles at every protocol to an equal one, its moves' array read-only."""
+    seen = []
+
+    def watcher(obs):
+        seen.append(obs)
+        return GreedyPlayer()(obs)
+
+    Match([watcher] * 4, seed=5).play_hand()
+    # seat 1 after seat 0's big joker holds only the pass, whatever its cards
+    start = {"level": "2", "finished": [], "to_move": 0, "table": None}
+    low = Position.from_json(dict(start, hands=[["HR", "S3"], ["S4", "S5"], ["S6"], ["S7"]]))
+    high = Position.from_json(dict(start, hands=[["HR", "S3"], ["SA", "DA"], ["S6"], ["S7"]]))
+
+    def shown(pos, history):
+        pos = pos.play(pos.parse_move("Single R: HR"))
+        return Observation(1, pos.level, pos.move_list(), pos.table, pos.owner,
+                           pos.cards_left, (0, 0), pos.finished, pos.rules, pos.counts(1),
+                           history, len(history))
+
+    joker = [(0, Move.from_platform(["Single", "R", ["HR"]], "2"))]
+    a, b = shown(low, joker), shown(high, joker)
+    assert list(a.legal_moves) == list(b.legal_moves) == [Move.PASS]
+    assert a != b and len({a, b}) == 2
+    other_history = shown(low, [(3, Move.PASS)] + joker)
+    assert other_history != a and len({a, other_history}) == 2
+    assert shown(low, list(joker)) == a and hash(shown(low, list(joker))) == hash(a)
+    for obs in [a] + seen[::7]:
+        for p in range(pickle.HIGHEST_PROTOCOL + 1):
+            again = pickle.loads(pickle.dumps(obs, p))
+            assert again == obs and hash(again) == hash(obs)
+            assert not again.legal_moves.array.flags.writeable
+    assert len(set(seen)) == len(seen)      # (every turn of a hand is another state)
+
+
 def test_players():
     """players: registry, random uniform choice, greedy smallest move."""
     assert isinstance(make_player("random", 1), RandomPlayer)

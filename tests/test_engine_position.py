@@ -684,6 +684,25 @@ def test_key_hash_eq_pickle_copy():
     assert f.rules == Rules.platform() and f == e
 
 
+def test_move_lists_pickle_at_every_protocol_and_stay_read_only():
+    """A position's MoveList and a LegalMoves pickle at every protocol (MoveList's
+    __slots__ refused protocols 0 and 1) and deep-copy with the same moves, their arrays
+    still read-only (they came back writable: a record changed under the moves made)."""
+    pos = P(["S3 S4 S5 S6 S7 H2 H2 SB", "S9 DT", "C5", "D6"], to_move=0)
+    following = pos.play(single(pos, "S3"))
+    for moves in (pos.move_list(), following.move_list(),
+                  legal_moves("S3 S4 S5 S6 S7 H2 H2 SB", "2"),
+                  legal_moves("S9 DT H2", "2", beat=single(pos, "S3"))):
+        copies = [pickle.loads(pickle.dumps(moves, p))
+                  for p in range(pickle.HIGHEST_PROTOCOL + 1)]
+        for again in copies + [copy.copy(moves), copy.deepcopy(moves)]:
+            assert type(again) is type(moves) and list(again) == list(moves)
+            assert again.array.tobytes() == moves.array.tobytes()
+            assert not again.array.flags.writeable
+            with pytest.raises(ValueError, match="read-only"):
+                again.array[0] = again.array[0]
+
+
 def test_key_tells_apart_positions_that_differ_only_in_the_owner():
     """RULES 7: the owner of the table play is part of the state. Seat 1 to beat a 9
     played by seat 0, or by seat 3 (seat 0 passed): after seats 1 and 2 pass, seat 3 is to

@@ -118,15 +118,19 @@ def test_reset_is_deterministic_and_a_copy_continues_alike():
     assert all(np.array_equal(a[k], b[k]) for k in a)
     for _ in range(5):
         env.step(0)         # (the pass when following, else the first play)
-    twins = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    # (every protocol: the observation's move list refused 0 and 1)
+    twins = [pickle.loads(pickle.dumps(env, p)) for p in range(pickle.HIGHEST_PROTOCOL + 1)]
+    twins.append(copy.deepcopy(env))
     greedy = GreedyPlayer()
     endings = []
     for e in [env] + twins:
+        # the moves it plays unchecked stay read-only (they came back writable)
+        assert not e._observation.legal_moves.array.flags.writeable
         info, done = {"observation": e._observation}, False
         while not done:
             _, reward, done, _, info = e.step(e.action_of(greedy(info["observation"])))
         endings.append((e.history, info["order"], reward))
-    assert endings[0] == endings[1] == endings[2]
+    assert all(ending == endings[0] for ending in endings[1:])
 
 
 def _episode(env, seed, action=0):
