@@ -85,8 +85,10 @@ class ReplayError(ValueError):
 
     def __reduce__(self):
         # pickle rebuilds an exception from its args, here the message alone: a worker
-        # process raising one broke the pool that was to carry it back
-        return type(self), (self.number, self.line, self.reason)
+        # process raising one broke the pool that was to carry it back; then every
+        # attribute put back, notes added since included
+        return (type(self), (self.number, self.line, self.reason),
+                {**self.__dict__, "args": self.args})
 
 
 # ---------------------------------------------------------------------- play

@@ -71,8 +71,11 @@ class EngineRefusedError(ValueError):
         self.command = command
         self.reason = reason
 
-    def __reduce__(self):       # (copied and pickled by its two arguments, not its message)
-        return type(self), (self.command, self.reason)
+    def __reduce__(self):
+        # (made again from its two arguments, not its message; then every attribute put
+        # back, an env_index or notes added since included)
+        return (type(self), (self.command, self.reason),
+                {**self.__dict__, "args": self.args})
 
 
 class EngineTerminatedError(RuntimeError):
@@ -133,6 +136,11 @@ class EngineProcess:
             except BaseException:
                 self.close()
                 raise
+
+    def __reduce__(self):
+        # (pickle, copy and deepcopy all ask this)
+        raise TypeError("an EngineProcess is a link to a process this one runs: it cannot "
+                        "be pickled or copied (start one where it is needed)")
 
     # ------------------------------------------------------------------ session
     def __enter__(self) -> "EngineProcess":

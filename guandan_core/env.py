@@ -807,15 +807,18 @@ class VectorEnv:
 
 
 def _raise_in(exc: BaseException, i: int):
-    """Raise ``exc`` naming environment ``i``: the same type with ``environment i:``
-    before its message when it is an Exception made from one message, else itself with a
-    note; either way with ``env_index = i``."""
+    """Raise ``exc`` naming environment ``i``: a copy with ``environment i:`` before its
+    message when it is an Exception whose one argument is its message (its attributes
+    kept: an engine's exit status, a refused command), else itself with a note; either
+    way with ``env_index = i``."""
     if isinstance(exc, Exception) and len(exc.args) == 1 and isinstance(exc.args[0], str):
+        message = f"environment {i}: {exc.args[0]}"
         try:
-            named = type(exc)(f"environment {i}: {exc.args[0]}")
+            named = copy.copy(exc)
+            named.args = (message,)
         except Exception:
             named = None
-        if type(named) is type(exc):
+        if type(named) is type(exc) and str(named) == message:
             named.env_index = i
             raise named from exc
     exc.env_index = i

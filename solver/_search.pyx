@@ -811,6 +811,11 @@ cdef class Searcher:
         self.node_limit = -1
         self.deadline = -1
 
+    def __reduce__(self):
+        # (pickle, copy and deepcopy all ask this: its tables are memory of this process)
+        raise TypeError("a Searcher holds tables in this process's memory: it cannot be "
+                        "pickled or copied (make a new one where it is needed)")
+
     def __dealloc__(self):
         if self.tt != NULL:
             gd_table_free(self.tt, self._table_bytes())

@@ -161,6 +161,12 @@ class Stop:
         self._set = False
         self._searchers: list = []      # the searchers working for it now
 
+    def __reduce__(self):
+        # (pickle, copy and deepcopy all ask this: a copy would share the searches it
+        # stops, and a pickled one reach none)
+        raise TypeError("a Stop stops searches in this process: it cannot be pickled or "
+                        "copied (make a new one where it is needed)")
+
     def set(self) -> None:
         """Stop every search that uses this Stop, now and from now on."""
         with self._lock:

@@ -1,6 +1,7 @@
 """Tests of ``guandan play`` and ``guandan replay`` (guandan_core.cli_play): the event
 formats, determinism, the log checker and error handling (RULES.md sec. 6-9)."""
 
+import copy as copy_module
 import io
 import json
 import pickle
@@ -353,6 +354,14 @@ def test_replay_reads_the_rules_from_the_log(tmp_path, capsys):
     copy = pickle.loads(pickle.dumps(error))
     assert (type(copy), str(copy), copy.number, copy.line, copy.reason) == \
         (type(error), str(error), error.number, error.line, error.reason)
+    # with what was added since (a note, an attribute, another message), which the three
+    # arguments alone left out
+    error.tag = "worker 3"
+    error.args = ("worker 3: " + error.args[0],)
+    if hasattr(error, "add_note"):
+        error.add_note("while replaying")
+    for again in (pickle.loads(pickle.dumps(error)), copy_module.copy(error)):
+        assert (str(again), vars(again)) == (str(error), vars(error))
 
 
 def test_replay_rules_event_must_be_first_and_well_formed(log_file, tmp_path, capsys):

@@ -1001,9 +1001,30 @@ def test_the_errors_copy_and_pickle_whole():
               EngineTerminatedError("it ended", 3, "the end of stderr"),
               EngineProtocolError("a line outside any reply"), TimeoutError("no reply")]
     for error in errors:
-        for back in (copy.copy(error), pickle.loads(pickle.dumps(error))):
-            assert type(back) is type(error) and str(back) == str(error)
-            assert back.__dict__ == error.__dict__
+        for added in ({}, {"env_index": 1}):    # (what VectorEnv adds to a row's error)
+            vars(error).update(added)
+            if added and hasattr(error, "add_note"):
+                error.add_note("in environment 1")
+            for back in (copy.copy(error), pickle.loads(pickle.dumps(error))):
+                assert type(back) is type(error) and str(back) == str(error)
+                assert back.__dict__ == error.__dict__
+    # its message changed, as VectorEnv names a row's error: kept, not made again
+    refused = EngineRefusedError("play x", "not a move")
+    refused.args = ("environment 0: " + refused.args[0],)
+    for back in (copy.copy(refused), pickle.loads(pickle.dumps(refused))):
+        assert str(back) == str(refused) and back.command == "play x"
+
+
+def test_an_engine_process_does_not_pickle_or_copy(engine):
+    """It is a link to a process this one runs: a TypeError that says so (pickle named
+    a lock, copy.copy made a second owner of the same link)."""
+    import copy
+    import pickle
+    for how in (pickle.dumps, lambda e: pickle.dumps(e, 0), copy.copy, copy.deepcopy):
+        with pytest.raises(TypeError, match="an EngineProcess is a link to a process this "
+                                            "one runs: it cannot be pickled or copied"):
+            how(engine)
+    assert engine.name() == "guandan-core"      # (still the same working link)
 
 
 def test_a_thread_that_cannot_start_leaves_no_process(monkeypatch):

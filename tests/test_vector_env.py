@@ -218,6 +218,28 @@ def test_bad_calls_are_named_and_move_nothing():
         VectorHandEnv(2, agent_seats=(5,))
 
 
+def test_an_error_named_with_its_row_keeps_its_attributes():
+    """An opponent's error made from its message comes out with the row before it and
+    its own attributes kept (it used to be made again from the message alone: an
+    engine's exit status and stderr were lost), and pickles whole (a worker's error)."""
+    from guandan_core.engine import EngineRefusedError, EngineTerminatedError
+    errors = [EngineTerminatedError("the engine process ended (exit status 3)", 3, "boom"),
+              EngineRefusedError("play x", "not a move")]
+    for error in errors:
+        def fails(obs, error=error):
+            raise error
+        with pytest.raises(type(error)) as caught:
+            VectorHandEnv(2, agent_seats=(0,), opponents=fails).reset(seed=[1, 2])
+        named = caught.value
+        i = named.env_index
+        assert str(named) == f"environment {i}: {error}"
+        assert {k: v for k, v in vars(named).items() if k != "env_index"} == vars(error)
+        assert named.__cause__ is error
+        for back in (copy.copy(named), pickle.loads(pickle.dumps(named))):
+            assert (type(back), str(back), vars(back)) == (type(named), str(named),
+                                                           vars(named))
+
+
 def test_a_failing_opponent_names_its_row_and_needs_a_reset():
     class FailsOnce:
         def __init__(self):
