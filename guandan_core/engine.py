@@ -47,7 +47,7 @@ from .hand import Hand, to_counts
 from .moves import Move
 from .position import Position
 from .rules import PRESET_NAMES, Rules
-from .usertext import quoted
+from .usertext import checked_seconds, quoted
 
 __all__ = ["EngineProcess", "EngineRefusedError", "EngineTerminatedError",
            "EngineProtocolError", "DEFAULT_COMMAND", "parse_info"]
@@ -184,7 +184,7 @@ class EngineProcess:
         it could not be reaped within 5 seconds of the kill, see ``_Link.reap``). A
         command another thread waits for gets its answer first (a stopped solve's) or an
         :class:`EngineTerminatedError`. Safe to call again, or after the engine died."""
-        timeout = _seconds("timeout", timeout)
+        timeout = checked_seconds("timeout", timeout)
         deadline = time.monotonic() + timeout
         self._link.closing = True
         if self._link.on_own_thread():
@@ -389,7 +389,7 @@ class EngineProcess:
         played (the line played out from the position), and its parts agreeing (the
         line from the best move to an end within the bounds, the scored moves the
         legal ones, the best at the value), else an :class:`EngineProtocolError`."""
-        from solver.search import _checked_flag, _checked_question
+        from solver.search import _checked_flag, _checked_question, _result_from_json
         pos = self._need_position()
         args = ["solve"]
         all_moves = _checked_flag("all_moves", all_moves)
@@ -417,7 +417,7 @@ class EngineProcess:
         obj = self._json_reply(" ".join(args), dict, on_info=None if on_info is None else info,
                                timeout=timeout)
         try:
-            return _solve_result(obj, pos, at_least, all_moves)
+            return _result_from_json(obj, pos, at_least, all_moves)
         except (KeyError, TypeError, ValueError) as exc:
             raise self._protocol_error(f"a solve reply that is not a result "
                                        f"({type(exc).__name__}: {exc})") from None
@@ -749,114 +749,6 @@ def parse_info(text: str) -> dict:
     return out
 
 
-def _solve_result(obj: dict, pos: Position, at_least, all_moves: bool):
-    """The :class:`SolveResult` a solve reply records for ``pos``, checked: a KeyError,
-    TypeError or ValueError names what is missing or wrong."""
-    from solver.search import MoveScore, SolveResult, _reach_bounds
-
-    def value(v, what, none=False):
-        if (v is None and none) or (is_whole(v, -3, 3) and v != 0):
-            return v
-        raise ValueError(f"{what} {quoted(v)} is not a value")
-
-    def count(v, what):
-        if not is_whole(v, 0):
-            raise ValueError(f"{what} {quoted(v)} is not a count")
-        return v
-
-    def move(triple, at: Position, what):
-        m = Move.from_platform(triple, at.level, at.rules)
-        if not at.is_legal(m):
-            raise ValueError(f"{what} {quoted(triple)} is not a legal move there")
-        return m
-
-    lower, upper = value(obj["lower"], "lower"), value(obj["upper"], "upper")
-    exact = obj["value"]
-    if not (lower <= upper and (exact is None or lower == value(exact, "value") == upper)
-            and obj["exact"] is (exact is not None)):
-        raise ValueError(f"value {quoted(exact)}, exact {quoted(obj['exact'])}, lower "
-                         f"{lower} and upper {upper} do not agree")
-    threshold = obj.get("threshold")
-    if threshold != at_least or ("reached" in obj) is (at_least is None):
-        raise ValueError(f"threshold {quoted(threshold)} is not the question asked")
-    pv, at = [], pos.copy()
-    for seat, triple in obj["pv"]:
-        if not is_whole(seat, 0, 3) or seat != at.to_move:
-            raise ValueError(f"the line has seat {quoted(seat)} play where seat "
-                             f"{at.to_move} is to move")
-        m = move(triple, at, "the line's move")
-        pv.append((seat, m))
-        at.push(m, check=False)
-    pv_cut = obj.get("pv_cut", False)
-    if pv_cut is not True and ("pv_cut" in obj or (pv and not at.is_over)):
-        raise ValueError("the line stops before the end of the hand without pv_cut")
-    best = None if obj["best"] is None else move(obj["best"], pos, "best")
-    # what the reply says of itself must agree, though only a second solve could say
-    # whether it is right: the line starts with the best move and ends where the value
-    # says; the question answered is the one the bounds answer (below)
-    if pv and pv[0][1] != best:
-        raise ValueError(f"the line starts with {pv[0][1]}, not with the best move {best}")
-    if pv and not pv_cut:
-        end = at.team_value(pos.to_move)
-        if not lower <= end <= upper:
-            raise ValueError(f"the line ends at {end:+d} for the mover's team, outside "
-                             f"{lower}..{upper}")
-    if ("moves" in obj) is not all_moves:
-        raise ValueError("every move scored, not asked for" if not all_moves else
-                         "no move scored, though every move was asked for")
-    moves = []
-    for entry in obj.get("moves", []):
-        reaches = entry.get("reaches")
-        if not (reaches is True or reaches is False or reaches is None) \
-                or ("reaches" in entry) is (at_least is None):
-            raise ValueError(f"a move's reaches {quoted(reaches)} is not an answer")
-        score = value(entry["value"], "a move's value", none=True)
-        # a move's bounds: the value when it is known, given when a limit left it unknown
-        if score is None and at_least is None:
-            low = value(entry["lower"], "a move's lower bound")
-            high = value(entry["upper"], "a move's upper bound")
-            if not low < high:
-                raise ValueError(f"a move's bounds {low} and {high} leave no value unknown")
-        elif "lower" in entry or "upper" in entry:
-            raise ValueError("a move's bounds are given only when its value is not")
-        else:
-            low, high = (score, score) if score is not None else _reach_bounds(reaches, at_least)
-        moves.append(MoveScore(move(entry["move"], pos, "a scored move"), score,
-                               [move(m, pos, "an equivalent move")
-                                for m in entry.get("equivalent", [])],
-                               reaches, threshold, low, high))
-    result = SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv,
-                         moves=moves, nodes=count(obj["nodes"], "nodes"),
-                         tt_hits=count(obj["tt_hits"], "tt_hits"),
-                         seconds=_seconds("seconds", obj["seconds"]),
-                         to_move=pos.to_move, threshold=threshold, pv_cut=pv_cut is True)
-    reached = result.reached
-    if at_least is not None and obj["reached"] is not reached:
-        raise ValueError(f"reached {quoted(obj['reached'])} where the bounds "
-                         f"{lower}..{upper} answer {reached}")
-    if all_moves:
-        groups = [(score, [score.move, *score.equivalent]) for score in moves]
-        listed = [m for _, group in groups for m in group]
-        legal = pos.legal_moves()
-        if len(listed) != len(legal) or set(listed) != set(legal):
-            raise ValueError(f"the scored moves and their equivalents are {len(listed)} "
-                             f"moves, not the position's {len(legal)} legal moves, each "
-                             "once")
-        for score, group in groups:
-            is_best = best in group
-            if at_least is None and score.lower > upper:   # (reaches: checked below)
-                raise ValueError(f"{score.move} is scored {score.lower:+d} or more, above "
-                                 f"the upper bound {upper:+d}")
-            if score.reaches and not reached or score.reaches is False and reached \
-                    and is_best:
-                raise ValueError(f"{score.move} reaches {score.reaches} where the "
-                                 f"position's answer is {reached}")
-            if exact is not None and is_best and score.value not in (None, exact):
-                raise ValueError(f"the best move is scored {score.value:+d}, not the "
-                                 f"value {exact:+d}")
-    return result
-
-
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
@@ -864,7 +756,7 @@ def _no_constant(name: str):
 def _checked_timeout(timeout):
     if timeout is None:
         return None
-    seconds = _seconds("timeout", timeout)
+    seconds = checked_seconds("timeout", timeout)
     if seconds == 0:
         raise ValueError("timeout must be a number of seconds above 0, or None, not 0")
     return seconds
@@ -919,23 +811,10 @@ def _time_limit(value) -> float | None:
         except OverflowError:
             return None
     try:
-        return None if value is None else _seconds("time_limit", value)
+        return None if value is None else checked_seconds("time_limit", value)
     except ValueError:
         raise ValueError(f"time_limit must be a number of seconds, 0 or more (inf: no "
                          f"limit), or None, not {quoted(value)}") from None
-
-
-def _seconds(name: str, value) -> float:
-    """A number of seconds, 0 or more and finite (numpy's too), else a ValueError."""
-    try:
-        seconds = float(value) if isinstance(value, numbers.Real) \
-            and not isinstance(value, bool) else None
-    except OverflowError:
-        seconds = None
-    if seconds is None or not 0 <= seconds < float("inf"):
-        raise ValueError(f"{name} must be a finite number of seconds, 0 or more, not "
-                         f"{quoted(value)}")
-    return seconds
 
 
 def _card_list(cards, what: str = "hand") -> list[str]:

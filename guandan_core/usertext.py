@@ -13,6 +13,7 @@ other scripts ("٣"); these read only what the documentation shows.
 from __future__ import annotations
 
 import json
+import numbers
 import re
 
 __all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "one_line", "out_of_memory",
@@ -40,6 +41,19 @@ def read_seconds(text: str) -> float | None:
         return None
     value = float(text)
     return value if value < float("inf") else None
+
+
+def checked_seconds(name: str, value) -> float:
+    """A number of seconds, 0 or more and finite (numpy's too), else a ValueError."""
+    try:
+        seconds = float(value) if isinstance(value, numbers.Real) \
+            and not isinstance(value, bool) else None
+    except OverflowError:
+        seconds = None
+    if seconds is None or not 0 <= seconds < float("inf"):
+        raise ValueError(f"{name} must be a finite number of seconds, 0 or more, not "
+                         f"{quoted(value)}")
+    return seconds
 
 
 def _elided(text: str, limit: int) -> str:

@@ -7,7 +7,7 @@
 """
 
 from .search import (DEFAULT_MAX_TABLE_BITS, DEFAULT_TABLE_BITS, MoveScore, Searcher, SolveResult, Stop,
-                     as_position, clear_tables, free_tables, probe, solve)
+                     as_position, clear_tables, free_tables, probe, read_result, solve)
 from .batch import available_cores, solve_many
 from .sampling import (SampledMove, SampledResult, hidden_pool, merge_sampled, parse_known,
                        position_from_view, read_position, read_sampled, sample_deals,
@@ -15,7 +15,7 @@ from .sampling import (SampledMove, SampledResult, hidden_pool, merge_sampled, p
 
 __all__ = ["solve", "solve_many", "available_cores", "probe", "solve_sampled", "sample_deals",
            "merge_sampled", "read_sampled", "hidden_pool", "parse_known", "position_from_view",
-           "read_position",
+           "read_position", "read_result",
            "SampledResult", "SampledMove", "clear_tables", "free_tables", "Stop", "SolveResult",
            "MoveScore", "Searcher", "as_position", "DEFAULT_TABLE_BITS",
            "DEFAULT_MAX_TABLE_BITS"]

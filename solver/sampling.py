@@ -41,8 +41,8 @@ from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import counted, quoted
 
 from .batch import solve_many
-from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _sizes,
-                     _solvable, as_position)
+from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _no_other_keys,
+                     _sizes, _solvable, as_position)
 
 __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
@@ -777,13 +777,6 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
 _RESULT_KEYS = ("seed", "deals", "view", "node_limit", "tables", "best", "samples", "solved",
                 "moves", "nodes", "seconds")
 _MOVE_KEYS = ("move", "mean", "best", "values", "equivalent")
-
-
-def _no_other_keys(obj: Mapping, keys: tuple, what: str) -> None:
-    other = [k for k in obj if k not in keys]
-    if other:
-        raise ValueError(f"{what} has no key {quoted(other[0])} (its keys: "
-                         f"{', '.join(keys)})")
 
 
 def _shared(results: list, field: str, differ: str):

@@ -14,14 +14,18 @@ import numbers
 import os
 import threading
 import time
+from collections.abc import Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from guandan_core.cards import is_whole
+from guandan_core.jsontext import parse_json
 from guandan_core.moves import MOVE_DTYPE, Move
 from guandan_core.position import OUTCOMES, Position
 from guandan_core.rules import Rules
+from guandan_core.usertext import checked_seconds, quoted
 
 from ._search import (DEFAULT_MAX_TT_BITS, FIRST_ARENA_MOVES, MAX_TT_BITS, MIN_TT_BITS,
                       Searcher, _checked_limits, default_max_tt_bits)
@@ -712,3 +716,156 @@ def probe(position, threshold: int, time_limit: float | None = None,
         maximizing = pos.to_move % 2 == 0
         with _working_for(stop, s):
             return s.reaches(threshold if maximizing else -threshold, maximizing)
+
+
+# every key SolveResult.to_json writes, and the label ``guandan solve --json`` puts
+# before each result of several positions
+_RESULT_KEYS = ("value", "exact", "lower", "upper", "best", "pv", "pv_cut", "threshold",
+                "reached", "moves", "nodes", "tt_hits", "seconds", "position")
+
+
+def read_result(obj, position, rules=None) -> SolveResult:
+    """The :class:`SolveResult` that ``obj`` (its ``to_json()``, or an object ``guandan
+    solve --json`` prints, as a dict or JSON text) records for ``position`` (as
+    :func:`solve` takes it): results saved or sent by other processes, read back. It is
+    checked as :class:`guandan_core.engine.EngineProcess` checks a solve reply: values
+    in range, every move legal where it is played (the line played out from the
+    position), and the parts agreeing (the line from the best move to an end within the
+    bounds, the scored moves the legal ones, the best at the value); a ``ValueError``
+    names a key missing, unknown or wrong.
+
+    >>> position = {"level": "2", "hands": [["S5"], ["S3", "S4"], [], ["HR"]],
+    ...             "finished": [2], "to_move": 0, "table": None}
+    >>> result = solve(position, all_moves=True)
+    >>> read_result(result.to_json(), position) == result
+    True
+    """
+    if isinstance(obj, (str, bytes, bytearray)):
+        obj = parse_json(obj)
+    if not isinstance(obj, Mapping):
+        raise ValueError(f"a solve result is a JSON object, not {quoted(obj)}")
+    _no_other_keys(obj, _RESULT_KEYS, "a solve result")
+    pos = as_position(position, rules)
+    threshold = obj.get("threshold")
+    if threshold is not None:
+        _checked_threshold("threshold", threshold)
+    try:
+        return _result_from_json(obj, pos, threshold, "moves" in obj)
+    except KeyError as exc:
+        raise ValueError(f"a solve result needs the key {quoted(exc.args[0])}") from None
+    except TypeError as exc:
+        raise ValueError(f"a solve result that does not read: {exc}") from None
+
+
+def _no_other_keys(obj: Mapping, keys: tuple, what: str) -> None:
+    other = [k for k in obj if k not in keys]
+    if other:
+        raise ValueError(f"{what} has no key {quoted(other[0])} (its keys: "
+                         f"{', '.join(keys)})")
+
+
+def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
+    """The :class:`SolveResult` that ``obj`` records for ``pos``, asked with ``at_least`` and
+    ``all_moves`` (read_result's and the engine process's check): a KeyError, TypeError
+    or ValueError names what is missing or wrong."""
+    def value(v, what, none=False):
+        if (v is None and none) or (is_whole(v, -3, 3) and v != 0):
+            return v
+        raise ValueError(f"{what} {quoted(v)} is not a value")
+
+    def count(v, what):
+        if not is_whole(v, 0):
+            raise ValueError(f"{what} {quoted(v)} is not a count")
+        return v
+
+    def move(triple, at: Position, what):
+        m = Move.from_platform(triple, at.level, at.rules)
+        if not at.is_legal(m):
+            raise ValueError(f"{what} {quoted(triple)} is not a legal move there")
+        return m
+
+    lower, upper = value(obj["lower"], "lower"), value(obj["upper"], "upper")
+    exact = obj["value"]
+    if not (lower <= upper and (exact is None or lower == value(exact, "value") == upper)
+            and obj["exact"] is (exact is not None)):
+        raise ValueError(f"value {quoted(exact)}, exact {quoted(obj['exact'])}, lower "
+                         f"{lower} and upper {upper} do not agree")
+    threshold = obj.get("threshold")
+    if threshold != at_least or ("reached" in obj) is (at_least is None):
+        raise ValueError(f"threshold {quoted(threshold)} is not the question asked")
+    pv, at = [], pos.copy()
+    for seat, triple in obj["pv"]:
+        if not is_whole(seat, 0, 3) or seat != at.to_move:
+            raise ValueError(f"the line has seat {quoted(seat)} play where seat "
+                             f"{at.to_move} is to move")
+        m = move(triple, at, "the line's move")
+        pv.append((seat, m))
+        at.push(m, check=False)
+    pv_cut = obj.get("pv_cut", False)
+    if pv_cut is not True and ("pv_cut" in obj or (pv and not at.is_over)):
+        raise ValueError("the line stops before the end of the hand without pv_cut")
+    best = None if obj["best"] is None else move(obj["best"], pos, "best")
+    # what the reply says of itself must agree, though only a second solve could say
+    # whether it is right: the line starts with the best move and ends where the value
+    # says; the question answered is the one the bounds answer (below)
+    if pv and pv[0][1] != best:
+        raise ValueError(f"the line starts with {pv[0][1]}, not with the best move {best}")
+    if pv and not pv_cut:
+        end = at.team_value(pos.to_move)
+        if not lower <= end <= upper:
+            raise ValueError(f"the line ends at {end:+d} for the mover's team, outside "
+                             f"{lower}..{upper}")
+    if ("moves" in obj) is not all_moves:
+        raise ValueError("every move scored, not asked for" if not all_moves else
+                         "no move scored, though every move was asked for")
+    moves = []
+    for entry in obj.get("moves", []):
+        reaches = entry.get("reaches")
+        if not (reaches is True or reaches is False or reaches is None) \
+                or ("reaches" in entry) is (at_least is None):
+            raise ValueError(f"a move's reaches {quoted(reaches)} is not an answer")
+        score = value(entry["value"], "a move's value", none=True)
+        # a move's bounds: the value when it is known, given when a limit left it unknown
+        if score is None and at_least is None:
+            low = value(entry["lower"], "a move's lower bound")
+            high = value(entry["upper"], "a move's upper bound")
+            if not low < high:
+                raise ValueError(f"a move's bounds {low} and {high} leave no value unknown")
+        elif "lower" in entry or "upper" in entry:
+            raise ValueError("a move's bounds are given only when its value is not")
+        else:
+            low, high = (score, score) if score is not None else _reach_bounds(reaches, at_least)
+        moves.append(MoveScore(move(entry["move"], pos, "a scored move"), score,
+                               [move(m, pos, "an equivalent move")
+                                for m in entry.get("equivalent", [])],
+                               reaches, threshold, low, high))
+    result = SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv,
+                         moves=moves, nodes=count(obj["nodes"], "nodes"),
+                         tt_hits=count(obj["tt_hits"], "tt_hits"),
+                         seconds=checked_seconds("seconds", obj["seconds"]),
+                         to_move=pos.to_move, threshold=threshold, pv_cut=pv_cut is True)
+    reached = result.reached
+    if at_least is not None and obj["reached"] is not reached:
+        raise ValueError(f"reached {quoted(obj['reached'])} where the bounds "
+                         f"{lower}..{upper} answer {reached}")
+    if all_moves:
+        groups = [(score, [score.move, *score.equivalent]) for score in moves]
+        listed = [m for _, group in groups for m in group]
+        legal = pos.legal_moves()
+        if len(listed) != len(legal) or set(listed) != set(legal):
+            raise ValueError(f"the scored moves and their equivalents are {len(listed)} "
+                             f"moves, not the position's {len(legal)} legal moves, each "
+                             "once")
+        for score, group in groups:
+            is_best = best in group
+            if at_least is None and score.lower > upper:   # (reaches: checked below)
+                raise ValueError(f"{score.move} is scored {score.lower:+d} or more, above "
+                                 f"the upper bound {upper:+d}")
+            if score.reaches and not reached or score.reaches is False and reached \
+                    and is_best:
+                raise ValueError(f"{score.move} reaches {score.reaches} where the "
+                                 f"position's answer is {reached}")
+            if exact is not None and is_best and score.value not in (None, exact):
+                raise ValueError(f"the best move is scored {score.value:+d}, not the "
+                                 f"value {exact:+d}")
+    return result

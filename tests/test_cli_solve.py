@@ -349,7 +349,7 @@ def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
 def test_solve_several_positions_in_input_order(tmp_path, capsys):
     """Several files, a file holding a JSON array and one holding {"items": [...]} (the
     benchmark sets): one JSON line per position in input order, each as solved alone."""
-    from solver import solve
+    from solver import read_result, solve
     items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:5]
     (tmp_path / "one.json").write_text(json.dumps(items[0]))
     (tmp_path / "array.json").write_text(json.dumps(items[1:3]))
@@ -363,6 +363,9 @@ def test_solve_several_positions_in_input_order(tmp_path, capsys):
         alone = solve(obj).to_json()
         assert (line["value"], line["best"], line["pv"]) == (alone["value"], alone["best"],
                                                               alone["pv"])
+        # each line reads back, its label included (API: read_result)
+        again = read_result(line, obj)
+        assert again.to_json() == {k: v for k, v in line.items() if k != "position"}
     assert main(["solve", args[1]]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"== {args[1]}#0\nposition: ") and f"\n== {args[1]}#1\nposition: " in out

@@ -1072,10 +1072,11 @@ def test_a_script_that_leaves_its_engine_open_still_exits():
 
 
 def test_every_in_process_result_passes_the_reply_checks():
-    """The checks on a solve reply refuse nothing the solver gives: random positions,
-    with and without every move scored, a threshold, and node limits that stop the search
-    before the value, during the line or during the scoring."""
-    from guandan_core.engine import _solve_result
+    """The checks on a solve reply (solver.read_result's) refuse nothing the solver
+    gives: random positions, with and without every move scored, a threshold, and node
+    limits that stop the search before the value, during the line or during the
+    scoring."""
+    from solver import read_result
     rng = random.Random(38)
     checked = 0
     for pos in _positions(38, 300, max_cards=6):
@@ -1084,8 +1085,7 @@ def test_every_in_process_result_passes_the_reply_checks():
         node_limit = rng.choice([None, None, 40, 400])
         want = solve(pos, all_moves=all_moves, at_least=at_least, node_limit=node_limit,
                      fresh_tables=True)
-        reply = json.loads(json.dumps(want.to_json()))
-        assert _solve_result(reply, pos, at_least, all_moves) == want
+        assert read_result(json.dumps(want.to_json()), pos) == want
         checked += want.pv_cut or not want.exact
     assert checked >= 20        # (limits did stop some searches)
 

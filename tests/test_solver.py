@@ -3362,3 +3362,67 @@ def test_free_tables_during_solve_many_keeps_none_of_the_searchers_lent_before(m
     solve_many(_endgames_4x6(4), threads=2, on_result=on_result)
     assert freed and lent_before
     assert not {id(s) for s in solver.search._spares} & {id(s) for s in lent_before}
+
+
+def test_a_stop_and_a_searcher_do_not_pickle_or_copy():
+    """They belong to this process: a TypeError that says so. (A copied Stop shared the
+    original's searches, so setting it stopped them while the original said it was not
+    set; pickling named a lock, or Cython's __cinit__.)"""
+    import copy
+    import pickle
+    from solver import Stop
+    for obj, message in ((Stop(), "a Stop stops searches in this process"),
+                         (Searcher(4), "a Searcher holds tables in this process's memory")):
+        for how in (pickle.dumps, lambda o: pickle.dumps(o, 0), copy.copy, copy.deepcopy):
+            with pytest.raises(TypeError, match=f"{message}: it cannot be pickled or copied"):
+                how(obj)
+
+
+_READ_BACK = {"level": "2", "hands": [["S5", "S6", "S9"], ["S3", "S4", "DK"], ["C7", "C8"],
+                                      ["HR", "D4"]], "finished": [], "to_move": 0, "table": None}
+
+
+def test_read_result_reads_every_kind_of_result_back():
+    """API: read_result(obj, position) gives back the SolveResult whose to_json() it is,
+    from a dict, JSON text or bytes: exact, every move scored, threshold questions, and
+    node limits that stop the search before the value or in the line."""
+    from solver import read_result
+    pos = Position.from_json(_READ_BACK)
+    kinds = [dict(), dict(all_moves=True), dict(at_least=2), dict(at_least=-1, all_moves=True),
+             dict(node_limit=0), dict(node_limit=30), dict(node_limit=30, all_moves=True)]
+    for kind in kinds:
+        want = solve(pos, fresh_tables=True, **kind)
+        text = json.dumps(want.to_json())
+        for obj in (want.to_json(), text, text.encode()):
+            assert read_result(obj, _READ_BACK) == want, kind
+    assert not solve(pos, node_limit=0, fresh_tables=True).exact      # (a limit did stop it)
+
+
+def test_read_result_refuses_what_does_not_agree_with_the_position():
+    """A result is checked against its position: keys missing or unknown, values out of
+    range or disagreeing, moves that are not legal where played, a line that is not the
+    position's, scored moves that are not its legal ones: a ValueError naming it."""
+    from solver import read_result
+    good = solve(_READ_BACK, all_moves=True, fresh_tables=True).to_json()
+    other = solve(dict(_READ_BACK, to_move=1), fresh_tables=True).to_json()
+    illegal = ["Single", "A", ["SA"]]
+    bad = [("[1]", "a solve result is a JSON object, not \\[1\\]"),
+           ("{", "JSON"),
+           (dict(good, extra=1), "a solve result has no key 'extra'"),
+           ({k: v for k, v in good.items() if k != "nodes"}, "needs the key 'nodes'"),
+           (dict(good, value=-good["value"]), "do not agree"),
+           (dict(good, lower=1, upper=3, value=None, exact=False),
+            f"the line ends at {good['value']:+d} for the mover's team, outside 1..3"),
+           (dict(good, nodes=-1), "nodes -1 is not a count"),
+           (dict(good, seconds="x"), "seconds must be"),
+           (dict(good, best=illegal), "best .* is not a legal move there"),
+           (dict(good, pv=[[1] + good["pv"][0][1:]] + good["pv"][1:]),
+            "the line has seat 1 play where seat 0 is to move"),
+           (dict(good, pv=good["pv"][:1]), "stops before the end of the hand"),
+           (dict(good, moves=good["moves"][1:]), "the scored moves and their equivalents"),
+           (dict(good, threshold=9, reached=True), "threshold must be one of"),
+           (dict(good, pv=5), "does not read"),
+           (other, "the line has seat 1 play where seat 0 is to move")]
+    for obj, message in bad:
+        with pytest.raises(ValueError, match=message):
+            read_result(obj, _READ_BACK)
