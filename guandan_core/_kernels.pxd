@@ -99,6 +99,9 @@ cdef int gd_abi_version() noexcept nogil
 # 13 small joker, 14 big joker -> 0..15; for a rank 0..14 and a level 0..12 only (no
 # status: other arguments give no order, not an error code)
 cdef int gd_card_order(int rank, int level) noexcept nogil
+# whether `move` is a bomb (RULES sec. 4); gd_is_bomb and gd_beats take records that
+# gd_enumerate or gd_classify wrote (or a pass) and check nothing: for a record of no type
+# (type GD_NUM_TYPES or more) their answers mean nothing
 cdef bint gd_is_bomb(const gd_move_t* move) noexcept nogil
 # whether move `a` beats move `b` as a play on the table (RULES sec. 5); both readings at
 # the same level (the records carry their keys, not the level)

@@ -37,6 +37,9 @@ def hand_batch(hands) -> np.ndarray:
     except ValueError as exc:       # (rows of different lengths)
         raise CardError(f"hands must be an (N, {NUM_KINDS}) array of card counts: "
                         f"{exc}") from None
+    if array.ndim == 0:     # (None, text, a dict, a set: no array at all)
+        raise CardError(f"hands must be an (N, {NUM_KINDS}) array of card counts, not "
+                        f"{quoted(hands)}")
     if array.ndim != 2 or array.shape[1] != NUM_KINDS:
         raise CardError(f"hands must have shape (N, {NUM_KINDS}), not {array.shape}")
     _check_counts(array, "hands", lambda at: f"hand at row {at[0]}")
@@ -80,7 +83,12 @@ def _check_counts(array: np.ndarray, name: str, holder) -> None:
         # array's are whole, the others were refused above)
         whole = array.dtype.kind == "f" or isinstance(count, numbers.Integral) \
             and not isinstance(count, bool)
-        why = "each card exists twice" if whole else "counts are whole numbers"
+        if whole:
+            why = "each card exists twice"
+        elif isinstance(count, (float, np.floating)) and float(count).is_integer():
+            why = "an object array's counts are ints"       # (a float array's may be 1.0)
+        else:
+            why = "counts are whole numbers"
         message = f"{holder(tuple(at))} holds {format_card(int(kind))} {count!r} times ({why})"
         raise _more_than_twice(message) if whole and count > 2 else CardError(message)
 
@@ -177,15 +185,18 @@ def _holds_text(array: np.ndarray) -> bool:
         array.dtype.kind == "O" and any(isinstance(x, str) for x in array))
 
 
+_BOOLS = (bool, np.bool_)      # (numpy's True became a 1 as Python's did)
+
+
 def _no_bools(counts, name: str) -> None:
     """A CardError for a True/False among counts given as (nested) lists: numpy would
     make it a 1 in an int array, where it can no longer be told apart."""
     if isinstance(counts, (list, tuple)):
         for row in counts:
             if isinstance(row, (list, tuple)):
-                if any(type(x) is bool for x in row):
+                if any(type(x) in _BOOLS for x in row):
                     raise CardError(f"{name}: True/False is not a card count")
-            elif type(row) is bool:
+            elif type(row) in _BOOLS:
                 raise CardError(f"{name}: True/False is not a card count")
 
 

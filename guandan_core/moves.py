@@ -460,6 +460,7 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
     flags = Rules.of(rules).flags()
     count = hands.shape[0]
     offsets = np.zeros(count + 1, dtype=np.int64)
+    used = start = 0
     if out is not None:
         _check_out(out, hands)
         done = _kernels.py_enumerate_batch(hands, levels, *flags, out.view(np.uint8), offsets)
@@ -467,11 +468,15 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
             raise _batch_status_error(done)
         if done == count:
             return out[:offsets[count]], offsets
-    # A new array with room for about as many moves as a dealt hand has, trimmed in place
-    # at the end: the pages never written are never touched, and trimming a large array
-    # gives its tail back without a copy.
-    moves = np.empty(max(_BATCH_GUESS * count, 1), dtype=MOVE_DTYPE)
-    used = start = 0
+        start, used = done, int(offsets[done])     # (the hands that fit are not done again)
+    # A new array with room for about as many moves as a dealt hand has (up to a bound:
+    # a million one-card hands asked for 18 GiB, which malloc refuses), doubled when a hand
+    # does not fit and trimmed in place at the end: the pages never written are never
+    # touched, and trimming a large array gives its tail back without a copy.
+    moves = np.empty(used + max(min(_BATCH_GUESS * (count - start), _BATCH_FIRST), 1),
+                     dtype=MOVE_DTYPE)
+    if used:
+        moves[:used] = out[:used]
     while start < count:
         part = np.zeros(count - start + 1, dtype=np.int64)
         done = _kernels.py_enumerate_batch(hands[start:], levels[start:], *flags,
@@ -488,6 +493,7 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
 
 
 _BATCH_GUESS = 1024     # moves a hand, room enough for most dealt 27-card hands
+_BATCH_FIRST = 1 << 22  # moves at most in the first array (72 MiB, 4,096 such hands)
 
 
 def _dtype_name(dtype) -> str:

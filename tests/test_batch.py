@@ -68,6 +68,41 @@ def test_batch_with_reused_and_too_small_out_buffer():
         moves_array_batch(hands, 0, out=strided)
 
 
+def test_batch_with_too_small_an_out_goes_on_from_the_hands_that_fit(monkeypatch):
+    """When out holds only some hands' moves, the kernel goes on from the first hand that
+    did not fit (those before were enumerated again), the new array starting with out's
+    records; and the first array is bounded (it had room for 1,024 moves a hand: a
+    million one-card hands asked for 18 GiB, which malloc refuses)."""
+    import guandan_core.moves as moves_module
+    hands = deal(seed=4, games=3).reshape(-1, 54)
+    expected, exp_offsets = moves_array_batch(hands, 3)
+    real, starts, rooms = kernels.py_enumerate_batch, [], []
+
+    def spy(batch, levels, *rest):
+        starts.append(len(hands) - len(batch))
+        rooms.append(len(rest[-2]) // MOVE_DTYPE.itemsize)
+        return real(batch, levels, *rest)
+
+    monkeypatch.setattr(moves_module._kernels, "py_enumerate_batch", spy)
+    fit = int(exp_offsets[5]) + 3                # five hands and part of the sixth
+    moves, offsets = moves_array_batch(hands, 3, out=np.empty(fit, MOVE_DTYPE))
+    assert moves.tobytes() == expected.tobytes() and np.array_equal(offsets, exp_offsets)
+    assert starts == [0, 5]
+    ones = np.zeros((100_000, 54), np.uint8)
+    ones[:, 7] = 1                               # one card a hand, one move each
+    starts.clear(), rooms.clear()
+    moves, offsets = moves_array_batch(ones, 0)
+    assert len(moves) == 100_000 and offsets[-1] == 100_000
+    assert rooms == [moves_module._BATCH_FIRST] and \
+        rooms[0] < moves_module._BATCH_GUESS * 100_000
+    # a bound so small that the array doubles many times: the same records
+    monkeypatch.setattr(moves_module, "_BATCH_FIRST", 7)
+    rooms.clear()
+    moves, offsets = moves_array_batch(hands, 3)
+    assert moves.tobytes() == expected.tobytes() and np.array_equal(offsets, exp_offsets)
+    assert len(rooms) > 10 and moves.flags.owndata
+
+
 def test_batch_out_overlapping_the_hands_is_refused():
     """Records written over hands not yet read changed the caller's hands and gave wrong
     moves (a helper's finding: hand 1, S2 H2, came back with nine moves and a bomb)."""
@@ -323,11 +358,29 @@ def test_numba_layer_names_counts_that_are_no_numbers_and_ragged_rows():
     """RULES sec. 1: an object array's entry that is no whole number is named as that (it
     was said to be a card held too often), and rows of different lengths are refused as
     the batch's shape, not by numpy alone."""
-    for entry in (1.0, True, "1"):
+    for entry in (True, "1", 1.5):
         hands = np.array([[entry] + [0] * 53], dtype=object)
         with pytest.raises(CardError, match=re.escape(f"S2 {entry!r} times (counts are "
                                                       "whole numbers)")):
             rank_counts(hands)
+    # a whole float: not "no whole number" (a float array's 1.0 is taken), but an int is
+    # what an object array holds
+    for entry in (1.0, np.float32(3.0)):
+        hands = np.array([[entry] + [0] * 53], dtype=object)
+        with pytest.raises(CardError, match=re.escape(f"S2 {float(entry)!r} times (an "
+                                                      "object array's counts are ints)")):
+            rank_counts(hands)
+    # numpy's True among listed counts is refused as Python's is (it was read as a 1)
+    for row in ([np.True_] + [0] * 53, [True] + [0] * 53):
+        with pytest.raises(CardError, match="hands: True/False is not a card count"):
+            rank_counts([row])
+        with pytest.raises(CardError, match="counts: True/False is not a card count"):
+            Hand.from_counts(row)
+    # what is no array at all is quoted (it was "must have shape (N, 54), not ()")
+    for bad in (None, "S3 S4 H5", {"S3": 1}, 7, {1, 2}):
+        with pytest.raises(CardError, match=re.escape(f"hands must be an (N, 54) array of "
+                                                      f"card counts, not {bad!r}")):
+            moves_array_batch(bad, 0)
     with pytest.raises(CardError, match=re.escape("S2 3 times (each card exists twice)")):
         rank_counts(np.array([[3] + [0] * 53], dtype=object))
     with pytest.raises(CardError, match=re.escape("hands must be an (N, 54) array")):
