@@ -469,12 +469,16 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
         if done == count:
             return out[:offsets[count]], offsets
         start, used = done, int(offsets[done])     # (the hands that fit are not done again)
-    # A new array with room for about as many moves as a dealt hand has (up to a bound:
-    # a million one-card hands asked for 18 GiB, which malloc refuses), doubled when a hand
-    # does not fit and trimmed in place at the end: the pages never written are never
-    # touched, and trimming a large array gives its tail back without a copy.
-    moves = np.empty(used + max(min(_BATCH_GUESS * (count - start), _BATCH_FIRST), 1),
-                     dtype=MOVE_DTYPE)
+    # A new array with room for about as many moves as a dealt hand has, doubled when a
+    # hand does not fit and trimmed in place at the end: the pages never written are never
+    # touched, and trimming a large array gives its tail back without a copy. When malloc
+    # refuses that much room (1.4 million one-card hands asked for 24 GiB), a bounded first
+    # array instead (always starting there was slower: doubling fills the new room).
+    room = max(_BATCH_GUESS * (count - start), 1)
+    try:
+        moves = np.empty(used + room, dtype=MOVE_DTYPE)
+    except MemoryError:
+        moves = np.empty(used + min(room, _BATCH_FIRST), dtype=MOVE_DTYPE)
     if used:
         moves[:used] = out[:used]
     while start < count:
@@ -493,7 +497,7 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
 
 
 _BATCH_GUESS = 1024     # moves a hand, room enough for most dealt 27-card hands
-_BATCH_FIRST = 1 << 22  # moves at most in the first array (72 MiB, 4,096 such hands)
+_BATCH_FIRST = 1 << 22  # moves in the first array when the guess is refused (72 MiB)
 
 
 def _dtype_name(dtype) -> str:
