@@ -248,12 +248,15 @@ def _listing(moves, limit: int = 3) -> str:
     return shown + (", ..." if len(moves) > limit else "")
 
 
-def read_act(message: dict, rules=None) -> ActRequest:
-    """Read an ``act`` message on its own (:class:`ActRequest`); :class:`PlatformError`
-    names a missing or malformed key among those it reads (``curPos`` and ``curAction``
-    are not; ``indexRange`` when present). The play to beat is read at the message's
-    ``curRank`` under ``rules`` (``Rules.platform()`` unless given)."""
+def read_act(message: dict | str, rules=None) -> ActRequest:
+    """Read an ``act`` message on its own (:class:`ActRequest`), as a dict or its JSON
+    text; :class:`PlatformError` names a missing or malformed key among those it reads
+    (``curPos`` and ``curAction`` are not; ``indexRange`` when present). The play to beat
+    is read at the message's ``curRank`` under ``rules`` (``Rules.platform()`` unless
+    given)."""
     rules = Rules.platform() if rules is None else Rules.of(rules)
+    if isinstance(message, (str, bytes, bytearray)):    # (was "not an act message")
+        message = read_message(message)
     if not isinstance(message, dict) or message.get("type") != "act":
         raise PlatformError(f"not an act message: {quoted(message)}")
     stage = message.get("stage")

@@ -208,6 +208,11 @@ def test_sec7_the_platforms_follow_list_is_this_engines():
     its actionList is exactly this engine's legal moves, pass included."""
     message = _data("platform_act_follow_levelA.json")["message"]
     request = read_act(message)
+    # its JSON text reads alike (it was "not an act message"), and text that is no JSON
+    # is named as such
+    assert read_act(json.dumps(message)) == read_act(json.dumps(message).encode()) == request
+    with pytest.raises(PlatformError, match="a message is JSON text: .*: '{\"type\": \"act\"'"):
+        read_act('{"type": "act"')
     assert request.level == 12 and request.team_levels == (2, 12)
     assert request.table == Move.from_platform(["Single", "Q", ["SQ"]], "A")
     assert request.table_owner == 2 and request.cards_left == (0, 0, 1, 27)
