@@ -703,6 +703,9 @@ def _bomb_group(move: Move, wild: int) -> tuple:
     return (move.type_id, move.label, len(move.kinds))
 
 
+_TOP_SINGLE = Move.from_platform(["Single", "R", ["HR"]], 0)    # (no single beats it)
+
+
 def list_bombs(hand, level, rules=None) -> list:
     """The distinct bombs of a hand, biggest first, each with the bombs it shares cards with.
 
@@ -714,8 +717,9 @@ def list_bombs(hand, level, rules=None) -> list:
     hand = _hand(hand)
     lvl = _level(level)
     rules = Rules.of(rules)
-    arr = moves_array(hand, lvl, rules=rules)
-    arr = arr[arr["type"] >= STRAIGHT_FLUSH]
+    # the moves that beat a single big joker are the bombs: found alone, without the
+    # millions of other moves a large hand has under long sequences (108 cards: 33 M)
+    arr = moves_array(hand, lvl, _TOP_SINGLE, rules=rules)
     wild = wild_kind(lvl)
     chosen = {}
     readings = {}           # group -> the card counts of every way the hand can play it
@@ -728,16 +732,32 @@ def list_bombs(hand, level, rules=None) -> list:
         readings.setdefault(group, []).append(move.counts().astype(np.int64))
     groups = sorted(chosen, key=lambda g: (-chosen[g][1].key, chosen[g][0]))
     ways = [np.unique(np.array(readings[g]), axis=0) for g in groups]
-    counts = hand.counts.astype(np.int64)
+    # Two bombs share cards when no way of playing one leaves a way of playing the other
+    # (the listed cards alone would say too much: 5 nines and a straight flush through S9
+    # can both be played when the 4-bomb leaves S9 out). Two ways fit together unless,
+    # for some card, both use it and the hand holds one, or one uses both copies and the
+    # other one: bit masks of the cards each way uses once or more and twice, each bomb's
+    # ways against every way of all the others at once, then grouped by bomb.
+    every_way = np.concatenate(ways) if ways else np.zeros((0, NUM_KINDS), np.int64)
+    once, twice = _card_bits(every_way >= 1), _card_bits(every_way == 2)
+    single = once & ~_card_bits(hand.counts[None, :] == 2)[0]   # used once, held once
+    starts = np.cumsum([0] + [len(w) for w in ways[:-1]])
     bombs = []
     for i, g in enumerate(groups):
-        # two bombs share cards when no way of playing one leaves a way of playing the
-        # other (the listed cards alone would say too much: 5 nines and a straight
-        # flush through S9 can both be played when the 4-bomb leaves S9 out)
-        shares = [j for j in range(len(groups)) if j != i and not bool(np.any(
-            (ways[i][:, None, :] + ways[j][None, :, :] <= counts).all(axis=2)))]
-        bombs.append(Bomb(chosen[g][1], shares))
+        rows = slice(starts[i], starts[i] + len(ways[i]))
+        clash = (once[rows, None] & single[None, :]) | (twice[rows, None] & once[None, :]) \
+            | (once[rows, None] & twice[None, :])
+        together = np.logical_or.reduceat((clash == 0).any(axis=0), starts)
+        bombs.append(Bomb(chosen[g][1], [j for j in range(len(groups))
+                                         if j != i and not together[j]]))
     return bombs
+
+
+def _card_bits(used: np.ndarray) -> np.ndarray:
+    """Each row of ``used`` (bool, one column a card kind) as a uint64 bit mask."""
+    wide = np.zeros((len(used), 64), dtype=bool)
+    wide[:, :NUM_KINDS] = used
+    return np.packbits(wide, axis=1, bitorder="little").view("<u8").ravel()
 
 
 def unseen_pool(hand, played=None) -> np.ndarray:
