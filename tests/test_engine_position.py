@@ -798,6 +798,43 @@ def test_in_the_legal_moves_means_the_position_takes_the_move():
         assert (reading in pos.move_list()) == pos.is_legal(reading)
 
 
+def test_in_a_long_move_list_looks_among_its_records(monkeypatch):
+    """A list of more than READINGS_SET_AT_MOST moves answers ``in`` from its records of
+    the move's type, rank, strength and size, not from a set of every reading (a hand
+    with 370,106 leads under long sequences took 4 s and 240 MB): the same answers as the
+    set, here with the set's bound at 0, for every move of random positions, the readings
+    of random cards at other levels and another seat's moves."""
+    import random
+    import guandan_core.moves as moves_module
+    import guandan_core.position as position_module
+    from reference_minimax import random_position
+    rng = random.Random(53)
+    asked = 0
+    for _ in range(80):
+        pos = None
+        while pos is None:
+            pos = random_position(rng, max_cards=9)
+        lm = legal_moves(pos.hand(pos.to_move), pos.level, pos.table, pos.rules)
+        others = pos.legal_moves() + list(legal_moves(pos.hand((pos.to_move + 1) % 4),
+                                                      pos.level, rules=pos.rules))
+        cards = [m.kinds for m in others if not m.is_pass]
+        for kinds in rng.sample(cards, min(5, len(cards))):
+            others += classify(kinds, rng.randrange(13), pos.rules)
+        by_set = [(m in pos.move_list(), m in lm) for m in others]
+        for module in (moves_module, position_module):
+            monkeypatch.setattr(module, "READINGS_SET_AT_MOST", 0)
+        assert [(m in pos.move_list(), m in lm) for m in others] == by_set
+        assert [a for a, _ in by_set] == [pos.is_legal(m) for m in others]
+        monkeypatch.undo()
+        asked += len(others)
+    assert asked > 1000
+    hand = ("H2 H2 H4 S5 H5 C5 S6 H6 C6 S7 H7 C7 S8 H8 C8 S9 H9 C9 ST HT CT SJ CJ DJ SQ "
+            "CQ CK")
+    big = P([hand, "DA", "D3", "DK"], rules=Rules.by_name("long-sequences")).move_list()
+    assert len(big) > moves_module.READINGS_SET_AT_MOST and big[len(big) - 1] in big
+    assert big._set is None         # (no set made)
+
+
 def test_move_list_indices_are_whole_numbers():
     """API, MoveList ("a read-only sequence"): an index is a whole number or a slice, as
     for a list: 1.0 or "1" is a TypeError naming it, not a move or an IndexError."""
