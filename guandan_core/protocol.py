@@ -222,10 +222,33 @@ class EngineProtocol:
         self.position: Position | None = None
         self.history: list = []        # positions before each `play`, for `undo`
         self.done = False              # set by `quit`
-        self._stop = None              # serve(): the Stop of the solve being handled
+        # the Stop of the search a thread is handling: serve()'s, read ahead with the
+        # line, or one of handle()'s own, which a `stop` handled meanwhile (from another
+        # thread) sets, as are all in _running
+        self._local = threading.local()
+        self._running: set = set()
+        self._running_lock = threading.Lock()
         self._commands = {name: getattr(self, "cmd_" + name) for name in COMMANDS}
 
     # ------------------------------------------------------------------ framing
+    def _run(self, command, name: str, args, sink):
+        """``command(args, sink)``; a solve or sample handled outside serve() searches
+        under a Stop of its own, set by a `stop` handled meanwhile in another thread."""
+        if name not in _STOPPABLE or getattr(self._local, "stop", None) is not None:
+            return command(args, sink)
+        stop = _new_stop()
+        if stop is None:            # (no solver: the command says so)
+            return command(args, sink)
+        with self._running_lock:
+            self._running.add(stop)
+        self._local.stop = stop
+        try:
+            return command(args, sink)
+        finally:
+            self._local.stop = None
+            with self._running_lock:
+                self._running.discard(stop)
+
     def handle(self, line: str, emit=None) -> str:
         """The full reply to one input line ("" for an ignored line).
 
@@ -246,7 +269,7 @@ class EngineProtocol:
             command = self._commands.get(name)
             if command is None:
                 raise ProtocolError(f"unknown command {name!r} (see list_commands)")
-            payload = command(args, sink)
+            payload = self._run(command, name, args, sink)
             ok = True
         except ProtocolError as exc:
             ok, payload = False, one_line(str(exc))
@@ -376,7 +399,8 @@ class EngineProtocol:
                 entry = lines.get()
                 if entry is None:
                     break
-                (line, name, self._stop), cost = entry      # (line: the id, for _TOO_LONG)
+                (line, name, stop), cost = entry      # (line: the id, for _TOO_LONG)
+                self._local.stop = stop
                 with backlog:
                     held[0] -= cost
                     backlog.notify()
@@ -386,8 +410,8 @@ class EngineProtocol:
                 finally:
                     if name in _STOPPABLE:
                         with lock:
-                            unanswered.remove(self._stop)
-                    self._stop = None
+                            unanswered.remove(self._local.stop)
+                    self._local.stop = None
                 if reply:
                     stdout.write(reply)
                     stdout.flush()
@@ -596,7 +620,7 @@ class EngineProtocol:
 
         result = solve(pos, all_moves=all_moves, time_limit=time_limit,
                        node_limit=node_limit, on_info=on_info, at_least=at_least,
-                       stop=self._stop)
+                       stop=self._local.stop)
         send_value(result.lower, result.upper, result.nodes,
                    round(time.perf_counter() - start, 6))
         if all_moves:
@@ -644,7 +668,7 @@ class EngineProtocol:
         try:
             result = solve_sampled(pos, options["deals"], seed=options["seed"],
                                    known=options["known"], time_limit=options["time"],
-                                   node_limit=options["nodes"], stop=self._stop,
+                                   node_limit=options["nodes"], stop=self._local.stop,
                                    first=options["first"])
         except ValueError as exc:       # (known cards the position does not allow)
             raise ProtocolError(f"sample: {exc}") from None
@@ -692,9 +716,13 @@ class EngineProtocol:
         return json.dumps(result)
 
     def cmd_stop(self, args, info):
-        """Nothing left to do: serve() stopped the solves read before this line when it
-        read it (their replies come first, then this one's)."""
+        """The solves and samples that handle() runs in other threads now stop (their
+        replies come first, as far as threads order them). Under serve(), nothing is left
+        to do: it stopped those read before this line when it read it."""
         self._no_args(args, "stop")
+        with self._running_lock:
+            for stop in self._running:
+                stop.set()
         return ""
 
     def cmd_quit(self, args, info):

@@ -272,11 +272,13 @@ def as_position(position, rules=None) -> Position:
 
 def _solvable(position, rules=None) -> Position:
     """:func:`as_position`, and a ValueError when the hand is already over (both seats of
-    a team out: there is no seat to move and nothing to search)."""
+    a team out: there is no seat to move and nothing to search). A Position given is
+    copied: the search reads it more than once, and a move another thread pushed on it
+    meanwhile gave a result whose seat to move was not its line's (4 microseconds)."""
     pos = as_position(position, rules)
     if pos.is_over:
         raise ValueError("the hand is already over: nothing to solve")
-    return pos
+    return pos.copy() if pos is position else pos
 
 
 @dataclass

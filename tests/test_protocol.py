@@ -989,6 +989,36 @@ def test_subprocess_stop_ends_a_running_solve_and_replies_stay_in_order(proc):
     assert proc.ask("stop now")[1][0].startswith("? stop takes no arguments")
 
 
+def test_a_stop_handled_in_process_ends_the_solves_other_threads_run():
+    """PROTOCOL (From Python): handle("stop") while other threads' handle() runs a solve
+    or a sample ends them, as stop does under serve (it answered =2 and stopped nothing:
+    the solve ran to its end); a solve handled after it is not stopped."""
+    import time
+    engine = EngineProtocol()
+    assert engine.handle(_whole_deal_line()).startswith("= to_move 0")
+    replies = {}
+
+    def ask(line):
+        replies[line] = engine.handle(line, emit=lambda info: None)
+
+    # (a time limit, so that a stop that fails ends the test too, only later)
+    threads = [threading.Thread(target=ask, args=(line,))
+               for line in ("1 solve time=30", "2 sample deals=50 time=30")]
+    for t in threads:
+        t.start()
+    time.sleep(0.5)
+    sent = time.monotonic()
+    assert engine.handle("3 stop") == "=3\n\n"
+    for t in threads:
+        t.join(60)
+    assert time.monotonic() - sent < 10
+    assert json.loads(replies["1 solve time=30"][3:])["exact"] is False
+    assert json.loads(replies["2 sample deals=50 time=30"][3:])["samples"] < 50
+    assert engine.handle("4 " + pos_line(LEAD)).startswith("=4 to_move 0")
+    assert json.loads(engine.handle("5 solve", emit=lambda info: None)[3:])["exact"] is True
+    assert engine._running == set()
+
+
 def test_subprocess_a_refused_stop_does_not_stop_the_solve(proc):
     import time
     assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")

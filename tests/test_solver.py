@@ -3426,3 +3426,35 @@ def test_read_result_refuses_what_does_not_agree_with_the_position():
     for obj, message in bad:
         with pytest.raises(ValueError, match=message):
             read_result(obj, _READ_BACK)
+
+
+def test_solve_works_on_a_copy_of_the_position_it_is_given(monkeypatch):
+    """API (Threads): solve and probe copy a Position when they start, so a move another
+    thread pushes on it meanwhile is not seen: the result is the position's as given. A
+    push right after the searcher loaded it (made here by wrapping the loading step) gave
+    a result that named the next seat as the one to move, with the first seat's line, and
+    a probe asked for the wrong team."""
+    import solver.search as search
+    from solver import probe
+    given = Position.from_json(_READ_BACK)
+    move = given.legal_moves()[0]
+    want = solve(given.copy(), all_moves=True, fresh_tables=True)
+    reach = [probe(given.copy(), t) for t in (-3, -1, 1, 2, 3)]
+    real_start = search._start
+
+    def start_then_push(s, pos, *args):
+        real_start(s, pos, *args)
+        if original.to_move == 0:
+            original.push(move)             # (another thread's move, just then)
+
+    monkeypatch.setattr(search, "_start", start_then_push)
+    original = given.copy()
+    got = solve(original, all_moves=True, fresh_tables=True)
+    assert original.to_move == 1            # (it was pushed)
+    assert got == want and got.to_move == got.pv[0][0] == 0
+    answers = []
+    for t in (-3, -1, 1, 2, 3):
+        original = given.copy()
+        answers.append(probe(original, t))
+        assert original.to_move == 1
+    assert answers == reach
