@@ -767,6 +767,7 @@ def py_enumerate(const uint8_t[::1] hand, int level, beat, int sf_is_bomb,
                  int sf_wild_any_suit, int long_sequences, uint8_t[::1] out_bytes):
     """Fill ``out_bytes`` (a buffer of move records) and return the count or a status."""
     cdef gd_rules_t rules
+    cdef gd_move_t beat_copy
     cdef const gd_move_t* beat_ptr = NULL
     # (capped, not cut down to an int: a buffer of 2**31 records would wrap)
     cdef int capacity = <int> min(out_bytes.shape[0] // <Py_ssize_t> sizeof(gd_move_t), 1 << 30)
@@ -775,7 +776,10 @@ def py_enumerate(const uint8_t[::1] hand, int level, beat, int sf_is_bomb,
     cdef gd_move_t* out = _out_records(out_bytes)
     _rules_from(&rules, sf_is_bomb, sf_wild_any_suit, long_sequences)
     if beat is not None:
-        beat_ptr = _one_record(beat, "beat")
+        # copied while its buffer is held: `beat` is read without the GIL, when another
+        # thread could resize a bytearray given as `beat` (a use after free under ASan)
+        beat_copy = _one_record(beat, "beat")[0]
+        beat_ptr = &beat_copy
     with nogil:
         n = gd_enumerate(&hand[0], level, beat_ptr, &rules, out, capacity)
     return n

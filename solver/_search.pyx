@@ -45,7 +45,7 @@ import numbers
 import numpy as np
 
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats, gd_classify,
-                                    GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO, GD_STRAIGHT_FLUSH,
+                                    GD_EOVERFLOW, GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO, GD_STRAIGHT_FLUSH,
                                     GD_LABEL_PASS, GD_WILD_ANY_SUIT, GD_ABI_VERSION,
                                     gd_abi_version)
 
@@ -145,6 +145,13 @@ ctypedef struct pstate_t:
 ctypedef struct sig_t:
     uint64_t ranks          # natural cards per rank (4 bits each), jokers, wilds
     uint32_t shape          # type, key, number of cards
+
+
+cdef inline void _count_cut(int32_t* count, int add) noexcept nogil:
+    # a history count: the move order reads at most 5 of it, so it stops at 2**24 rather
+    # than overflow its int32 (about 5e10 nodes of one solve's probes would)
+    if count[0] < 16777216:
+        count[0] += add
 
 
 cdef inline int _team(int seat) noexcept nogil:
@@ -623,6 +630,9 @@ cdef void _check_record(const uint8_t[::1] record, gd_move_t* m) except *:
         raise ValueError(f"a move record holds at most 10 card kinds under 54, not "
                          f"{[m.cards[i] for i in range(min(m.ncards, 10))]!r} "
                          f"({m.ncards} cards)")
+    if m.nwild > 2 or m.nwild > m.ncards:      # (the kernels refuse such a table play)
+        raise ValueError(f"a move record's wild cards are at most 2 and at most its cards "
+                         f"({m.ncards}), not {m.nwild}")
 
 
 cdef int _check_reading(const gd_move_t* m, int level, const gd_rules_t* rules) except -1:
@@ -702,6 +712,8 @@ cdef class Searcher:
     cdef int arena_top
     cdef readonly int arena_moves   # the arena's size
     cdef int overflowed             # 0, or which arena a search found full (OVERFLOW_*)
+    cdef int refused                # 0, or the status of a kernel that refused the search's
+                                    # input (a bug: every record and hand is checked)
     cdef pmove_t* parena           # the plain search's moves
     cdef int* pscores              # and their move-order scores
     cdef int parena_top
@@ -826,8 +838,9 @@ cdef class Searcher:
     cdef int _check_idle(self) except -1:
         if self.searching or (self.claimed
                               and PyThread_get_thread_ident() != self.claim_thread):
-            raise RuntimeError("this Searcher is searching (in another thread); only its "
-                               "stop() may be called until the search returns")
+            # (from another thread, or from a signal handler run during its search)
+            raise RuntimeError("this Searcher is searching; only its stop() may be called "
+                               "until the search returns")
         return 0
 
     def claim(self):
@@ -1640,6 +1653,10 @@ cdef class Searcher:
             n = gd_enumerate(s.hands[s.to_move], self.level, NULL, &self.rules,
                              out, self.arena_moves - base)
         if n < 0:
+            if n != GD_EOVERFLOW:
+                # not a full arena: say so at the entry point, not grow it in vain (a
+                # record whose nwild no check read grew it to its most, then a MemoryError)
+                self.refused = n
             return -1
         count[0] = n + extra
         return base
@@ -1904,7 +1921,8 @@ cdef class Searcher:
             if alpha >= beta:
                 if self.use_history:
                     # cut-offs with more cards left count more (measured: ~5% fewer nodes)
-                    self.history[self.st.to_move][moves[i].type][moves[i].key & 63] += 1 + self.st.ncards[self.st.to_move]
+                    _count_cut(&self.history[self.st.to_move][moves[i].type][moves[i].key & 63],
+                               1 + self.st.ncards[self.st.to_move])
                 break
         self.arena_top = base
         if ply == 0 and best_i >= 0 and ((maximizing and best > a0) or
@@ -2398,7 +2416,8 @@ cdef class Searcher:
                         beta = v
             if alpha >= beta:
                 if self.use_history:
-                    self.history[p.to_move][moves[i].type][moves[i].order] += 1 + p.ncards[p.to_move]
+                    _count_cut(&self.history[p.to_move][moves[i].type][moves[i].order],
+                               1 + p.ncards[p.to_move])
                 break
         self.parena_top = base
         if ply == 0 and best_i >= 0 and ((maximizing and best > a0) or
@@ -2442,6 +2461,7 @@ cdef class Searcher:
         # can raise between (the searches are noexcept).
         self.searching = True
         self.overflowed = 0             # (left set if a signal's exception ended the last)
+        self.refused = 0
         self.gil_held = True
         self.gil_release_at = self.nodes + GIL_NODES
         self.gil_state = NULL
@@ -2486,6 +2506,10 @@ cdef class Searcher:
         cdef gd_move_t* bigger
         cdef int kind = self.overflowed
         cdef size_t size = <size_t> self.arena_moves * 4 * sizeof(gd_move_t)
+        if self.refused:
+            status, self.refused, self.overflowed, self.aborted = self.refused, 0, 0, False
+            raise RuntimeError(f"the move kernel refused what the search gave it (status "
+                               f"{status}): a position or record that no check caught")
         if kind == 0:
             return False
         self.overflowed = 0

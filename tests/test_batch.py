@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from guandan_core import _kernels as kernels
-from guandan_core import MOVE_DTYPE, CardError, Hand, moves_array, moves_array_batch
+from guandan_core import MOVE_DTYPE, CardError, Hand, Move, moves_array, moves_array_batch
 from guandan_core.cards import LevelError, parse_cards
 from guandan_core.hand import to_counts
 from guandan_core.moves import MoveError
@@ -159,6 +159,43 @@ def test_kernel_wrappers_refuse_what_would_go_out_of_bounds():
         with pytest.raises(ValueError, match=named):
             call()
     assert kernels.py_classify(hand, 0, 1, 1, 0, np.zeros(0, np.uint8)) == 0   # nothing to write
+
+
+def test_the_enumeration_wrapper_reads_a_beat_record_it_holds():
+    """py_enumerate copies its beat record before the kernel reads it without the GIL: it
+    read through a buffer it had already released, so another thread resizing a bytearray
+    given as beat freed the memory being read (a use after free that the sanitizer build
+    reports; here every call still gives the moves that beat a single 5)."""
+    import sys
+    import threading
+    beat = bytearray(Move.parse("Single 5: S5", 0).record().tobytes())
+    hand = np.zeros(54, np.uint8)
+    hand[:27] = 1
+    want = len(moves_array(hand, 0, Move.parse("Single 5: S5", 0)))
+    out = np.zeros(4096 * MOVE_DTYPE.itemsize, np.uint8)
+    done = threading.Event()
+
+    def resize():
+        while not done.is_set():
+            beat.extend(bytes(4096))
+            del beat[MOVE_DTYPE.itemsize:]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    resizer = threading.Thread(target=resize)
+    resizer.start()
+    counts = []
+    try:
+        for _ in range(3000):
+            try:
+                counts.append(kernels.py_enumerate(hand, 0, beat, 1, 1, 0, out))
+            except (ValueError, BufferError):  # (caught mid-resize: another length)
+                pass
+    finally:
+        done.set()
+        resizer.join()
+        sys.setswitchinterval(interval)
+    assert counts and set(counts) == {want}
 
 
 def test_kernel_wrappers_write_no_more_records_than_fit():

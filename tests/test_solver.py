@@ -2978,7 +2978,7 @@ def test_a_searcher_in_a_solve_refuses_other_threads():
                     try:
                         call()
                     except RuntimeError as exc:
-                        if "searching (in another thread)" not in str(exc):
+                        if "this Searcher is searching; only its stop()" not in str(exc):
                             raise
                         calls["refused"] += 1
                         continue
@@ -3082,12 +3082,14 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
     # records no kernel makes: real readings with only the key (or only the label) changed,
     # a straight flush keyed 15 or 31 (read past a 14-entry table), a single keyed 100 or
     # -5 (shifts out of range): not readings of their cards
-    def altered(move, key=None, label=None):
+    def altered(move, key=None, label=None, nwild=None):
         r = bytearray(move.record().tobytes())
         if key is not None:
             r[4:6] = key.to_bytes(2, "little", signed=True)
         if label is not None:
             r[1] = label
+        if nwild is not None:
+            r[3] = nwild
         return np.frombuffer(bytes(r), np.uint8)
     flush = Move.from_platform(["StraightFlush", "3", ["S3", "S4", "S5", "S6", "S7"]], "2")
     s9 = Move.from_platform(["Single", "9", ["S9"]], "2")
@@ -3098,11 +3100,19 @@ def test_searcher_entry_points_check_what_would_go_out_of_bounds():
                          (s9, {"key": -5}), (s9, {"label": s9.label + 1})):
         with pytest.raises(ValueError, match="not a reading of its cards at level 0"):
             s.load(hands, 0, [], 1, altered(move, **change), 0, 1, 1, 0)
+    # a wild count no record has (7 wilds, or 2 in a single): the search took it, and the
+    # kernel's refusal of it as a table play was read as a full move arena, grown to its
+    # most before a MemoryError about long sequences
+    for move, nwild in ((s9, 7), (s9, 2), (flush, 3)):
+        with pytest.raises(ValueError, match=f"wild cards are at most 2 and at most its "
+                                             f"cards \\({len(move)}\\), not {nwild}"):
+            s.load(hands, 0, [], 1, altered(move, nwild=nwild), 0, 1, 1, 0)
     s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
     h3_move = Move.from_platform(["Single", "3", ["H3"]], "2")
     h3 = h3_move.record()
     c9 = Move.from_platform(["Single", "9", ["C9"]], "2").record()
     for call, named in ((lambda: s.push(altered(h3_move, key=100)), "not a reading"),
+                        (lambda: s.push(altered(h3_move, nwild=7)), "not 7"),
                         (lambda: s.push(altered(h3_move, label=0)), "not a reading"),
                         (lambda: s.push(c9), "does not hold the cards"),
                         (lambda: s.push(Move.PASS.record()), "seat 0 leads: it cannot pass"),
