@@ -133,6 +133,8 @@ class HandEnv:
         self._observation: Optional[Observation] = None
         self._team_levels = (self.level, self.level)
         self._exchanges: tuple = ()
+        # the stream reset(seed) starts, which a reset without a seed continues (gymnasium)
+        self._seeder: Optional[random.Random] = None
 
     # ------------------------------------------------------------------ the calls
 
@@ -142,7 +144,7 @@ class HandEnv:
         (observation, info). The opponents' players that have ``reseed`` are reseeded
         first (see :meth:`_reseed_opponents`). ``options`` is accepted and ignored
         (gymnasium passes it)."""
-        seed = _checked_seed(seed)
+        seed = self._episode_seed(seed)
         self._reseed_opponents(seed)
         rng = random.Random(seed)
         hands = deal(rng)
@@ -160,6 +162,7 @@ class HandEnv:
         if self.position.is_over:
             raise RuntimeError("the hand is over: call reset(seed) for a new one")
         moves = self._observation.legal_moves
+        action = _number_of(action)
         if not is_whole(action, 0, len(moves) - 1):
             raise ValueError(f"action {action!r} is not a legal move's index 0.."
                              f"{len(moves) - 1} (seat {self.position.to_move}, "
@@ -182,6 +185,18 @@ class HandEnv:
     def _actions(self) -> tuple:
         """How many actions the seat to move has, and that seat."""
         return len(self._observation.legal_moves), self.position.to_move
+
+    def _episode_seed(self, seed):
+        """The seed of the episode ``reset(seed)`` starts: ``seed``, which also seeds the
+        stream later resets without a seed draw theirs from (gymnasium's convention: they
+        dealt afresh, so a seeded run wrapped by gymnasium's vector envs, which reset
+        without one, was not reproducible); None before any seed."""
+        seed = _checked_seed(_number_of(seed))
+        if seed is not None:
+            self._seeder = random.Random(seed)
+        elif getattr(self, "_seeder", None) is not None:
+            seed = self._seeder.getrandbits(63)
+        return seed
 
     def _reseed_opponents(self, seed) -> None:
         """Give each opponent player with a ``reseed`` method (one call a player, however
@@ -465,7 +480,7 @@ class GameEnv(HandEnv):
     def reset(self, seed=None, options=None) -> tuple:
         """Start a new game (see the class); (observation, info). ``options`` is accepted
         and ignored."""
-        seed = _checked_seed(seed)
+        seed = self._episode_seed(seed)
         self._reseed_opponents(seed)
         agent = _AgentSeat(_StepCards() if self.card_actions else self.agent_cards)
         players = [agent if s in self.agent_seats else self.players[s] for s in range(4)]
@@ -540,6 +555,7 @@ class GameEnv(HandEnv):
         """The agent's tribute or returned card number ``action``, then the hand begun
         again from where it stopped: the next choice, or the hand's first move."""
         name, seat, _, allowed = self._choice
+        action = _number_of(action)
         if not is_whole(action, 0, len(allowed) - 1):
             raise ValueError(f"action {action!r} is not a card's index 0..{len(allowed) - 1} "
                              f"(seat {seat} chooses its {_CARD_NAMES[name]} among "
@@ -725,6 +741,7 @@ class VectorEnv:
             raise RuntimeError("step before reset, or after a failed step: call "
                                "reset(seed) first")
         actions = self._one_each(actions, "actions", "action")
+        actions = [_number_of(a) for a in actions]
         for i, (env, a) in enumerate(zip(self.envs, actions)):
             count, seat = env._actions()
             if not is_whole(a, 0, count - 1):
@@ -804,6 +821,14 @@ class VectorEnv:
             if key != "observation":
                 out["_" + key] = np.array([key in info for info in infos])
         return out
+
+
+def _number_of(value):
+    """A 0-d integer array as its number (what a 0-d tensor's ``.numpy()`` gives, and
+    gymnasium's ``Discrete`` takes as an action); anything else as it is."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+        return value.item()
+    return value
 
 
 def _raise_in(exc: BaseException, i: int):

@@ -8,6 +8,7 @@ observation and ends the hand as the engine does.
 import copy
 import os
 import pickle
+import random
 import re
 import subprocess
 import sys
@@ -464,3 +465,35 @@ def test_an_opponent_answering_a_move_object_that_is_not_legal_is_named():
         env.step(env.action_of(greedy(info["observation"])))
     assert (env.history, env.position.key()) == before[:2] and \
         (env._played == before[2]).all()
+
+
+@pytest.mark.parametrize("make", [lambda: HandEnv(agent_seats=(1,)),
+                                  lambda: GameEnv(agent_seats=(0, 2))])
+def test_a_reset_without_a_seed_continues_the_seeded_stream(make):
+    """API (HandEnv, GameEnv): reset() after reset(seed) takes the next 63 bits of
+    random.Random(seed) as its seed, as gymnasium's seedless reset continues its
+    generator (it dealt afresh: gymnasium's env checker refused the environments, and
+    its vector envs, which reset without a seed, were not reproducible); before any
+    seed, a fresh deal."""
+    def hands(env, *seeds):
+        return [env.reset(**({} if s is None else {"seed": s}))[0]["hand"].tobytes()
+                for s in seeds]
+    stream = random.Random(123)
+    first, second = stream.getrandbits(63), stream.getrandbits(63)
+    assert hands(make(), 123, None, None) == hands(make(), 123, first, second)
+    assert hands(make(), 123, None) == hands(make(), 9, 123, None)[1:]  # (the last seed's)
+    assert len(set(hands(make(), None) + hands(make(), None))) == 2    # (fresh, unseeded)
+
+
+def test_a_zero_d_integer_array_is_an_action_and_a_seed():
+    """gymnasium's Discrete takes a 0-d integer array (a 0-d tensor's .numpy()): so do
+    step and reset (it was 'not a legal move's index'); a 0-d float array is refused."""
+    env = HandEnv(agent_seats=(0, 1, 2, 3))
+    a, _ = env.reset(seed=np.array(4))
+    b, _ = HandEnv(agent_seats=(0, 1, 2, 3)).reset(seed=4)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    twin = copy.deepcopy(env)
+    after = env.step(np.array(0, dtype=np.int64))[0]
+    assert all(np.array_equal(after[k], v) for k, v in twin.step(0)[0].items())
+    with pytest.raises(ValueError, match="action array\\(0\\.\\) is not a legal move's"):
+        env.step(np.array(0.0))
