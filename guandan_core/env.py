@@ -188,9 +188,9 @@ class HandEnv:
 
     def _episode_seed(self, seed):
         """The seed of the episode ``reset(seed)`` starts: ``seed``, which also seeds the
-        stream later resets without a seed draw theirs from (gymnasium's convention: they
-        dealt afresh, so a seeded run wrapped by gymnasium's vector envs, which reset
-        without one, was not reproducible); None before any seed."""
+        stream that later resets without a seed draw theirs from, as gymnasium's do (such
+        resets used to deal afresh, so a seeded run under gymnasium's vector envs, which
+        reset without one, was not reproducible); None before any seed."""
         seed = _checked_seed(_number_of(seed))
         if seed is not None:
             self._seeder = random.Random(seed)

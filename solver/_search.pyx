@@ -45,9 +45,9 @@ import numbers
 import numpy as np
 
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats, gd_classify,
-                                    GD_EOVERFLOW, GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO, GD_STRAIGHT_FLUSH,
-                                    GD_LABEL_PASS, GD_WILD_ANY_SUIT, GD_ABI_VERSION,
-                                    gd_abi_version)
+                                    GD_EOVERFLOW, GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO,
+                                    GD_STRAIGHT_FLUSH, GD_LABEL_PASS, GD_WILD_ANY_SUIT,
+                                    GD_ABI_VERSION, gd_abi_version)
 
 if gd_abi_version() != GD_ABI_VERSION:
     # compiled against another guandan_core: its move records would be misread
