@@ -1153,6 +1153,37 @@ def test_a_call_that_needs_a_position_before_one_is_set():
         assert e.name() == "guandan-core"
 
 
+_EXAMPLE_MOVES = [["Single", "5", ["S5"]], ["Single", "5", ["H5"]], ["Single", "J", ["SJ"]],
+                  ["Pair", "5", ["S5", "H5"]]]
+
+
+@pytest.mark.parametrize("reply, message", [
+    (_EXAMPLE_MOVES, None),
+    (_EXAMPLE_MOVES[::-1], None),                       # (the engine's order is kept)
+    ([["Single", "5", ["5S"]]] + _EXAMPLE_MOVES[1:], None),     # (another notation)
+    (_EXAMPLE_MOVES + [["Single", "A", ["HA"]]], "a move that is not legal there: "
+                                                 "\\['Single', 'A', \\['HA'\\]\\]"),
+    (_EXAMPLE_MOVES[:3], "3 moves, not the position's 4 legal moves, each once"),
+    (_EXAMPLE_MOVES[:3] + _EXAMPLE_MOVES[:1], "4 moves, not the position's 4 legal moves"),
+    (_EXAMPLE_MOVES[:3] + [["PASS", "PASS", "PASS"]], "not legal there"),    # (on lead)
+    ([["Single", "5", ["XX"]]] + _EXAMPLE_MOVES[1:], "a move that does not read")])
+def test_the_legal_moves_reply_is_checked(reply, message):
+    """API (EngineProcess.legal_moves): the reply is the position's legal moves, each once,
+    in the engine's order; a move that is not legal there, one missing or listed twice,
+    is a protocol error (any reading move was taken as it came)."""
+    with _fake_engine(SCRIPTED.format(answers={"moves": json.dumps(reply)}),
+                      timeout=20) as e:
+        e.set_position(EXAMPLE)
+        if message is None:
+            got = e.legal_moves()
+            assert [m.to_platform() for m in got] == \
+                [Move.from_platform(t, "2").to_platform() for t in reply]
+        else:
+            with pytest.raises(EngineProtocolError, match=message):
+                e.legal_moves()
+            assert e.returncode is not None
+
+
 @pytest.mark.parametrize("word, reply, kind", [("analyze", "[1, 2]", "object"),
                                                ("moves", '{"a": 1}', "list")])
 def test_a_reply_of_the_wrong_json_type_is_a_protocol_error(word, reply, kind):
