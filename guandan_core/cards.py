@@ -105,8 +105,10 @@ def format_card(kind: int) -> str:
     return SUITS[kind & 3] + RANKS[kind >> 2]
 
 
-# the platform notation of every card (format_card's), read by one lookup
+# the platform notation of every card (format_card's), read by one lookup, and written by
+# one (a Move's cards: 370,000 moves were 4.9 s of format_card calls)
 _PLATFORM_KINDS = {format_card(kind): kind for kind in range(54)}
+CARD_NAMES = tuple(format_card(kind) for kind in range(54))
 
 
 def parse_cards(cards: str | Iterable[str]) -> list[int]:

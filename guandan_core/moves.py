@@ -26,7 +26,8 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from . import _kernels
-from .cards import (NUM_KINDS, RANKS, CardError, format_card, format_rank, parse_level)
+from .cards import (CARD_NAMES, NUM_KINDS, RANKS, CardError, format_card, format_rank,
+                    parse_level)
 from .hand import Hand, hand_batch, level_batch, to_counts
 from .rules import Rules
 from .usertext import one_line, quoted
@@ -262,7 +263,7 @@ class Move:
 
     @property
     def cards(self) -> tuple[str, ...]:
-        return tuple(format_card(k) for k in self.kinds)
+        return tuple(map(CARD_NAMES.__getitem__, self.kinds))
 
     @property
     def is_pass(self) -> bool:
