@@ -659,10 +659,12 @@ class VectorEnv:
     a :class:`HandEnv`, a game of a :class:`GameEnv`.
 
     ``reset(seed)`` resets environment ``i`` with ``seed + i`` (or ``seed[i]`` from a
-    list of ``num_envs`` seeds; None: fresh episodes). Each later episode of environment
-    ``i``, begun when one ends, is seeded with the next 63 bits of ``random.Random(`` its
-    first seed ``)``, so a seed names every episode of the run. Each reset reseeds the
-    row's opponents (see :class:`HandEnv`), so the copies of a random player draw apart.
+    list of ``num_envs`` seeds). Each later episode of environment ``i``, begun when one
+    ends, is seeded with the next 63 bits of ``random.Random(`` its last seed ``)``: the
+    environment's own reset without a seed, so a seed names every episode of the run, and
+    a ``reset()`` without one goes on with each row's stream (fresh episodes, different
+    in each row, when a row was never seeded). Each reset reseeds the row's opponents
+    (see :class:`HandEnv`), so the copies of a random player draw apart.
 
     ``step(actions)`` plays ``actions[i]`` in environment ``i`` (an index into its legal
     moves, as :meth:`HandEnv.step`) and returns ``(observations, rewards, terminated,
@@ -703,8 +705,18 @@ class VectorEnv:
             raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
         self.num_envs = int(num_envs)
         self.envs = [copy.deepcopy(env) for _ in range(self.num_envs)]
-        self._seeders: list = [None] * self.num_envs
+        for row in self.envs:
+            # (a copy of a seeded environment's stream would give every row its draws)
+            row._seeder = None
         self._ready = False
+
+    def __setstate__(self, state: dict) -> None:
+        # a vector environment pickled when it kept the rows' streams itself: each
+        # stream becomes its row's, which draws the same next seeds
+        for row, seeder in zip(state["envs"], state.pop("_seeders", ())):
+            if seeder is not None:
+                row._seeder = seeder
+        self.__dict__.update(state)
 
     def reset(self, seed=None, options=None) -> tuple:
         """Begin every environment's first episode (see the class); (observations,
@@ -730,7 +742,6 @@ class VectorEnv:
                 rows.append(env.reset(seed=s))
             except BaseException as exc:
                 _raise_in(exc, i)
-            self._seeders[i] = random.Random(s)
         self._ready = True
         return self._stacked([o for o, _ in rows]), self._infos([i for _, i in rows])
 
@@ -758,7 +769,7 @@ class VectorEnv:
                 obs, reward, done, cut, info = env.step(a)
                 if done or cut:
                     final_obs[i], final_info[i] = obs, info
-                    obs, info = env.reset(seed=self._seeders[i].getrandbits(63))
+                    obs, info = env.reset()     # (the row's stream: see the class)
             except BaseException as exc:
                 self._ready = False
                 _raise_in(exc, i)

@@ -477,9 +477,9 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
     # array instead (always starting there was slower: doubling fills the new room).
     room = max(_BATCH_GUESS * (count - start), 1)
     try:
-        moves = np.empty(used + room, dtype=MOVE_DTYPE)
+        moves = _new_records(used + room)
     except MemoryError:
-        moves = np.empty(used + min(room, _BATCH_FIRST), dtype=MOVE_DTYPE)
+        moves = _new_records(used + min(room, _BATCH_FIRST))
     if used:
         moves[:used] = out[:used]
     while start < count:
@@ -499,6 +499,11 @@ def moves_array_batch(hands, levels, rules: Rules | None = None, out: np.ndarray
 
 _BATCH_GUESS = 1024     # moves a hand, room enough for most dealt 27-card hands
 _BATCH_FIRST = 1 << 22  # moves in the first array when the guess is refused (72 MiB)
+
+
+def _new_records(count: int) -> np.ndarray:
+    # (moves_array_batch's one allocation, which a test makes refuse what a system might)
+    return np.empty(count, dtype=MOVE_DTYPE)
 
 
 def _dtype_name(dtype) -> str:
@@ -597,11 +602,14 @@ READINGS_SET_AT_MOST = 4096
 
 
 def among_records(records: np.ndarray, move: "Move") -> bool:
-    """Whether ``records`` hold ``move``'s reading (its type, rank, cards and strength)."""
+    """Whether ``records`` hold ``move``'s reading (its type, rank, cards and strength):
+    its cards among the records of its type, rank, strength and size, sorted as a Move's
+    (a kernel lists wild cards last), compared in bulk."""
+    size = len(move.kinds)
     same = records[(records["type"] == move.type_id) & (records["label"] == move.label)
-                   & (records["key"] == move.key) & (records["ncards"] == len(move.kinds))]
-    reading = move._reading()
-    return any(m._reading() == reading for m in Move.from_array(same, validate=False))
+                   & (records["key"] == move.key) & (records["ncards"] == size)]
+    cards = np.sort(same["cards"][:, :size], axis=1)
+    return bool((cards == np.array(move.kinds, dtype=np.uint8)).all(axis=1).any())
 
 
 def checked_reading(move, level, rules: Rules | None = None, what: str = "move") -> "Move":

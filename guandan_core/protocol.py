@@ -25,6 +25,7 @@ reply. Bad input never raises: it gets a ``?`` reply and the engine keeps servin
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import queue
@@ -225,10 +226,30 @@ class EngineProtocol:
         # the Stop of the search a thread is handling: serve()'s, read ahead with the
         # line, or one of handle()'s own, which a `stop` handled meanwhile (from another
         # thread) sets, as are all in _running
+        self._new_stops()
+        self._commands = {name: getattr(self, "cmd_" + name) for name in COMMANDS}
+
+    def _new_stops(self) -> None:
         self._local = threading.local()
         self._running: set = set()
         self._running_lock = threading.Lock()
+
+    def __getstate__(self) -> dict:
+        # (a copy or a pickle is a session of its own: its searches stop apart, and a
+        # thread's state and a lock are not data)
+        state = dict(self.__dict__)
+        for name in ("_local", "_running", "_running_lock", "_commands"):
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._new_stops()
         self._commands = {name: getattr(self, "cmd_" + name) for name in COMMANDS}
+
+    def __copy__(self) -> "EngineProtocol":
+        # (a shallow copy shared the undo history: an undo in one took the other's play)
+        return copy.deepcopy(self)
 
     # ------------------------------------------------------------------ framing
     def _run(self, command, name: str, args, sink):
@@ -401,6 +422,9 @@ class EngineProtocol:
                     break
                 (line, name, stop), cost = entry      # (line: the id, for _TOO_LONG)
                 self._local.stop = stop
+                if stop is not None:        # (a `stop` handle()d in another thread too)
+                    with self._running_lock:
+                        self._running.add(stop)
                 with backlog:
                     held[0] -= cost
                     backlog.notify()
@@ -410,7 +434,10 @@ class EngineProtocol:
                 finally:
                     if name in _STOPPABLE:
                         with lock:
-                            unanswered.remove(self._local.stop)
+                            unanswered.remove(stop)
+                    if stop is not None:
+                        with self._running_lock:
+                            self._running.discard(stop)
                     self._local.stop = None
                 if reply:
                     stdout.write(reply)

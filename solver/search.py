@@ -724,6 +724,7 @@ def probe(position, threshold: int, time_limit: float | None = None,
 # before each result of several positions
 _RESULT_KEYS = ("value", "exact", "lower", "upper", "best", "pv", "pv_cut", "threshold",
                 "reached", "moves", "nodes", "tt_hits", "seconds", "position")
+_MOVE_KEYS = ("move", "value", "lower", "upper", "reaches", "equivalent")  # (MoveScore's)
 
 
 def read_result(obj, position, rules=None) -> SolveResult:
@@ -796,7 +797,10 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
     if threshold != at_least or ("reached" in obj) is (at_least is None):
         raise ValueError(f"threshold {quoted(threshold)} is not the question asked")
     pv, at = [], pos.copy()
-    for seat, triple in obj["pv"]:
+    for step in obj["pv"]:
+        if not (isinstance(step, list) and len(step) == 2):
+            raise ValueError(f"the line's steps are [seat, move] pairs, not {quoted(step)}")
+        seat, triple = step
         if not is_whole(seat, 0, 3) or seat != at.to_move:
             raise ValueError(f"the line has seat {quoted(seat)} play where seat "
                              f"{at.to_move} is to move")
@@ -822,6 +826,9 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
                          "no move scored, though every move was asked for")
     moves = []
     for entry in obj.get("moves", []):
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"a scored move is a JSON object, not {quoted(entry)}")
+        _no_other_keys(entry, _MOVE_KEYS, "a scored move")
         reaches = entry.get("reaches")
         if not (reaches is True or reaches is False or reaches is None) \
                 or ("reaches" in entry) is (at_least is None):

@@ -1019,6 +1019,51 @@ def test_a_stop_handled_in_process_ends_the_solves_other_threads_run():
     assert engine._running == set()
 
 
+def test_a_stop_handled_in_process_ends_the_solve_serve_runs():
+    """The same for a solve that serve() runs in its own thread (it was left out, and
+    ran to its time limit)."""
+    import io
+    import os
+    import time
+    engine = EngineProtocol()
+    read_end, write_end = os.pipe()
+    stdin, stdout = os.fdopen(read_end, "r"), io.StringIO()
+    server = threading.Thread(target=engine.serve, args=(stdin, stdout))
+    server.start()
+    try:
+        os.write(write_end, (_whole_deal_line() + "\n1 solve time=30\n").encode())
+        time.sleep(0.5)
+        sent = time.monotonic()
+        assert engine.handle("2 stop") == "=2\n\n"
+        while "=1 " not in stdout.getvalue() and time.monotonic() - sent < 60:
+            time.sleep(0.02)
+        assert time.monotonic() - sent < 10
+    finally:
+        os.write(write_end, b"quit\n")
+        server.join(60)
+        os.close(write_end)
+    answer = next(line for line in stdout.getvalue().splitlines() if line.startswith("=1 "))
+    assert json.loads(answer[3:])["exact"] is False and engine._running == set()
+
+
+def test_an_engine_session_copies_and_pickles_as_a_session_of_its_own():
+    """A copy, deep copy or pickle of an EngineProtocol has its position, history and
+    rules, and stops its own searches (the thread-local and the lock of the stops are
+    made anew: deepcopy and pickle failed on them, and a copy shared them)."""
+    import copy
+    import pickle
+    engine = EngineProtocol("long-sequences")
+    engine.handle(pos_line(LEAD))
+    engine.handle('play ["Single", "A", ["SA"]]')
+    for how in (copy.copy, copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))):
+        twin = how(engine)
+        assert twin.position == engine.position and twin.history == engine.history
+        assert twin.rules_name == "long-sequences" and twin.handle("undo").startswith("=")
+        assert twin._running is not engine._running
+        assert twin._running_lock is not engine._running_lock
+        assert engine.position != twin.position          # (its undo was its own)
+
+
 def test_subprocess_a_refused_stop_does_not_stop_the_solve(proc):
     import time
     assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")

@@ -3432,6 +3432,12 @@ def test_read_result_refuses_what_does_not_agree_with_the_position():
            (dict(good, moves=good["moves"][1:]), "the scored moves and their equivalents"),
            (dict(good, threshold=9, reached=True), "threshold must be one of"),
            (dict(good, pv=5), "does not read"),
+           # (an AttributeError and Python's unpacking message before)
+           (dict(good, moves=["x"]), "a scored move is a JSON object, not 'x'"),
+           (dict(good, pv=[[0, 1, 2]]), "the line's steps are \\[seat, move\\] pairs, "
+                                        "not \\[0, 1, 2\\]"),
+           (dict(good, moves=[dict(good["moves"][0], extra=1)] + good["moves"][1:]),
+            "a scored move has no key 'extra'"),
            (other, "the line has seat 1 play where seat 0 is to move")]
     for obj, message in bad:
         with pytest.raises(ValueError, match=message):

@@ -423,3 +423,39 @@ def test_an_action_out_of_range_at_a_card_choice_moves_nothing():
         venv.step([count])
     obs, _, _, _, infos = venv.step([count - 1])    # (still ready: no reset needed)
     assert obs["phase"][0] or "choice" not in infos
+
+
+def test_rows_keep_their_own_streams_whoever_seeded_the_template():
+    """Each row's episodes come from its own stream (API: the row's reset without a seed,
+    the next 63 bits of random.Random(its last seed)): rows copied from an environment
+    that was already seeded start apart on reset() (they shared its stream: all four
+    rows dealt alike), a reset() after a seeded one goes on with each row's stream
+    throughout (only the first episodes did; later ones were fresh), and a vector
+    environment pickled when it kept the rows' streams itself goes on with them."""
+    template = HandEnv(agent_seats=(0,))
+    template.reset(seed=5)
+    obs, _ = VectorEnv(template, 4).reset()
+    assert len({obs["hand"][i].tobytes() for i in range(4)}) == 4
+
+    def starts(venv, steps=300):
+        first, _ = venv.reset()
+        seen = [first["hand"].tobytes()]
+        for _ in range(steps):
+            obs, _, term, trunc, _ = venv.step([0, 0])
+            seen += [obs["hand"][i].tobytes() for i in np.flatnonzero(term | trunc)]
+        return seen
+
+    runs = []
+    for _ in range(2):
+        venv = VectorHandEnv(2, agent_seats=(0,))
+        venv.reset(seed=7)
+        runs.append(starts(venv))
+    assert runs[0] == runs[1] and len(runs[0]) > 5
+    # the same streams, now kept by the vector environment (as pickled before)
+    venv = VectorHandEnv(2, agent_seats=(0,))
+    venv.reset(seed=7)
+    old = copy.deepcopy(venv)
+    old.__dict__["_seeders"] = [row.__dict__.pop("_seeder") for row in old.envs]
+    again = pickle.loads(pickle.dumps(old))
+    assert "_seeders" not in vars(again)
+    assert starts(again) == starts(venv)
