@@ -186,7 +186,7 @@ def position_from_view(obj, rules=None) -> Position:
                 if not isinstance(card, str):       # (as a position's hands: no kind numbers)
                     raise PositionError(f"{key}: not a card: {quoted(card)}")
             try:
-                counts[key] = to_counts(obj[key], key).astype(np.int64)
+                counts[key] = _named_counts(obj[key], key).astype(np.int64)
             except (CardError, TypeError) as exc:
                 raise PositionError(str(exc)) from None
     hand = counts["hand"]
@@ -314,7 +314,7 @@ def _pinned(view: _View, known) -> dict:
         if not is_whole(s, 0, 3) or int(s) not in sizes:
             raise ValueError(f"known: {quoted(s)} is not a seat whose hand is hidden from "
                              f"seat {view.seat} (those are {sorted(sizes)})")
-        counts = to_counts(cards, f"known cards of seat {s}").astype(np.int64)
+        counts = _named_counts(cards, f"known cards of seat {s}").astype(np.int64)
         counts = np.maximum(counts, out.get(int(s), 0))
         if counts.sum() > sizes[int(s)]:
             extra = "" if int(s) not in dict(view.public) else \
@@ -764,6 +764,11 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     if solved and len(seen) != len(legal):
         missing = next(m for m in legal if m not in seen)
         raise ValueError(f"moves: {missing}, a legal move, is missing")
+    # (in every deal counted some move keeps its value: the best counts cover them all)
+    if sum(m.best for m in moves) < solved:
+        raise ValueError(f"the moves' best counts add up to {sum(m.best for m in moves)}, "
+                         f"fewer than the {solved} deals solved (in each some move is "
+                         f"best)")
     moves.sort(key=_best_first)
     if "best" in obj:
         best = moves[0].move.to_platform() if solved and moves else None
@@ -777,6 +782,17 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
 _RESULT_KEYS = ("seed", "deals", "view", "node_limit", "tables", "best", "samples", "solved",
                 "moves", "nodes", "seconds")
 _MOVE_KEYS = ("move", "mean", "best", "values", "equivalent")
+
+
+def _named_counts(cards, what: str) -> np.ndarray:
+    """:func:`to_counts`, its errors naming ``what`` the cards are (an unknown card was
+    named alone: "unknown card 'Q4'", from a view's unseen cards or a seat's known ones)."""
+    try:
+        return to_counts(cards, what)
+    except CardError as exc:
+        if str(exc).startswith(what):
+            raise
+        raise CardError(f"{what}: {exc}") from None
 
 
 def _shared(results: list, field: str, differ: str):

@@ -321,6 +321,9 @@ def _broken(change):
         {k: n - 1 for k, n in o["moves"][0]["values"].items() if n}),
      "moves[0].values add up to"),
     (lambda o: o["moves"][0].update(best=5), "moves[0].best must be a whole number from 0 to 3"),
+    # (in each deal some move is best: counts that cover fewer deals were taken)
+    (lambda o: [m.update(best=0) for m in o["moves"]],
+     "the moves' best counts add up to 0, fewer than the 3 deals solved"),
     (lambda o: o["moves"][0].pop("best"), "moves[0] must be an object with move, values and best"),
     (lambda o: o.update(solved=0), "moves are listed but no deal was solved"),
     (lambda o: o.update(seeds=8), "a sampled result has no key 'seeds' (its keys: seed, "),

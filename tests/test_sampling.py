@@ -137,7 +137,8 @@ def test_a_seat_known_to_hold_nothing_is_a_seat_nothing_is_known_of():
     ({1: "S9"}, "S9 is not among the cards hidden"),
     ({1: "S3 S3"}, "S3 is not among the cards hidden"),
     ({1: "S3 HA D7 SK"}, "seat 1 holds 3 cards, not the 4 given"),
-    ({1: "XX"}, "XX"),
+    ({1: "S3 XX"}, "known cards of seat 1: unknown card 'XX'"),    # (the seat named too)
+    ({1: [3.5]}, "known cards of seat 1: not a card: 3.5"),
     ([(1, "S3")], "known must map seats"),
 ])
 def test_bad_known_cards_are_named(known, message):
@@ -573,7 +574,9 @@ def test_a_view_with_a_table_play():
     (dict(cards_left=[3, 3, 3, 3]), "the other seats hold 9 cards (cards_left [3, 3, 3, 3]) but "
                                     "8 are hidden"),
     (dict(hand=["S5", "S5", "S5"]), "hand holds S5 more than twice"),
-    (dict(hand=["S5", "XX", "SJ"]), "unknown card 'XX'"),
+    # (an unknown card names the key it is in: it was named alone)
+    (dict(hand=["S5", "XX", "SJ"]), "hand: unknown card 'XX'"),
+    (dict(unseen=["S3", "HA", "Q4", "C6", "CQ", "S4", "SK", "D7"]), "unseen: unknown card 'Q4'"),
     (dict(hand="S5 H5 SJ"), "hand: expected a list of cards"),
     (dict(unseen=["S5", "S5", "HA", "D7", "C6", "CQ", "S4", "SK"]),
      "the hand and the unseen cards hold together more than two copies of S5"),
