@@ -41,8 +41,8 @@ from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import counted, quoted
 
 from .batch import solve_many
-from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _no_other_keys,
-                     _sizes, _solvable, as_position)
+from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _json_object,
+                     _no_other_keys, _sizes, _solvable, as_position)
 
 __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
@@ -656,10 +656,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     >>> read_sampled(result.to_json(), position) == result
     True
     """
-    if isinstance(obj, (str, bytes, bytearray)):
-        obj = parse_json(obj)
-    if not isinstance(obj, Mapping):
-        raise ValueError(f"a sampled result is a JSON object, not {quoted(obj)}")
+    obj = _json_object(obj, "a sampled result")
     view = _view(position, None, rules)
     # (the seat to move's legal moves depend on its hand and the table alone: any deal
     # of the view has them)

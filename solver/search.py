@@ -743,10 +743,7 @@ def read_result(obj, position, rules=None) -> SolveResult:
     >>> read_result(result.to_json(), position) == result
     True
     """
-    if isinstance(obj, (str, bytes, bytearray)):
-        obj = parse_json(obj)
-    if not isinstance(obj, Mapping):
-        raise ValueError(f"a solve result is a JSON object, not {quoted(obj)}")
+    obj = _json_object(obj, "a solve result")
     _no_other_keys(obj, _RESULT_KEYS, "a solve result")
     pos = as_position(position, rules)
     threshold = obj.get("threshold")
@@ -758,6 +755,15 @@ def read_result(obj, position, rules=None) -> SolveResult:
         raise ValueError(f"a solve result needs the key {quoted(exc.args[0])}") from None
     except TypeError as exc:
         raise ValueError(f"a solve result that does not read: {exc}") from None
+
+
+def _json_object(obj, what: str) -> Mapping:
+    """``obj``, a dict or JSON text of one (read), else a ValueError naming it."""
+    if isinstance(obj, (str, bytes, bytearray)):
+        obj = parse_json(obj)
+    if not isinstance(obj, Mapping):
+        raise ValueError(f"{what} is a JSON object, not {quoted(obj)}")
+    return obj
 
 
 def _no_other_keys(obj: Mapping, keys: tuple, what: str) -> None:
