@@ -728,6 +728,23 @@ def test_input_read_ahead_of_a_running_command_is_bounded(monkeypatch):
     assert max(read - answered for read, answered in stdin.reads) <= held + 1
 
 
+@pytest.mark.parametrize("names, stopped", [(3, True), (30, False)])
+def test_a_stop_behind_more_than_the_read_ahead_waits_for_the_solve(monkeypatch, names,
+                                                                     stopped):
+    """PROTOCOL (solve): a stop behind more input than READ_AHEAD is seen only once the
+    engine has caught up, so a solve runs on to its budget; one within it ends the solve
+    at once (the bound scaled down to 10 short lines here; at its real size, 64 Mi
+    characters, about 250,000 of them)."""
+    monkeypatch.setattr(protocol, "READ_AHEAD", 10 * (len("name") + 1 + 256))
+    lines = [_whole_deal_line(), "1 solve time=3"] + ["name"] * names + ["2 stop"]
+    out = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO("\n".join(lines) + "\n"), out) == 0
+    solved = next(r for r in out.getvalue().splitlines() if r.startswith("=1 "))
+    seconds = json.loads(solved[3:])["seconds"]
+    assert (seconds < 1.5) if stopped else (seconds >= 2.9), seconds
+    assert out.getvalue().count("= guandan-core") == names and "=2\n" in out.getvalue()
+
+
 def test_over_long_lines_count_their_ids_against_the_read_ahead(monkeypatch):
     """An over-long line keeps only its id while it waits, but that id can be as long as
     the line: it counts against READ_AHEAD (a flat cost let about a million lines of
