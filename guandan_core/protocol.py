@@ -223,29 +223,28 @@ class EngineProtocol:
         self.position: Position | None = None
         self.history: list = []        # positions before each `play`, for `undo`
         self.done = False              # set by `quit`
-        # the Stop of the search a thread is handling: serve()'s, read ahead with the
-        # line, or one of handle()'s own, which a `stop` handled meanwhile (from another
-        # thread) sets, as are all in _running
-        self._new_stops()
-        self._commands = {name: getattr(self, "cmd_" + name) for name in COMMANDS}
+        self._made_here()
 
-    def _new_stops(self) -> None:
+    # what a copy or a pickle makes anew rather than carries: the command table (bound to
+    # this object) and the stops (a thread's state and a lock are not data)
+    _MADE_HERE = ("_local", "_running", "_running_lock", "_commands")
+
+    def _made_here(self) -> None:
+        # _local.stop: the Stop of the search a thread is handling, serve()'s (read ahead
+        # with the line) or one of handle()'s own; a `stop` handled meanwhile (from
+        # another thread) sets all those in _running
         self._local = threading.local()
         self._running: set = set()
         self._running_lock = threading.Lock()
+        self._commands = {name: getattr(self, "cmd_" + name) for name in COMMANDS}
 
     def __getstate__(self) -> dict:
-        # (a copy or a pickle is a session of its own: its searches stop apart, and a
-        # thread's state and a lock are not data)
-        state = dict(self.__dict__)
-        for name in ("_local", "_running", "_running_lock", "_commands"):
-            del state[name]
-        return state
+        # (a copy or a pickle is a session of its own: its searches stop apart)
+        return {k: v for k, v in self.__dict__.items() if k not in self._MADE_HERE}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._new_stops()
-        self._commands = {name: getattr(self, "cmd_" + name) for name in COMMANDS}
+        self._made_here()
 
     def __copy__(self) -> "EngineProtocol":
         # (a shallow copy shared the undo history: an undo in one took the other's play)
