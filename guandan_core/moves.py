@@ -583,13 +583,7 @@ class LegalMoves:
         return len(self.array) > 0
 
     def __contains__(self, move) -> bool:
-        if not isinstance(move, Move):
-            return False
-        if len(self.array) > READINGS_SET_AT_MOST:
-            return among_records(self.array, move)
-        if self._set is None:
-            self._set = {m._reading() for m in self}
-        return move._reading() in self._set
+        return isinstance(move, Move) and listed_reading(self, move)
 
     def __repr__(self) -> str:
         return f"<LegalMoves {len(self)} moves of {self.hand} at level {RANKS[self.level]}>"
@@ -599,6 +593,16 @@ class LegalMoves:
 # many moves; a longer one looks among its records of the move's type, rank, strength and
 # size instead (a hand with 370,000 leads under long sequences: 4 s and 240 MB for the set)
 READINGS_SET_AT_MOST = 4096
+
+
+def listed_reading(moves, move: "Move") -> bool:
+    """``move in moves`` for a list of legal moves with an ``array`` of records and a
+    ``_set`` of readings made on first use (LegalMoves, position.MoveList)."""
+    if len(moves.array) > READINGS_SET_AT_MOST:
+        return among_records(moves.array, move)
+    if moves._set is None:
+        moves._set = {m._reading() for m in moves}
+    return move._reading() in moves._set
 
 
 def among_records(records: np.ndarray, move: "Move") -> bool:

@@ -43,8 +43,8 @@ from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, 
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
 from .usertext import counted, quoted, quoted_json
-from .moves import (MOVE_DTYPE, READINGS_SET_AT_MOST, Move, MoveError, among_records, beats,
-                    checked_reading, is_reading)
+from .moves import (MOVE_DTYPE, Move, MoveError, beats, checked_reading, is_reading,
+                    listed_reading)
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
 
@@ -221,11 +221,7 @@ class MoveList(Sequence):
             return False
         if move.is_pass:
             return self.has_pass
-        if len(self.array) > READINGS_SET_AT_MOST:
-            return among_records(self.array, move)
-        if self._set is None:
-            self._set = {m._reading() for m in self}
-        return move._reading() in self._set
+        return listed_reading(self, move)
 
     def __repr__(self) -> str:
         return f"<MoveList {len(self)} moves{' (pass first)' if self.has_pass else ''}>"
