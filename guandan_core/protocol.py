@@ -40,7 +40,7 @@ from .jsontext import parse_json
 from .moves import Move
 from .position import Position, parse_outcome
 from .rules import Rules
-from .usertext import one_line, out_of_memory, read_count, read_seconds
+from .usertext import SECONDS_FORM, one_line, out_of_memory, read_count, read_seconds
 
 __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
 
@@ -276,6 +276,8 @@ class EngineProtocol:
         break) as soon as it is produced; those lines are then left out of the returned
         text. Without it they are part of the returned text, before the ``=`` line.
         """
+        if not isinstance(line, str):
+            raise TypeError(f"handle() takes a line of text (str), not {type(line).__name__}")
         infos = []
         sink = emit if emit is not None else infos.append
         ident = ""
@@ -284,6 +286,9 @@ class EngineProtocol:
             if not text or text.startswith("#"):
                 return ""
             ident, name, args = _split_command(text)
+            if len(line.removesuffix("\n").removesuffix("\r")) > MAX_LINE:
+                # as serve() answers a line it does not read
+                return self._refuse_long_line(ident if len(ident) <= MAX_LINE else "")
             if not name:
                 raise ProtocolError("missing command after the id")
             command = self._commands.get(name)
@@ -337,6 +342,7 @@ class EngineProtocol:
         backlog = threading.Condition()
         held = [0]
         closed = [False]        # serve() has returned: the reader stops waiting, and reading
+        misread: list = []      # why the reader could not read stdin, raised here
 
         def queue_line(item, cost: int) -> bool:
             with backlog:
@@ -356,6 +362,10 @@ class EngineProtocol:
                     # characters ended by \r\n was refused), and for a first line's BOM
                     size = MAX_LINE + 2 + first
                     line = stdin.readline(size)
+                    if not isinstance(line, str):       # (a binary stream: nothing is read)
+                        misread.append(TypeError(f"serve() reads a text stream, not one of "
+                                                 f"{type(line).__name__}"))
+                        break
                     if not line:
                         break
                     ended = line.endswith("\n")
@@ -449,6 +459,8 @@ class EngineProtocol:
             with backlog:
                 closed[0] = True
                 backlog.notify_all()
+        if misread:
+            raise misread[0]
         return 0
 
     @staticmethod
@@ -589,8 +601,7 @@ class EngineProtocol:
             elif eq and key == "time":
                 time_limit = read_seconds(value)
                 if time_limit is None:
-                    raise ProtocolError(f"solve: time must be a finite number of seconds, 0 or "
-                                        f"more, not {value!r}")
+                    raise ProtocolError(f"solve: time must be {SECONDS_FORM}, not {value!r}")
             elif eq and key == "nodes":
                 # (as sample's nodes, guandan solve --node-limit and solver.solve take it)
                 node_limit = _whole_option("solve", key, value, 0, 2**63 - 1)
@@ -681,8 +692,7 @@ class EngineProtocol:
             elif key == "time":
                 options[key] = read_seconds(value)
                 if options[key] is None:
-                    raise ProtocolError(f"sample: time must be a finite number of seconds, 0 or "
-                                        f"more, not {value!r}")
+                    raise ProtocolError(f"sample: time must be {SECONDS_FORM}, not {value!r}")
             else:
                 # (seed, first and nodes as guandan sample's --seed, --first and
                 # --node-limit take them)

@@ -35,8 +35,14 @@ def read_count(text: str, digits: int = 18) -> int | None:
     return int(text)
 
 
+# what read_seconds reads, for error messages
+SECONDS_FORM = ("a finite decimal number of seconds, 0 or more, of at most 18 digits before "
+                "the point and 3 in the exponent")
+
+
 def read_seconds(text: str) -> float | None:
-    """A finite decimal number of seconds, 0 or more (``2``, ``0.5``, ``1e-3``), else None."""
+    """A finite decimal number of seconds, 0 or more (``2``, ``0.5``, ``1e-3``), of at
+    most 18 digits before the point and 3 in the exponent, else None."""
     if not _SECONDS_RE.match(text):
         return None
     value = float(text)

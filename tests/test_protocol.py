@@ -668,6 +668,37 @@ def test_an_over_long_last_line_without_a_line_break_ends_the_input(monkeypatch)
         "?3 line too long: more than 1,000 characters (skipped to its end)\n\n")
 
 
+def test_handle_answers_an_over_long_line_as_serve_does(monkeypatch):
+    """PROTOCOL.md: handle(line) returns the command's reply, a line too long included
+    (it answered one over MAX_LINE characters as if it were short: `=1 false` for a
+    known_command, an id of MAX_LINE + 1 digits echoed). Comments and blank lines get no
+    reply, however long; a line of MAX_LINE characters, its line break apart, is read."""
+    monkeypatch.setattr(protocol, "MAX_LINE", 1000)
+    lines = ["1 known_command " + "x" * 985, "1" * 1001 + " name", "2" * 1010,
+             "3 name " + "x" * 993 + "\r\n", "4 known_command " + "x" * 984 + "\r\n",
+             "# " + "c" * 2000, " \t" * 1000, "5 name"]
+    served = io.StringIO()
+    assert EngineProtocol().serve(io.StringIO("".join(
+        line if line.endswith("\n") else line + "\n" for line in lines)), served) == 0
+    engine = EngineProtocol()
+    handled = "".join(engine.handle(line) for line in lines)
+    assert handled == served.getvalue()
+    assert handled.count("line too long") == 3 and "=4 false" in handled
+
+
+def test_handle_and_serve_take_text_only():
+    """handle() and serve() read text: bytes are a TypeError naming them (handle answered
+    `? internal error`, serve() returned 0 having read nothing while its reader thread
+    died with a traceback)."""
+    engine = EngineProtocol()
+    with pytest.raises(TypeError, match="handle\\(\\) takes a line of text \\(str\\), not bytes"):
+        engine.handle(b"1 name")
+    out = io.StringIO()
+    with pytest.raises(TypeError, match="serve\\(\\) reads a text stream, not one of bytes"):
+        engine.serve(io.BytesIO(b"1 name\n"), out)
+    assert out.getvalue() == "" and engine.handle("2 name") == "=2 guandan-core\n\n"
+
+
 def test_a_stream_of_digits_without_a_line_break_is_not_held(monkeypatch):
     """PROTOCOL.md: a stream with no line breaks never fills the memory, a run of digits
     (an id that may go on) included: it is read on only while it could still be an id of
@@ -1241,6 +1272,11 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     assert (got["solved"], got["moves"], got["best"]) == (0, [], None)
 
 
+# PROTOCOL.md, solve: what `time=S` reads, as the refusals say it
+_SECONDS = ("a finite decimal number of seconds, 0 or more, of at most 18 digits before the "
+            "point and 3 in the exponent")
+
+
 @pytest.mark.parametrize("line, reason", [
     ("sample deals=0", "sample: deals must be a whole number from 1 to 1,000,000, not '0'"),
     ("sample deals=1000001", "not '1000001'"),
@@ -1251,11 +1287,17 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     (f"sample nodes={2**63}", "sample: nodes must be a whole number from 0"),
     ("sample known=1:S3,HA,D7,C4,S8,HQ,S4", "sample: known: seat 1 holds 6 cards, not the 7"),
     ("sample known=1:HR,HR", "sample: known: HR is not among the cards hidden from seat 0"),
-    ("sample time=x", "sample: time must be a finite number of seconds, 0 or more, not 'x'"),
+    ("sample time=x", f"sample: time must be {_SECONDS}, not 'x'"),
     # inf is 0 or more: the message says why it is refused (solver.solve takes it as no limit)
-    ("solve time=inf", "solve: time must be a finite number of seconds, 0 or more, not 'inf'"),
-    ("sample time=1e999", "sample: time must be a finite number of seconds, 0 or more, "
-                          "not '1e999'"),
+    ("solve time=inf", f"solve: time must be {_SECONDS}, not 'inf'"),
+    ("sample time=1e999", f"sample: time must be {_SECONDS}, not '1e999'"),
+    # the digits read are bounded, and the message says how (it called 1e18 and a second
+    # written with 19 digits not finite numbers of 0 or more)
+    ("solve time=1000000000000000000", f"solve: time must be {_SECONDS}, not "
+                                       "'1000000000000000000'"),
+    ("sample time=0000000000000000001", f"sample: time must be {_SECONDS}, not "
+                                        "'0000000000000000001'"),
+    ("solve time=1e0003", f"solve: time must be {_SECONDS}, not '1e0003'"),
     ("sample nodes=1.5", "sample: nodes must be a whole number"),
     ("sample deep", "sample: unknown option 'deep' (usage: sample [deals=N]"),
     ("sample all", "sample: unknown option 'all'"),
@@ -1264,7 +1306,7 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     ("solve all all", "solve: option 'all' given twice"),
     ("solve time=1 time=2", "solve: option 'time' given twice"),
     ("analyze S3 level=7 level=8", "analyze: option 'level' given twice"),
-    ("solve time=-0", "solve: time must be a finite number of seconds, 0 or more, not '-0'"),
+    ("solve time=-0", f"solve: time must be {_SECONDS}, not '-0'"),
     ("sample known=5:S3", "sample: known: '5:S3' is not SEAT:CARDS"),
     ('sample known="1:XX"', "sample: known: seat 1: unknown card 'XX'"),
     ("sample known=0:C5", "0 is not a seat whose hand is hidden from seat 0"),
