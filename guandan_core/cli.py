@@ -202,6 +202,23 @@ class _Parser(argparse.ArgumentParser):
         # (the message may quote the user's argument, line breaks and all)
         self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
+    def _print_message(self, message, file=None):
+        # argparse swallows a failed write, so --help or --version to a full disk or a
+        # closed stdout exited 0 (the text then on stderr): what fails on stdout is raised
+        # for main() to report. It passes None for a stream that is None (closed).
+        if not message:
+            return
+        if file is sys.stderr or (file is None and sys.stdout is not None):
+            _to_stderr(message)
+        elif file is None:
+            raise _ClosedOutput
+        else:
+            file.write(message)
+
+
+class _ClosedOutput(Exception):
+    """--help or --version with stdout closed."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="guandan", description="Guandan engine")
@@ -251,6 +268,13 @@ def main(argv=None) -> int:
                            f"{one_line(' '.join(extra))} (see {name} --help)\n")
     except SystemExit as done:      # --help, --version, a usage error: written, then flushed
         return _flushed(done.code if isinstance(done.code, int) else 2, "")
+    except _ClosedOutput:
+        say("guandan: error: standard output is closed")
+        return 2
+    except OSError as exc:          # --help or --version written to a full disk, unbuffered
+        discard_stdout()
+        say(f"guandan: error: writing standard output: {one_line(exc)}")
+        return 2
     if getattr(args, "command", None) == "moves" and args.example == (args.hand is not None):
         try:
             args.usage_error(
@@ -259,8 +283,7 @@ def main(argv=None) -> int:
         except SystemExit as done:
             return _flushed(done.code, args.command)
     if sys.stdout is None:      # started with stdout closed (`guandan ... >&-`)
-        if sys.stderr is not None:
-            print(f"guandan {args.command}: error: standard output is closed", file=sys.stderr)
+        say(f"guandan {args.command}: error: standard output is closed")
         return 2
     # what the output's encoding cannot write (a card typed '7♥' and echoed, under an ASCII
     # locale) is written as escapes: valid input is not an encoding error
@@ -289,14 +312,14 @@ def _run(args) -> int:
         discard_stdout()
         return 0
     except (ValueError, OSError) as exc:
-        print(f"guandan {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        say(f"guandan {args.command}: error: {one_line(exc)}")
         return 2
     except MemoryError as exc:      # (what could not be had, when the raiser says)
-        print(f"guandan {args.command}: error: {out_of_memory(exc)}", file=sys.stderr)
+        say(f"guandan {args.command}: error: {out_of_memory(exc)}")
         return 2
     except KeyboardInterrupt:
         # Ctrl-C (``guandan solve`` catches its own, to print what it proved)
-        print(f"guandan {args.command}: interrupted", file=sys.stderr)
+        say(f"guandan {args.command}: interrupted")
         return 130
 
 
@@ -311,21 +334,45 @@ def _flushed(code: int, command: str) -> int:
         discard_stdout()
     except OSError as exc:
         discard_stdout()
-        if code == 0:           # (a failed command has already said what went wrong)
-            name = f"guandan {command}" if command else "guandan"
-            if sys.stderr is not None:
-                print(f"{name}: error: writing standard output: {one_line(exc)}",
-                      file=sys.stderr)
+        # (a failed command has already said what went wrong, on stderr; replay's verdict
+        # "invalid", status 1, is its output: lost, it is an error too)
+        if code in (0, 1):
+            say(f"{_name(command)}: error: writing standard output: {one_line(exc)}")
             return 2
     return code
+
+
+def say(text: str) -> None:
+    """``text`` as a line on stderr, flushed. An error output that cannot be written (closed,
+    a full disk) is given up quietly: the exit status still tells (the failed write had
+    made it 1, or 120 at the interpreter's exit, where 2 was meant)."""
+    _to_stderr(text + "\n")
+
+
+def _to_stderr(text: str) -> None:
+    if sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        _discard(sys.stderr)
+
+
+def _name(command: str) -> str:
+    return f"guandan {command}" if command else "guandan"
 
 
 def discard_stdout() -> None:
     """Point stdout at /dev/null, so that what is still buffered for a reader that has gone
     away (or a full disk) is dropped quietly at exit instead of failing again."""
+    _discard(sys.stdout)
+
+
+def _discard(stream) -> None:
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError, AttributeError):
         pass        # (no file descriptor to point anywhere: nothing will be flushed there)

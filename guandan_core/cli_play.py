@@ -51,7 +51,7 @@ import numpy as np
 
 from .cards import (CardError, LevelError, format_card, format_rank, is_whole, parse_card,
                     parse_cards, parse_level)
-from .cli import whole_number_type
+from .cli import say, whole_number_type
 from .jsontext import parse_json, read_text
 from .usertext import counted, one_line
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
@@ -227,7 +227,7 @@ def cmd_play(args) -> int:
         if first_leader != "random":
             rules = rules.replace(first_leader=first_leader)
     except ValueError as exc:
-        print(f"guandan play: error: {one_line(exc)}", file=sys.stderr)
+        say(f"guandan play: error: {one_line(exc)}")
         return 2
     out = sys.stdout
     if args.json:
@@ -681,7 +681,7 @@ def cmd_replay(args) -> int:
         print(f"invalid: {one_line(exc)}")
         return 1
     except (OSError, ValueError, RulesError) as exc:
-        print(f"guandan replay: error: {one_line(exc)}", file=sys.stderr)
+        say(f"guandan replay: error: {one_line(exc)}")
         return 2
     print(summary)
     return 0

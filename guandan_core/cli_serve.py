@@ -12,9 +12,8 @@ See :mod:`guandan_core.platform_server` for where it differs from the platform.
 from __future__ import annotations
 
 import json
-import sys
 
-from .cli import bounded_seconds_type, nonempty_type, whole_number_type
+from .cli import bounded_seconds_type, nonempty_type, say, whole_number_type
 from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve, ws_url
 from .usertext import counted
 
@@ -31,7 +30,7 @@ def cmd_serve(args) -> int:
               flush=True)
 
     def warn(text):
-        print(f"guandan serve: {text}", file=sys.stderr, flush=True)
+        say(f"guandan serve: {text}")
 
     def event(e):
         log[0].write(json.dumps(e) + "\n")

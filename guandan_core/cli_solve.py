@@ -7,11 +7,10 @@ import json
 import math
 import queue
 import signal
-import sys
 import threading
 
 from .cards import format_rank
-from .cli import add_rules_option, whole_number_type
+from .cli import add_rules_option, say, whole_number_type
 from .jsontext import parse_json, read_text
 from .usertext import one_line, read_seconds
 
@@ -291,9 +290,8 @@ def cmd_solve(args) -> int:
     interrupted = _solve_interruptibly(positions, args, show)
     if interrupted:
         left = len(positions) - printed
-        print("guandan solve: interrupted" +
-              (f"; {left} of {len(positions)} positions not solved" if left else ""),
-              file=sys.stderr)
+        say("guandan solve: interrupted" +
+            (f"; {left} of {len(positions)} positions not solved" if left else ""))
         return 130
     return 0
 

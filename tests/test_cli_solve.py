@@ -313,20 +313,95 @@ def test_output_cut_short_by_the_reader_is_not_an_error(args):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("args", _SHORT_OUTPUTS, ids=" ".join)
-def test_output_to_a_full_disk_is_one_line_of_error(args):
+def test_output_to_a_full_disk_is_one_line_of_error(args, unbuffered):
     """Standard output on a full disk (/dev/full): one line on stderr and status 2, not a
-    success, a traceback or Python's "Exception ignored" at exit."""
+    success, a traceback or Python's "Exception ignored" at exit; written at once
+    (PYTHONUNBUFFERED) too, where argparse swallowed the failed write of --help and
+    --version (status 0, nothing said)."""
+    env = cli_env(**({"PYTHONUNBUFFERED": "1"} if unbuffered else {}))
     with open("/dev/full", "wb") as full:
         proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *args], stdout=full,
-                              stderr=subprocess.PIPE, cwd=PACKAGES, env=cli_env(),
-                              timeout=120)
+                              stderr=subprocess.PIPE, cwd=PACKAGES, env=env, timeout=120)
     lines = proc.stderr.decode().strip().splitlines()
     assert proc.returncode == 2
     assert len(lines) == 1 and "No space left on device" in lines[0], lines
     # named as the command's other errors are: the sub-command run, if any
     name = "guandan" if {"--help", "--version"} & set(args) else f"guandan {args[0]}"
     assert lines[0].startswith(f"{name}: error: "), lines
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["moves", "--help"]],
+                         ids=" ".join)
+def test_help_and_version_to_a_closed_output_is_an_error(args):
+    """--help and --version with stdout closed: one line and status 2, as every command
+    says it (argparse wrote the text to stderr instead, with status 0)."""
+    proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *args],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=PACKAGES,
+                          env=cli_env(), timeout=120, preexec_fn=lambda: os.close(1))
+    assert (proc.returncode, proc.stderr.decode()) == (
+        2, "guandan: error: standard output is closed\n")
+
+
+_BAD_INPUTS = (["moves", "XX"], ["moves"], ["solve", "no-such-file.json"],
+               ["replay", "no-such-file.jsonl"], ["play", "--players", "x"])
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("stderr", ["closed", "full"])
+@pytest.mark.parametrize("args", _BAD_INPUTS, ids=" ".join)
+def test_bad_input_is_status_2_when_its_message_cannot_be_written(args, stderr, unbuffered):
+    """README: bad input is exit status 2, even with stderr closed or on a full disk (the
+    message's own failed write made it 1, or 120 at the interpreter's exit; for replay,
+    1 is a log's verdict "invalid")."""
+    env = cli_env(**({"PYTHONUNBUFFERED": "1"} if unbuffered else {}))
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "guandan_core.cli", *args], stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, cwd=PACKAGES, env=env, timeout=120,
+            stderr=full if stderr == "full" else subprocess.DEVNULL,
+            preexec_fn=(lambda: os.close(2)) if stderr == "closed" else None)
+    assert (proc.returncode, proc.stdout) == (2, b"")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_a_replay_verdict_lost_to_a_full_disk_is_an_error(tmp_path, unbuffered):
+    """README, replay: "invalid: ..." on stdout is status 1; when that line cannot be
+    written the verdict is lost, so it is an error (one line, status 2), not a silent 1."""
+    log = tmp_path / "log.jsonl"
+    proc = run_cli(["play", "--hands", "1", "--seed", "3", "--json"])
+    lines = proc.stdout.splitlines()
+    third = json.loads(lines[2])
+    assert proc.returncode == 0 and third["event"] == "play", lines[:3]
+    lines[2] = json.dumps(dict(third, seat=9))
+    log.write_text("\n".join(lines) + "\n")
+    assert run_cli(["replay", str(log)]).stdout.startswith("invalid: event 3 (line 3): seat 9")
+    env = cli_env(**({"PYTHONUNBUFFERED": "1"} if unbuffered else {}))
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "replay", str(log)],
+                              stdout=full, stderr=subprocess.PIPE, cwd=PACKAGES, env=env,
+                              timeout=120)
+    lines = proc.stderr.decode().splitlines()
+    assert proc.returncode == 2
+    assert len(lines) == 1 and lines[0].startswith("guandan replay: error: ") and \
+        "No space left on device" in lines[0], lines
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_the_engine_on_a_full_disk_is_one_line_of_error():
+    """PROTOCOL.md: `guandan engine` writes nothing to stderr while serving, except when its
+    output cannot be written (a full disk): one line and status 2, the same as the other
+    commands."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "engine"],
+                              input=b"1 name\n2 version\n", stdout=full,
+                              stderr=subprocess.PIPE, cwd=PACKAGES, env=cli_env(), timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().splitlines() == [
+        "guandan engine: error: [Errno 28] No space left on device"]
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
