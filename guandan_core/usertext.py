@@ -29,10 +29,15 @@ _SECONDS_RE = re.compile(r"(?:[0-9]{1,18}(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9
 
 
 def read_count(text: str, digits: int = 18) -> int | None:
-    """A whole number of at most ``digits`` ASCII digits, else None."""
-    if len(text) > digits or not _DIGITS_RE.match(text):
+    """A whole number of at most ``digits`` ASCII digits, leading zeros apart, else None.
+
+    >>> read_count("0000080", digits=5), read_count("123456", digits=5), read_count("")
+    (80, None, None)
+    """
+    if not _DIGITS_RE.match(text):
         return None
-    return int(text)
+    significant = text.lstrip("0")
+    return int(significant or "0") if len(significant) <= digits else None
 
 
 # what read_seconds reads, for error messages
@@ -42,7 +47,13 @@ SECONDS_FORM = ("a finite decimal number of seconds, 0 or more, of at most 18 di
 
 def read_seconds(text: str) -> float | None:
     """A finite decimal number of seconds, 0 or more (``2``, ``0.5``, ``1e-3``), of at
-    most 18 digits before the point and 3 in the exponent, else None."""
+    most 18 digits before the point (leading zeros apart) and 3 in the exponent, else None.
+
+    >>> read_seconds("0000000000000000001.5"), read_seconds("1" * 19)
+    (1.5, None)
+    """
+    if text[:1] == "0":
+        text = "0" + text.lstrip("0")
     if not _SECONDS_RE.match(text):
         return None
     value = float(text)

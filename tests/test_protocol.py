@@ -1295,8 +1295,8 @@ _SECONDS = ("a finite decimal number of seconds, 0 or more, of at most 18 digits
     # written with 19 digits not finite numbers of 0 or more)
     ("solve time=1000000000000000000", f"solve: time must be {_SECONDS}, not "
                                        "'1000000000000000000'"),
-    ("sample time=0000000000000000001", f"sample: time must be {_SECONDS}, not "
-                                        "'0000000000000000001'"),
+    ("sample time=10000000000000000000.5", f"sample: time must be {_SECONDS}, not "
+                                          "'10000000000000000000.5'"),
     ("solve time=1e0003", f"solve: time must be {_SECONDS}, not '1e0003'"),
     ("sample nodes=1.5", "sample: nodes must be a whole number"),
     ("sample deep", "sample: unknown option 'deep' (usage: sample [deals=N]"),

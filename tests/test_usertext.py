@@ -29,6 +29,22 @@ def test_counts_have_at_most_eighteen_digits_by_default():
     assert read_count("1" * 20, digits=19) is None
 
 
+def test_leading_zeros_do_not_count_against_the_digits():
+    """A number in range is read however many zeros lead it (`--port 000080` and a seed
+    of 31 digits, 30 of them zeros, were refused as out of range); the digits after them
+    are still bounded, and only ASCII digits are read. The same for seconds before the
+    point (PROTOCOL.md, solve: `time=S`)."""
+    assert read_count("000080", digits=5) == 80
+    assert read_count("0" * 30 + "1") == 1
+    assert read_count("0" * 40) == 0
+    assert read_count("0" * 5 + "1" * 19) is None
+    assert read_count("00\u0663") is None and read_count("") is None
+    assert read_seconds("0" * 30 + "1.5") == 1.5
+    assert read_seconds("0" * 30) == 0.0 and read_seconds("00.5") == 0.5
+    assert read_seconds("000e2") == 0.0 and read_seconds("00" + "1" * 19) is None
+    assert read_seconds("0-1") is None and read_seconds("0x10") is None
+
+
 # ---------------------------------------------------------------------- messages
 
 def _check_shortened(short: str, text: str, limit: int) -> None:
