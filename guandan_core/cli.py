@@ -26,10 +26,20 @@ def _rules(args) -> Rules:
     return Rules.by_name(args.rules)
 
 
+def option_cards(option: str, read, text: str):
+    """``read(text)`` for the cards given to ``option``, a bad card named with the option
+    (an unknown card in --beat or --played was named alone, as if in the HAND)."""
+    try:
+        return read(text)
+    except CardError as exc:
+        raise CardError(f"{option} {text!r}: {exc}") from None
+
+
 def _beat_move(cards: str, beat_type: str | None, level: int, rules: Rules) -> Move:
-    readings = classify(parse_cards(cards), level, rules)
+    readings = option_cards("--beat", lambda text: classify(parse_cards(text), level, rules),
+                            cards)
     if not readings:
-        raise MoveError(f"--beat {cards!r} is not a combination at this level")
+        raise MoveError(f"--beat {cards!r} is not a combination at level {format_rank(level)}")
     if beat_type is not None:      # a type, or a type and a rank as the readings are shown
         wanted = beat_type.lower().split()
         if not wanted:          # (it would match every reading)
@@ -259,6 +269,10 @@ _SUBCOMMAND_MODULES: list[str] = ["cli_play", "cli_solve", "cli_sample", "cli_en
 def main(argv=None) -> int:
     parser = build_parser()
     try:
+        unknown = _unknown_top_option(sys.argv[1:] if argv is None else list(argv))
+        if unknown is not None:
+            # (argparse asked for a command instead, or named the sub-command's options)
+            parser.error(f"unrecognized arguments: {unknown}")
         args, extra = parser.parse_known_args(argv)
         if extra:
             # named under the sub-command they were given to (argparse names the top
@@ -293,6 +307,19 @@ def main(argv=None) -> int:
         return _flushed(_run(args), args.command)
     finally:
         _set_errors(stdout, errors)     # (the stream changed, whatever sys.stdout is now)
+
+
+def _unknown_top_option(argv: list) -> str | None:
+    """The first option before the command that is not guandan's own (--help, --version,
+    or a prefix of them, as argparse reads them), else None."""
+    for word in argv:
+        if not word.startswith("-") or word == "-":
+            return None         # the command (or a stray word argparse will name)
+        if word in ("-h", "--") or (len(word) > 2 and ("--help".startswith(word)
+                                                        or "--version".startswith(word))):
+            return None         # (argparse acts on it, or on what follows)
+        return word
+    return None
 
 
 def _set_errors(stream, errors) -> None:

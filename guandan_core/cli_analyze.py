@@ -16,7 +16,7 @@ import sys
 
 from .analysis import analyze
 from .cards import parse_level
-from .cli import add_rules_option, whole_number_type
+from .cli import add_rules_option, option_cards, whole_number_type
 from .hand import Hand, player_hand, to_counts
 from .rules import Rules
 from .usertext import counted
@@ -206,7 +206,8 @@ def cmd_analyze(args) -> int:
     level = parse_level(args.level)
     rules = Rules.by_name(args.rules)
     hand = player_hand(args.hand)
-    played = Hand(to_counts(args.played, "--played")) if args.played is not None else None
+    played = (Hand(option_cards("--played", lambda text: to_counts(text, "it"), args.played))
+              if args.played is not None else None)
     result = analyze(hand, level, played, rules, args.runners_up)
     if args.json:
         json.dump(result, sys.stdout)

@@ -148,12 +148,26 @@ def test_valid_seconds_are_taken():
     (["moves", " ".join(s + r for s in "SHCD" for r in "3456789"), "--level", "7"],
      "the hand holds 28 cards; a hand holds at most 27"),
     (["analyze", "S3 S4", "--level", "7", "--played", "S3 S3 S3"],
-     "--played holds S3 more than twice"),
+     "--played 'S3 S3 S3': it holds S3 more than twice"),
+    # a bad card in an option named with the option (it was named alone, as if in HAND)
+    (["analyze", "S3 S4", "--level", "7", "--played", "S5 XX"],
+     "error: --played 'S5 XX': unknown card 'XX'"),
+    (["moves", "S3 S4", "--level", "7", "--beat", "S5 XX"],
+     "error: --beat 'S5 XX': unknown card 'XX'"),
+    (["moves", "S3 S4", "--level", "7", "--beat", "S5 S5 S5"],
+     "error: --beat 'S5 S5 S5': play holds S5 more than twice"),
+    (["moves", "S3 S4", "--level", "7", "--beat", "S5 S8"],
+     "error: --beat 'S5 S8' is not a combination at level 7"),
     (["classify", "", "--level", "7"], "no cards"),
     (["classify", "S5 S5 S5", "--level", "7"], "S5 more than twice"),
     (["classify", "S3", "--rules", "nope"], "guandan classify: error: unknown rules 'nope'"),
     (["solve", "--example", "--time-limit", "x"], "'x'"),
     (["bogus"], "'bogus'"),
+    # an unknown option before the command named, at the top level (it asked for a
+    # command, or blamed the command after it)
+    (["--foo"], "guandan: error: unrecognized arguments: --foo (see guandan --help)"),
+    (["--foo", "moves", "S3"], "guandan: error: unrecognized arguments: --foo (see guandan"),
+    (["-x", "--help"], "guandan: error: unrecognized arguments: -x (see guandan --help)"),
     # named under the sub-command they were given to (it said "guandan: error: ...")
     (["solve", "--example", "--bogus"],
      "guandan solve: error: unrecognized arguments: --bogus (see guandan solve --help)"),
