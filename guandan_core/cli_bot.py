@@ -100,9 +100,10 @@ def register(subparsers) -> None:
                    help="seed of a random or sampling player (default 0)")
     p.add_argument("--move-time", type=bounded_seconds_type(inf_means_none=True), default=0.8,
                    metavar="SECONDS",
-                   help="seconds the sampling player's search may take a move (default 0.8, "
-                        "inside the platform's answer time of about a second; inf: no "
-                        "bound); a move that meets the bound depends on the machine's speed")
+                   help="seconds the sampling player's search may take a move, above 0 "
+                        "and at most 1,000,000 (default 0.8, inside the platform's answer time of "
+                        "about a second; inf: no bound); a move that meets the bound "
+                        "depends on the machine's speed")
     p.add_argument("--log", metavar="FILE", type=nonempty_type("a file name"),
                    help="append every message received and answer sent to FILE, one JSON "
                         "object a line ({\"in\": ...} / {\"out\": ...}); --stdio replays such "

@@ -73,8 +73,8 @@ def register(subparsers) -> None:
                    help="seed for dealing (default: unseeded)")
     p.add_argument("--timeout", type=bounded_seconds_type(MAX_TIMEOUT), default=None,
                    metavar="SECONDS",
-                   help="seconds a client may take over an answer, from the act message "
-                        "(default: no limit)")
+                   help="seconds a client may take over an answer, from the act message, "
+                        f"above 0 and at most {MAX_TIMEOUT:,.0f} (default: no limit)")
     p.add_argument("--log", metavar="FILE", type=nonempty_type("a file name"),
                    help="write the game log (guandan play --json's events) to FILE")
     p.set_defaults(func=cmd_serve)
