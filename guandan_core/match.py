@@ -781,7 +781,19 @@ class Match:
         return [self.play_hand() for _ in range(hands)]
 
     def play_hand(self) -> HandResult:
-        """Deal, pay tribute and play one hand; returns its :class:`HandResult`."""
+        """Deal, pay tribute and play one hand; returns its :class:`HandResult`.
+
+        A player that fails (raises, or answers with a move or card it may not play)
+        leaves the match as it was before the call: the next call deals the same hand
+        again (it went on to the next hand, the failed one neither settled nor counted)."""
+        snapshot = self._snapshot()
+        try:
+            return self._play_hand()
+        except BaseException:
+            self._restore(snapshot)
+            raise
+
+    def _play_hand(self) -> HandResult:
         hand = self._begin_hand()
         pos, history = hand.position, hand.history
         level, team_levels, exchanges = hand.level, hand.team_levels, hand.exchanges
@@ -827,15 +839,11 @@ class Match:
         the hand ready to play, ``self.position`` and ``self.history`` its own."""
         if self.winner is not None:
             self._new_match()
-        if self.hands_played == 0:
-            # the log says which rules it was played under, for replay
-            self._emit({"event": "rules", **self.rules.to_json()})
+        first = self.hands_played == 0
         self.hands_played += 1
         number = self.hands_played
         level = self.hand_level
         hands = deal(self.rng)
-        self._emit({"event": "deal", "hand": number, "level": format_rank(level),
-                    "hands": [format_cards(_kinds(h)) for h in hands]})
         if self.prev_order is None:
             leader = self.rules.agreed_first_leader(hands)
             if leader is None:
@@ -844,6 +852,14 @@ class Match:
         else:
             plan = _plan_tribute(self.prev_order, hands, level, self.rules,
                                  self._return_chooser(level), self._tribute_chooser(level))
+        # (written once the players have chosen their cards: a failed choice leaves no
+        # deal in the log without its tribute)
+        if first:
+            # the log says which rules it was played under, for replay
+            self._emit({"event": "rules", **self.rules.to_json()})
+        self._emit({"event": "deal", "hand": number, "level": format_rank(level),
+                    "hands": [format_cards(_kinds(h)) for h in hands]})
+        if self.prev_order is not None:
             if plan.resisted is not None:
                 self._emit({"event": "resist", "seats": list(plan.resisted)})
             for payer, receiver, card in plan.payments:

@@ -1440,3 +1440,57 @@ def test_card_answers_and_options_of_the_wrong_kind_are_named():
     for call in (vector.step, vector.action_of):
         with pytest.raises(ValueError, match=re.escape("in their order, not array(1)")):
             call(np.array(1))
+
+
+class _Failing(GreedyPlayer):
+    """A greedy player that, when armed, fails at its ``at``-th move of a hand or answers
+    a card it may not return (RULES 8)."""
+
+    def __init__(self):
+        super().__init__()
+        self.armed, self.moves, self.at = None, 0, 0
+
+    def __call__(self, obs):
+        self.moves = self.moves + 1 if obs.history else 1
+        if self.armed == "move" and self.moves == self.at:
+            raise RuntimeError("the player broke")
+        return super().__call__(obs)
+
+    def choose_return(self, obs, allowed):
+        return "XX" if self.armed == "return" else allowed[0]
+
+
+@pytest.mark.parametrize("failure", ["return", "move"])
+def test_a_failed_player_leaves_the_match_as_before_the_hand(failure):
+    """A player that fails in a hand (a card it may not return, RULES 8; or raising
+    during play) leaves the match as before play_hand: the next call deals that hand
+    again and the game goes on as if nothing had failed. A failed return wrote no event
+    (it left a deal without its tribute in the log, and the next call went on to the next
+    hand: the log no longer replayed). Events of plays already made stay written."""
+    from guandan_core.cli_play import check_log
+    clean_events, events = [], []
+    clean = Match([_Failing() for _ in range(4)], STD, seed=11, on_event=clean_events.append)
+    clean_results = clean.play(3)
+    players = [_Failing() for _ in range(4)]
+    match = Match(players, STD, seed=11, on_event=events.append)
+    match.play_hand()
+    before = (match.hands_played, match.levels, match.prev_order, match.rng.getstate(),
+              match.position, match.history, len(events))
+    for p in players:
+        p.armed, p.at = failure, 3
+    with pytest.raises(IllegalMoveError if failure == "return" else RuntimeError):
+        match.play_hand()
+    assert (match.hands_played, match.levels, match.prev_order, match.rng.getstate(),
+            match.position, match.history) == before[:-1]
+    written = events[before[-1]:]
+    if failure == "return":
+        assert written == []
+    else:
+        assert [e["event"] for e in written][:2] == ["deal", "tribute"]
+        del events[before[-1]:]        # (a log keeps the hands played to their end)
+    for p in players:
+        p.armed = None
+    assert [r.order for r in [match.play_hand(), match.play_hand()]] == \
+        [r.order for r in clean_results[1:]]
+    assert events == clean_events
+    check_log(iter(json.dumps(e) for e in events))
