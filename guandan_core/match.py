@@ -410,6 +410,18 @@ def allowed_tributes(counts, level) -> list:
             if counts[k] and k != wild and card_order(k, level) == top]
 
 
+def _kind_named(card) -> str:
+    """A chooser's answer for a message: a card kind with its card's name (the kinds are
+    numbers, which say little to a reader), anything else as it is."""
+    if is_whole(card, 0, NUM_KINDS - 1):
+        return f"{int(card)} ({format_card(int(card))})"
+    return quoted(card)
+
+
+def _kinds_named(kinds) -> str:
+    return f"{list(kinds)} ({' '.join(format_card(k) for k in kinds)})"
+
+
 def _is_allowed_kind(card, allowed) -> bool:
     """Whether ``card`` is a card kind (a whole number, numpy's too) among ``allowed``:
     ``card in allowed`` alone took 12.0, a complex 12 or a one-element array as kind 12."""
@@ -473,9 +485,9 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
             card = choose_tribute(payer, [c.copy() for c in counts], allowed)
             if not _is_allowed_kind(card, allowed):
                 raise IllegalMoveError(
-                    f"choose_tribute gave {card!r} for seat {payer}'s tribute, not one of "
-                    f"the card kinds it may give {allowed} (its highest cards that are not "
-                    "wild, RULES sec. 8)")
+                    f"choose_tribute gave {_kind_named(card)} for seat {payer}'s tribute, not "
+                    f"one of the card kinds it may give {_kinds_named(allowed)} (its highest "
+                    "cards that are not wild, RULES sec. 8)")
             cards[payer] = int(card)
     if len(payers) == 1:
         payer = payers[0]
@@ -508,9 +520,9 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
                                  _exchange_triples(plan.payments))
             if not _is_allowed_kind(card, allowed):
                 raise IllegalMoveError(
-                    f"choose_return gave {card!r} for seat {receiver}'s return to seat "
-                    f"{payer}, not one of the card kinds it may return {allowed} (RULES "
-                    "sec. 8)")
+                    f"choose_return gave {_kind_named(card)} for seat {receiver}'s return to "
+                    f"seat {payer}, not one of the card kinds it may return "
+                    f"{_kinds_named(allowed)} (RULES sec. 8)")
             card = int(card)
         plan.returns.append((receiver, payer, card))
     plan.leader = plan.payments[0][0] if rules.lead_after_tribute == "payer" else first

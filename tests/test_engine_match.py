@@ -1025,10 +1025,18 @@ def test_sec8_choose_tribute_picks_among_the_highest_cards():
     plan = plan_tribute(order, hands, 2, MatchRules.standard(),
                         choose_tribute=lambda payer, h, a: a[-1])
     assert [(p, r, format_card(k)) for p, r, k in plan.payments] == [(3, 0, "D9")]
-    with pytest.raises(IllegalMoveError, match=r"choose_tribute gave 28 for seat 3's "
-                                               r"tribute, not one of"):
+    # the kinds named as cards too (the numbers alone said little); level index 2 is
+    # rank 4, so S4 is a level card and not returned
+    with pytest.raises(IllegalMoveError, match=r"choose_tribute gave 28 \(S9\) for seat 3's "
+                                               r"tribute, not one of the card kinds it may "
+                                               r"give \[29, 31\] \(H9 D9\) \(its highest"):
         plan_tribute(order, hands, 2, MatchRules.standard(),
                      choose_tribute=lambda payer, h, a: 28)
+    with pytest.raises(IllegalMoveError, match=r"choose_return gave 'SA' for seat 0's return "
+                                               r"to seat 3, not one of the card kinds it may "
+                                               r"return \[4, 29\] \(S3 H9\) \(RULES"):
+        plan_tribute(order, hands, 2, MatchRules.standard(),
+                     choose_return=lambda *args: "SA")
 
 
 def test_sec8_choices_given_as_numpy_ints_are_kept_as_ints():
