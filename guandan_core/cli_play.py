@@ -486,8 +486,8 @@ class _Checker:
                              if plan is not None and plan.kind != "none"
                              else "resist event but no tribute is due")
         if sorted(ev["seats"]) != sorted(plan.resisted):
-            raise ValueError(f"resisting seats {ev['seats']} are not the payers "
-                             f"{plan.resisted}")
+            raise ValueError(f"resisting seats {json.dumps(ev['seats'])} are not the payers "
+                             f"{json.dumps(plan.resisted)}")
         self.resisted = True
 
     def tribute(self, ev):
@@ -602,8 +602,8 @@ class _Checker:
         mine = pos.finishing_order()
         done = list(pos.finished)
         if sorted(order) != [0, 1, 2, 3] or order[:len(done)] != done:
-            raise ValueError(f"finishing order {order} does not match the play: the seats "
-                             f"went out in the order {done}")
+            raise ValueError(f"finishing order {json.dumps(order)} does not match the play: "
+                             f"the seats went out in the order {json.dumps(done)}")
         self.ended = True
         if not self.full:
             return
@@ -611,10 +611,12 @@ class _Checker:
                                                       self.level, mine, self.rules)
         expected = [format_rank(x) for x in levels]
         if ev["levels"] != expected:
-            raise ValueError(f"team levels after the hand are {expected}, "
-                             f"not {ev['levels']}")
+            raise ValueError(f"team levels after the hand are {json.dumps(expected)}, "
+                             f"not {json.dumps(ev['levels'])}")
         if ev["winner"] != winner:
-            raise ValueError(f"match winner after the hand is {winner}, not {ev['winner']}")
+            # (written as the log writes them: null, not None)
+            raise ValueError(f"match winner after the hand is {json.dumps(winner)}, not "
+                             f"{json.dumps(ev['winner'])}")
         self.levels, self.failures, self.winner = levels, failures, winner
         self.prev_order = mine
         self.hand_level = levels[mine[0] & 1]

@@ -779,7 +779,13 @@ def test_replay_checks_the_match_winner(capsys):
     with pytest.raises(cli_play.ReplayError) as caught:
         cli_play.check_log([json.dumps(e) for e in bad])
     assert str(caught.value) == \
-        f"event {i + 1} (line {i + 1}): match winner after the hand is {won}, not None"
+        f"event {i + 1} (line {i + 1}): match winner after the hand is {won}, not null"
+    # the levels in the log's own notation too (they were Python lists of strings)
+    bad = events[:i] + [dict(events[i], levels=["3", "2"])] + events[i + 1:]
+    with pytest.raises(cli_play.ReplayError) as caught:
+        cli_play.check_log([json.dumps(e) for e in bad])
+    assert str(caught.value) == (f"event {i + 1} (line {i + 1}): team levels after the hand "
+                                 f"are {json.dumps(events[i]['levels'])}, not [\"3\", \"2\"]")
 
 
 def test_cli_subprocess(tmp_path):
