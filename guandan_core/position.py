@@ -440,11 +440,11 @@ class Position:
         hands = obj["hands"]
         if not isinstance(hands, list) or len(hands) != 4:
             raise PositionError(f"hands: expected a list of 4 lists of cards, got "
-                                f"{quoted(hands)}")
+                                f"{quoted_json(hands)}")
         counts = []         # each hand's cards read once, here, as the constructor's counts
         for seat, h in enumerate(hands):
             if not isinstance(h, list):
-                raise PositionError(f"hands[{seat}]: expected a list of cards, got {quoted(h)}")
+                raise PositionError(f"hands[{seat}]: expected a list of cards, got {quoted_json(h)}")
             row = [0] * NUM_KINDS
             for card in h:
                 try:
@@ -456,23 +456,29 @@ class Position:
         finished = obj["finished"]
         if not isinstance(finished, list) or not all(
                 isinstance(s, int) and not isinstance(s, bool) for s in finished):
-            raise PositionError(f"finished: expected a list of seats, got {quoted(finished)}")
+            raise PositionError(f"finished: expected a list of seats, got {quoted_json(finished)}")
         level = obj["level"]
         if not isinstance(level, str):
             raise PositionError(f'level: expected a rank string such as "7", got '
-                                f'{quoted(level)}')
+                                f'{quoted_json(level)}')
         table = obj["table"]
         owner = None
         play = None
         if table is not None:
             if not isinstance(table, dict) or set(table) != {"owner", "play"}:
                 raise PositionError('table: expected null or {"owner": seat, "play": '
-                                    f'[type, rank, cards]}}, got {quoted(table)}')
+                                    f'[type, rank, cards]}}, got {quoted_json(table)}')
             owner = table["owner"]
             play = table["play"]
             if owner is None:
                 raise PositionError("table owner: null is not a seat 0..3")
-        return cls(level, counts, finished, obj["to_move"], play, owner, rules)
+            if not is_whole(owner, 0, 3):       # (the constructor would name it as Python)
+                raise PositionError(f"table owner: {quoted_json(owner)} is not a seat 0..3 (a "
+                                    "table play needs the seat that played it)")
+        to_move = obj["to_move"]
+        if to_move is not None and not is_whole(to_move, 0, 3):
+            raise PositionError(f"to_move: {quoted_json(to_move)} is not a seat 0..3")
+        return cls(level, counts, finished, to_move, play, owner, rules)
 
     def to_json(self) -> dict:
         """The position as the JSON object of RULES.md sec. 7."""

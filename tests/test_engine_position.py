@@ -206,9 +206,19 @@ def test_sec7_json_structure_errors():
     with pytest.raises(PositionError, match="hand of seat 0: .*S3") as err:
         Position.from_json(dict(good, hands=[["S3", "S3", "S3"], ["S4"], ["S5"], ["S6"]]))
     assert "numpy" not in str(err.value)
-    # a wrong shape says what was given
-    with pytest.raises(PositionError, match=re.escape("got [['S3'], ['S4'], ['S5']]")):
+    # a wrong shape says what was given, as JSON writes it (it was Python's repr: True,
+    # None, single quotes)
+    with pytest.raises(PositionError, match=re.escape('got [["S3"], ["S4"], ["S5"]]')):
         Position.from_json(dict(good, hands=[["S3"], ["S4"], ["S5"]]))
+    for changes, named in ((dict(to_move=True), "to_move: true is not a seat 0..3"),
+                           (dict(finished=None), "finished: expected a list of seats, got null"),
+                           (dict(table={"owner": 1}), 'got {"owner": 1}'),
+                           (dict(table={"owner": False, "play": ["Single", "3", ["S3"]]}),
+                            "table owner: false is not a seat 0..3"),
+                           (dict(level=None), "level: expected a rank string such as \"7\", "
+                                              "got null")):
+        with pytest.raises(PositionError, match=re.escape(named)):
+            Position.from_json(json.dumps(dict(good, **changes)))
 
 
 _JUNK = [None, True, 0, -1, 3, 4, 13, 2**70, 1.5, float("nan"), float("inf"), "", "x", "S3",
