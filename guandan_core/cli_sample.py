@@ -106,6 +106,9 @@ def cmd_sample(args) -> int:
     if args.merge is not None:
         result = _merged(pos, args.merge, known or None)
     else:
+        if (args.first or 0) + (args.deals or 20) > 2**63:
+            raise ValueError(f"--first + --deals must be at most 2**63 (deal numbers are "
+                             f"below it), not {args.first} + {args.deals or 20}")
         result = solve_sampled(pos, 20 if args.deals is None else args.deals,
                                seed=args.seed or 0, known=known or None,
                                threads=args.threads, time_limit=args.time_limit,

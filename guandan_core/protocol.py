@@ -698,6 +698,9 @@ class EngineProtocol:
                 # --node-limit take them)
                 low, high = (1, _MAX_DEALS) if key == "deals" else (0, 2**63 - 1)
                 options[key] = _whole_option("sample", key, value, low, high)
+        if options["first"] + options["deals"] > 2**63:     # (named as the options)
+            raise ProtocolError(f"sample: first + deals must be at most 2**63 (deal numbers "
+                                f"are below it), not {options['first']} + {options['deals']}")
         pos = self._need_position()
         if pos.is_over:
             raise ProtocolError("the hand is over: nothing to sample")

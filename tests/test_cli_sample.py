@@ -96,6 +96,11 @@ def test_a_limit_that_stops_deals_is_reported(capsys):
                                           "not '1000001'"),
     (["--example", "--seed", "-1"], "--seed: a whole number from 0 to 2**63 - 1"),
     (["--example", "--rules", "house"], "house"),
+    # named as the options (it said "first + n", solve_sampled's arguments)
+    (["--example", "--first", str(2**63 - 1), "--deals", "2"],
+     "error: --first + --deals must be at most 2**63 (deal numbers are below it), not "
+     f"{2**63 - 1} + 2"),
+    (["--example", "--first", str(2**63 - 1)], f"not {2**63 - 1} + 20"),
     ([], "give a POSITION file (or - for stdin), or --example"),
     (["--example", "pos.json"], "not both"),
 ])

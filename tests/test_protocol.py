@@ -1279,6 +1279,8 @@ _SECONDS = ("a finite decimal number of seconds, 0 or more, of at most 18 digits
 
 @pytest.mark.parametrize("line, reason", [
     ("sample deals=0", "sample: deals must be a whole number from 1 to 1,000,000, not '0'"),
+    (f"sample first={2**63 - 1} deals=2", "sample: first + deals must be at most 2**63 (deal "
+                                          f"numbers are below it), not {2**63 - 1} + 2"),
     ("sample deals=1000001", "not '1000001'"),
     ("sample seed=-1", "sample: seed must be a whole number from 0"),
     ("sample first=-1", "sample: first must be a whole number from 0"),
