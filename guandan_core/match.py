@@ -851,11 +851,16 @@ class Match:
         the hand ready to play, ``self.position`` and ``self.history`` its own."""
         if self.winner is not None:
             self._new_match()
-        first = self.hands_played == 0
+        if self.hands_played == 0:
+            # the log says which rules it was played under, for replay
+            self._emit({"event": "rules", **self.rules.to_json()})
         self.hands_played += 1
         number = self.hands_played
         level = self.hand_level
         hands = deal(self.rng)
+        # (before the tribute is chosen: a platform game begins the hand at this event)
+        self._emit({"event": "deal", "hand": number, "level": format_rank(level),
+                    "hands": [format_cards(_kinds(h)) for h in hands]})
         if self.prev_order is None:
             leader = self.rules.agreed_first_leader(hands)
             if leader is None:
@@ -864,14 +869,6 @@ class Match:
         else:
             plan = _plan_tribute(self.prev_order, hands, level, self.rules,
                                  self._return_chooser(level), self._tribute_chooser(level))
-        # (written once the players have chosen their cards: a failed choice leaves no
-        # deal in the log without its tribute)
-        if first:
-            # the log says which rules it was played under, for replay
-            self._emit({"event": "rules", **self.rules.to_json()})
-        self._emit({"event": "deal", "hand": number, "level": format_rank(level),
-                    "hands": [format_cards(_kinds(h)) for h in hands]})
-        if self.prev_order is not None:
             if plan.resisted is not None:
                 self._emit({"event": "resist", "seats": list(plan.resisted)})
             for payer, receiver, card in plan.payments:

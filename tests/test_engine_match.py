@@ -1472,9 +1472,9 @@ class _Failing(GreedyPlayer):
 def test_a_failed_player_leaves_the_match_as_before_the_hand(failure):
     """A player that fails in a hand (a card it may not return, RULES 8; or raising
     during play) leaves the match as before play_hand: the next call deals that hand
-    again and the game goes on as if nothing had failed. A failed return wrote no event
-    (it left a deal without its tribute in the log, and the next call went on to the next
-    hand: the log no longer replayed). Events of plays already made stay written."""
+    again and the game goes on as if nothing had failed (it went on to the next hand, the
+    failed one neither settled nor counted). The events written before the failure stay
+    written; without them the log is the game's and replays."""
     from guandan_core.cli_play import check_log
     clean_events, events = [], []
     clean = Match([_Failing() for _ in range(4)], STD, seed=11, on_event=clean_events.append)
@@ -1490,12 +1490,12 @@ def test_a_failed_player_leaves_the_match_as_before_the_hand(failure):
         match.play_hand()
     assert (match.hands_played, match.levels, match.prev_order, match.rng.getstate(),
             match.position, match.history) == before[:-1]
-    written = events[before[-1]:]
-    if failure == "return":
-        assert written == []
-    else:
-        assert [e["event"] for e in written][:2] == ["deal", "tribute"]
-        del events[before[-1]:]        # (a log keeps the hands played to their end)
+    # what was written before the failure stays written: the hand's deal (a platform game
+    # begins the hand there, before its tribute is chosen), and the plays made
+    written = [e["event"] for e in events[before[-1]:]]
+    assert written[:1] == ["deal"] and "end" not in written
+    assert (written == ["deal"]) == (failure == "return"), written
+    del events[before[-1]:]        # (a log keeps the hands played to their end)
     for p in players:
         p.armed = None
     assert [r.order for r in [match.play_hand(), match.play_hand()]] == \
