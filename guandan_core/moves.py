@@ -19,6 +19,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import struct
 import threading
 from typing import Iterable, Iterator
@@ -95,28 +96,38 @@ class Move:
 
     def __init__(self, type_id: int, label: int, key: int, kinds: Iterable[int],
                  wild_as: Iterable[str] = ()):
-        self.type_id = _field("type_id", type_id, 0, JOKER_BOMB)
-        self.label = _field("label", label, 0, len(LABELS) - 1)
-        self.key = _field("key", key, -32768, 32767)
-        self.kinds = tuple(sorted(_field("card kind", k, 0, NUM_KINDS - 1)
-                                  for k in _listed(kinds, "kinds")))
-        if len(self.kinds) > _MOST_CARDS:
-            raise MoveError(f"a move has at most {_MOST_CARDS} cards, not {len(self.kinds)}")
-        self.wild_as = _listed(wild_as, "wild_as")
+        type_id = _field("type_id", type_id, 0, JOKER_BOMB)
+        label = _field("label", label, 0, len(LABELS) - 1)
+        key = _field("key", key, -32768, 32767)
+        kinds = tuple(sorted(_field("card kind", k, 0, NUM_KINDS - 1)
+                             for k in _listed(kinds, "kinds")))
+        if len(kinds) > _MOST_CARDS:
+            raise MoveError(f"a move has at most {_MOST_CARDS} cards, not {len(kinds)}")
+        wild_as = _listed(wild_as, "wild_as")
         # (isinstance first: a list entry is unhashable, and that is a bad value too)
-        if len(self.wild_as) > 2 or not all(isinstance(w, str) and w in _WILD_AS_VALUE
-                                            for w in self.wild_as):
+        if len(wild_as) > 2 or not all(isinstance(w, str) and w in _WILD_AS_VALUE
+                                       for w in wild_as):
             raise MoveError(f"wild_as holds at most two ranks (\"4\") or cards (\"S7\") "
-                            f"that wild cards stand for, not {quoted(self.wild_as)}")
-        if len(self.wild_as) > len(self.kinds):
-            raise MoveError(f"{len(self.wild_as)} wild readings {quoted(self.wild_as)} for "
-                            f"{len(self.kinds)} card(s): each stands for one of the cards")
-        if self.type_id == PASS and (self.label != _PASS_LABEL or self.key or self.kinds):
+                            f"that wild cards stand for, not {quoted(wild_as)}")
+        if len(wild_as) > len(kinds):
+            raise MoveError(f"{len(wild_as)} wild readings {quoted(wild_as)} for "
+                            f"{len(kinds)} card(s): each stands for one of the cards")
+        if type_id == PASS and (label != _PASS_LABEL or key or kinds):
             # (such a "pass" would be taken as one by is_pass, and carry cards)
             raise MoveError(f"a pass has rank label {_PASS_LABEL}, key 0 and no cards, not "
-                            f"label {self.label}, key {self.key}, cards {list(self.kinds)}")
-        self._raw = None
-        self._record = None
+                            f"label {label}, key {key}, cards {list(kinds)}")
+        for name, value in (("type_id", type_id), ("label", label), ("key", key),
+                            ("kinds", kinds), ("wild_as", wild_as), ("_raw", None),
+                            ("_record", None)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        # (a move changed in place would leave the sets and dicts holding it, and Move.PASS
+        # is every pass of the process)
+        raise AttributeError(f"a Move is immutable: {name} cannot be set (make a new Move)")
+
+    def __delattr__(self, name):
+        raise AttributeError(f"a Move is immutable: {name} cannot be deleted")
 
     # -- construction
     @classmethod
@@ -155,10 +166,13 @@ class Move:
         if validate:
             _check_records(data)
         new = object.__new__
+        # each move filled in as a _MoveFilled, which may be written, then made a Move:
+        # as fast as writing a Move's fields was (object.__setattr__ for each: x 1.45)
+        filled = _MoveFilled if cls is Move else _filled_as(cls)
         moves = []
         for fields in _RECORD.iter_unpack(data):
             mtype, label, n, nwild, key, cards, wild_as = fields
-            m = new(cls)
+            m = new(filled)
             m.type_id = mtype
             m.label = label
             m.key = key
@@ -166,6 +180,7 @@ class Move:
             m.wild_as = tuple(_WILD_AS_TEXT[v] for v in wild_as[:nwild]) if nwild else ()
             m._raw = fields         # (the record's fields as read: packed again by record())
             m._record = None
+            m.__class__ = cls
             moves.append(m)
         return moves
 
@@ -295,7 +310,7 @@ class Move:
                 raw = _RECORD.pack(self.type_id, self.label, len(self.kinds),
                                    len(self.wild_as), self.key, bytes(self.kinds),
                                    bytes(_WILD_AS_VALUE[w] for w in self.wild_as))
-            self._record = np.frombuffer(raw, dtype=np.uint8)
+            object.__setattr__(self, "_record", np.frombuffer(raw, dtype=np.uint8))
         return self._record
 
     def counts(self) -> np.ndarray:
@@ -336,6 +351,22 @@ def _field(name: str, value, low: int, high: int) -> int:
             or not low <= value <= high:
         raise MoveError(f"a move's {name} is a whole number {low}..{high}, not {value!r}")
     return int(value)
+
+
+class _MoveFilled(Move):
+    """A Move whose fields Move.from_bytes writes, then made a Move (its class changed)."""
+    __slots__ = ()
+    __setattr__ = object.__setattr__
+    __delattr__ = object.__delattr__
+
+
+@functools.lru_cache(maxsize=None)
+def _filled_as(cls: type) -> type:
+    """:class:`_MoveFilled` for a subclass of Move (its layout: a ``__dict__`` if it has
+    one, so that the instance can become one of it)."""
+    return type(f"_Filled{cls.__name__}", (cls,), {"__slots__": (),
+                                                   "__setattr__": object.__setattr__,
+                                                   "__delattr__": object.__delattr__})
 
 
 def _move_of_record(raw: bytes) -> Move:

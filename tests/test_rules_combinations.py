@@ -578,6 +578,40 @@ def test_sec7_move_value_semantics():
     assert Move.PASS.is_pass and not Move.PASS.is_bomb and len(Move.PASS) == 0
 
 
+@pytest.mark.parametrize("made", ["platform", "legal", "fields", "pickled", "subclass"])
+def test_sec7_a_move_cannot_be_changed(made):
+    """API (Move: "immutable value object"): no field of a move can be set or deleted,
+    however it was made (its fields were plain writable slots: a move changed in place
+    left the sets holding it, and Move.PASS, every pass of the process, could be made no
+    move at all)."""
+    import pickle
+    if made == "platform":
+        move = M("Pair", "9", "S9 H7")
+    elif made == "legal":
+        move = [m for m in legal_moves("S9 H7 S3", "7") if m.type == "Pair"][0]
+    elif made == "fields":
+        move = Move(M("Pair", "9", "S9 H7").type_id, M("Pair", "9", "S9 H7").label, 0, (36, 20))
+    elif made == "pickled":
+        move = pickle.loads(pickle.dumps(M("Pair", "9", "S9 H7")))
+    else:
+        class Sub(Move):
+            pass
+        move = Sub.from_bytes(M("Pair", "9", "S9 H7").record().tobytes())[0]
+        assert type(move) is Sub
+    held = {move}
+    before = (move.type_id, move.label, move.key, move.kinds, move.wild_as)
+    for name in ("type_id", "label", "key", "kinds", "wild_as", "_raw", "_record", "extra"):
+        with pytest.raises(AttributeError, match=f"a Move is immutable: {name} cannot be set"):
+            setattr(move, name, (12, 13))
+        with pytest.raises(AttributeError, match="immutable"):
+            delattr(move, name)
+    assert (move.type_id, move.label, move.key, move.kinds, move.wild_as) == before
+    assert move in held and move.record() is move.record()
+    with pytest.raises(AttributeError, match="immutable"):
+        Move.PASS.key = 7
+    assert Move.from_record(Move.PASS.record()).is_pass
+
+
 def test_sec7_a_moves_counts_record_and_text():
     """RULES 1 / 7 / API (Move): a move's counts are its cards (each card kind counted as
     many times as it is played); its record is its 18 bytes, read-only, and reads back
