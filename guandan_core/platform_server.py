@@ -363,6 +363,13 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
     its seat; the other clients are then closed with code 1011 (1001 on Ctrl-C, 1000 after
     a game played to its end). Needs the websockets package."""
     _check_session(games, max_hands)
+    # (the socket layer wrapped 70000 to 4464, took None for a free port and named -1
+    # or "x" as an OSError)
+    if not is_whole(port, 0, 65535):
+        raise ValueError(f"port: a whole number from 0 to 65535 (0: a free port), not "
+                         f"{quoted(port)}")
+    if not isinstance(host, str):
+        raise TypeError(f"host: an address to listen on (text), not {quoted(host)}")
     if timeout is not None and not (isinstance(timeout, (int, float))
                                     and not isinstance(timeout, bool)
                                     and 0 < timeout <= MAX_TIMEOUT):

@@ -556,6 +556,29 @@ def test_serve_refuses_a_timeout_out_of_range_before_listening(timeout):
         serve(port=0, timeout=timeout, on_ready=listening)
 
 
+@pytest.mark.parametrize("port, host, error, message", [
+    (70000, "127.0.0.1", ValueError, "port: a whole number from 0 to 65535 (0: a free port), "
+                                     "not 70000"),
+    (-1, "127.0.0.1", ValueError, "port: a whole number from 0 to 65535"),
+    (None, "127.0.0.1", ValueError, "port: a whole number from 0 to 65535 (0: a free port), "
+                                    "not None"),
+    ("80", "127.0.0.1", ValueError, "not '80'"),
+    (True, "127.0.0.1", ValueError, "not True"),
+    (0, 5, TypeError, "host: an address to listen on (text), not 5"),
+])
+def test_serve_refuses_a_port_or_host_that_is_none_before_listening(port, host, error,
+                                                                      message):
+    """API, serve: the arguments are checked before it listens (a port of 70000 listened
+    on 4464, None on a free port; -1 or "x" and a host of 5 came from the socket layer)."""
+    from guandan_core.platform_server import serve
+
+    def listening(host, port):
+        raise AssertionError(f"serve listened on {host}:{port}")
+
+    with pytest.raises(error, match=re.escape(message)):
+        serve(host=host, port=port, on_ready=listening)
+
+
 def test_a_timeout_of_the_largest_allowed_is_taken():
     """A timeout of exactly MAX_TIMEOUT (1e6 s, "at most") is taken: a hand is played."""
     served = _Served(seed=1, max_hands=1, timeout=1e6)
