@@ -437,6 +437,8 @@ class PlatformSeat:
             _fail(where, f"{what}: seat {seat} went out already")
         if self._to_move is None and not n:
             _fail(where, f"{what}: a pass on the hand's first lead")
+        if not self._plays:
+            self._check_tribute_done(where, f"{what}, the hand's first play")
         if self._to_move is not None and seat != self._to_move:
             _fail(where, f"{what}, but by the plays seen it is seat {self._to_move}'s turn")
         if not n and self._owner < 0:
@@ -535,6 +537,17 @@ class PlatformSeat:
             _fail(where, f"{_a(stage)} stage in a game's first hand, where no tribute is "
                          "due (RULES sec. 8)")
         self._exchange_stage = stage
+
+    def _check_tribute_done(self, where: str, what: str) -> None:
+        """Refuse the hand's first play when the last hand's end made tribute due and the
+        tribute and returns (or the resistance) have not all been seen: the seat would play
+        with a wrong picture of who holds which cards (RULES sec. 8)."""
+        payers = self._payers()
+        if payers and self._exchange_stage not in ("back", "anti-tribute"):
+            missing = ("no tribute" if self._exchange_stage in (None, "act tribute")
+                       else "no return")
+            _fail(where, f"{what}, but after the last hand seats {sorted(payers)} pay "
+                         f"tribute and {missing} was seen (nor an anti-tribute) (RULES sec. 8)")
 
     def _exchange(self, msg: dict, where: str) -> None:
         stage = where.split()[1]
@@ -692,6 +705,8 @@ class PlatformSeat:
         seat = self.seat
         team_levels = request.team_levels if seat & 1 == 0 else request.team_levels[::-1]
         if request.stage == "play":
+            if not self._plays:
+                self._check_tribute_done(where, "the hand's first act play")
             request = self._checked_turn(request, where)
             index = self._answer_play(request, team_levels, where)
         elif request.stage == "tribute":

@@ -76,6 +76,50 @@ def test_sec8_random_players_play_the_same_match_through_messages(seed, lead_sty
         assert any(owner == seat ^ 2 for seat, owner in leads)      # after a partner's out
 
 
+@pytest.mark.parametrize("left_out", ["tribute and back", "back", "anti-tribute"])
+def test_sec8_a_hand_whose_tribute_was_not_seen_is_refused_at_its_first_play(left_out):
+    """RULES 8: from a game's second hand on, tribute is paid and returned, or resisted,
+    before the first play. A seat that saw the last hand end and then sees a first play
+    (or is asked for one) without all of that has a wrong picture of who holds which cards,
+    and refuses it (with both notifies of a tribute it took no part in, or the
+    anti-tribute, left out, it played the whole game on)."""
+    server, _, _ = _through_messages([RandomPlayer(s) for s in range(4)], 11, 12,
+                                     shuffle_seed=11)
+    refused = 0
+    for seat in range(4):
+        sent = server.sent[seat]
+        # the first hand's messages of that kind, where this seat took no part
+        cut = []
+        for i, m in enumerate(sent):
+            if m["type"] != "notify":
+                continue
+            if left_out == "anti-tribute" and m["stage"] == "anti-tribute":
+                cut = [i]
+            elif left_out != "anti-tribute" and m["stage"] in left_out.split(" and ") and \
+                    all(seat not in entry[:2] for entry in m["result"]):
+                cut.append(i)
+                if m["stage"] == "back":
+                    cut = cut[-len(left_out.split(" and ")):]
+            else:
+                continue
+            if len(cut) == len(left_out.split(" and ")):
+                break
+        else:
+            continue
+        whole = PlatformSeat(RandomPlayer(seat))
+        for m in sent:
+            whole.receive(m)        # (the game as sent reads to its end)
+        client = PlatformSeat(RandomPlayer(seat))
+        with pytest.raises(PlatformError, match=r"the hand's first (act )?play.* but after the "
+                                                r"last hand seats \[[0-9, ]+\] pay tribute and "
+                                                r"no (tribute|return) was seen"):
+            for i, m in enumerate(sent):
+                if i not in cut:
+                    client.receive(m)
+        refused += 1
+    assert refused >= 2
+
+
 def _platform(move) -> list:
     return json.loads(json.dumps(move.to_platform()))      # (as a client reads it)
 
