@@ -78,7 +78,7 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
     """Play ``seat`` on the platform server at ``url`` until it closes the connection;
     the number of ``act`` messages answered. A message the seat cannot read raises its
     :class:`PlatformError` (the connection is closed first); a connection that cannot be
-    made, or that the server breaks, an OSError."""
+    made, that the server breaks, or that it closes in the middle of a hand, an OSError."""
     check_url(url)
     try:
         from websockets.exceptions import ConnectionClosedError, InvalidURI, WebSocketException
@@ -116,6 +116,14 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
                       f"{counted(answered, 'answer')}") from None
     except WebSocketException as exc:
         raise OSError(f"talking to {url}: {exc}") from None
+    if seat.in_hand:
+        # (a game abandoned, by a server stopped with Ctrl-C say, is no game played: a
+        # script running games tells them apart by the exit status)
+        code = getattr(ws.protocol, "close_code", None)
+        reason = getattr(ws.protocol, "close_reason", "")
+        raise OSError(f"the server at {url} closed the connection (code {code}"
+                      f"{': ' + reason if reason else ''}) in the middle of a hand, after "
+                      f"{counted(answered, 'answer')}")
     return answered
 
 

@@ -403,8 +403,15 @@ class PlatformSeat:
     def hand(self) -> Hand:
         """The seat's cards now, as the messages tell them."""
         if self._counts is None:
-            raise PlatformError("no hand yet: the beginning message has not come")
+            raise PlatformError("no hand now: the last hand is over and the next one's "
+                                "beginning message has not come" if self.hands else
+                                "no hand yet: the beginning message has not come")
         return Hand.from_counts(self._counts)
+
+    @property
+    def in_hand(self) -> bool:
+        """Whether a hand has begun (its beginning message) and not ended (episodeOver)."""
+        return self._counts is not None
 
     def _beginning(self, msg: dict, where: str) -> None:
         seat = _seat(_key(msg, "myPos", where), where, "myPos")

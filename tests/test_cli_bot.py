@@ -119,6 +119,25 @@ def test_sec7_the_bot_plays_over_the_platforms_websocket(game):
     assert proc.stdout == f"3 hands played as seat 1, {len(answers)} acts answered\n"
 
 
+def test_a_server_that_closes_in_the_middle_of_a_hand_is_an_error(game):
+    """API (play_websocket): a server that closes the connection in the middle of a hand
+    (a game abandoned: a server stopped with Ctrl-C closes with 1001) is an error, status
+    2, not "0 hands played" with status 0 that a script running games could not tell from
+    a game played; a close between hands is the game's end."""
+    messages, answers = game
+    first_act = next(i for i, m in enumerate(messages) if m["type"] == "act")
+    proc, server = _bot_against(messages[:first_act + 3], "client2", "--move-time", "inf")
+    assert server.answers == answers[:1]
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"guandan bot: error: the server at ws://127.0.0.1:{server.port}/game/client2 closed "
+        "the connection (code 1000) in the middle of a hand, after 1 answer"]
+    first_end = next(i for i, m in enumerate(messages) if m.get("stage") == "episodeOver")
+    proc, server = _bot_against(messages[:first_end + 1], "client2", "--move-time", "inf")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1 hand played as seat 1, ")
+
+
 def test_an_error_in_chinese_reaches_the_server_in_its_close(game):
     """A close frame's reason is at most 123 bytes (RFC 6455 sec. 5.5): the bot's error,
     quoting a card written in Chinese (3 bytes a character), is cut to fit, so the server

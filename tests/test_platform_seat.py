@@ -739,8 +739,13 @@ def test_sec8_episode_over_must_agree_with_the_plays():
     client = _team_0_out()
     client.receive(end | {"restCards": [[2, []], [1, HAND], [0, []], [3, rest3]]})
     assert client.hands[-1].rest == {1: sorted(HAND, key=_kind), 3: sorted(rest3, key=_kind)}
-    with pytest.raises(PlatformError, match="no hand yet"):
+    # (said as it is: a hand is over, the next has not begun; it said "no hand yet")
+    with pytest.raises(PlatformError, match="no hand now: the last hand is over and the next "
+                                            "one's beginning message has not come"):
         client.hand
+    assert not client.in_hand and not PlatformSeat(GreedyPlayer()).in_hand
+    with pytest.raises(PlatformError, match="no hand yet: the beginning message has not come"):
+        PlatformSeat(GreedyPlayer()).hand
 
 
 def test_sec8_episode_over_at_another_level_is_refused():
