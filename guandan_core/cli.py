@@ -7,9 +7,12 @@ into one line on stderr and exit status 2; it never prints a traceback for those
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import sys
+import threading
 
 from . import __version__
 from .cards import CardError, format_card, format_rank, parse_cards, parse_level
@@ -344,10 +347,40 @@ def _run(args) -> int:
     except MemoryError as exc:      # (what could not be had, when the raiser says)
         say(f"guandan {args.command}: error: {out_of_memory(exc)}")
         return 2
+    except Terminated:
+        say(f"guandan {args.command}: terminated")
+        return 128 + signal.SIGTERM
     except KeyboardInterrupt:
         # Ctrl-C (``guandan solve`` catches its own, to print what it proved)
         say(f"guandan {args.command}: interrupted")
         return 130
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a supervisor, ``timeout``, ``kill``), raised as Ctrl-C raises
+    KeyboardInterrupt by the commands that keep a log or a connection (see
+    :func:`terminated_as_interrupt`): what they wrote is flushed and their peers are told,
+    instead of the process ending on the spot."""
+
+
+@contextlib.contextmanager
+def terminated_as_interrupt():
+    """While inside, SIGTERM raises :class:`Terminated` in the main thread (elsewhere, or
+    where SIGTERM is not Python's default, nothing changes)."""
+    def terminate(signum, frame):
+        raise Terminated()
+
+    try:
+        installed = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and \
+            threading.current_thread() is threading.main_thread()
+    except (AttributeError, ValueError):
+        installed = False
+    previous = signal.signal(signal.SIGTERM, terminate) if installed else None
+    try:
+        yield
+    finally:
+        if installed:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _flushed(code: int, command: str) -> int:
@@ -406,4 +439,8 @@ def _discard(stream) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # (`python -m guandan_core.cli` runs this file as __main__, a second copy beside the
+    # guandan_core.cli the sub-commands import: the package's own copy does the work, so
+    # that what they raise, such as Terminated, is the class caught here)
+    from guandan_core import cli as _package_cli
+    sys.exit(_package_cli.main())

@@ -22,7 +22,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import bounded_seconds_type, nonempty_type, whole_number_type
+from .cli import (bounded_seconds_type, nonempty_type, terminated_as_interrupt,
+                  whole_number_type)
 from .platform_client import check_url, play_lines, play_websocket
 from .platform_seat import PlatformSeat
 from .players import PLAYERS, make_player
@@ -44,24 +45,29 @@ def cmd_bot(args) -> int:
     seat = PlatformSeat(_player(args), args.rules)
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     try:
-        if args.stdio:
-            if log is not None and _same_file(log, sys.stdin):
-                raise ValueError(f"--log {args.log!r} is the file --stdio reads: the bot "
-                                 "would read its own log without end; log to another file")
-            try:
-                play_lines(seat, sys.stdin, sys.stdout, log)
-            except BrokenPipeError:
-                # (a relay that stops reading misses answers: not the quiet end of `| head`)
-                raise OSError("the reader of the answers (stdout) went away") from None
-        else:
-            answered = play_websocket(seat, args.url, log)
-            print(f"{counted(len(seat.hands), 'hand')} played as seat "
-                  f"{seat.seat if seat.seat is not None else '?'}, "
-                  f"{counted(answered, 'act')} answered")
+        with terminated_as_interrupt():     # (SIGTERM as Ctrl-C: the log is written)
+            _play(args, seat, log)
     finally:
         if log is not None:
             log.close()
     return 0
+
+
+def _play(args, seat: PlatformSeat, log) -> None:
+    if args.stdio:
+        if log is not None and _same_file(log, sys.stdin):
+            raise ValueError(f"--log {args.log!r} is the file --stdio reads: the bot "
+                             "would read its own log without end; log to another file")
+        try:
+            play_lines(seat, sys.stdin, sys.stdout, log)
+        except BrokenPipeError:
+            # (a relay that stops reading misses answers: not the quiet end of `| head`)
+            raise OSError("the reader of the answers (stdout) went away") from None
+    else:
+        answered = play_websocket(seat, args.url, log)
+        print(f"{counted(len(seat.hands), 'hand')} played as seat "
+              f"{seat.seat if seat.seat is not None else '?'}, "
+              f"{counted(answered, 'act')} answered")
 
 
 def _player(args):

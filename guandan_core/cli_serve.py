@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import json
 
-from .cli import bounded_seconds_type, nonempty_type, say, whole_number_type
+from .cli import (bounded_seconds_type, nonempty_type, say, terminated_as_interrupt,
+                  whole_number_type)
 from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve, ws_url
 from .usertext import counted
 
@@ -36,9 +37,13 @@ def cmd_serve(args) -> int:
         log[0].write(json.dumps(e) + "\n")
 
     try:
-        results = serve(args.host, args.port, args.games, args.seed, max_hands=args.max_hands,
-                        timeout=args.timeout, on_event=event if args.log else None,
-                        on_ready=ready, on_warning=warn)
+        # (SIGTERM as Ctrl-C: the clients are closed with 1001 and the log is written;
+        # it ended the process with the log empty and the clients left hanging)
+        with terminated_as_interrupt():
+            results = serve(args.host, args.port, args.games, args.seed,
+                            max_hands=args.max_hands, timeout=args.timeout,
+                            on_event=event if args.log else None, on_ready=ready,
+                            on_warning=warn)
     finally:
         for f in log:
             f.close()

@@ -62,6 +62,34 @@ def test_sec7_stdio_answers_are_the_seats_answers(game, tmp_path):
     assert "for this seat, which answered" in greedy.stderr
 
 
+def test_sigterm_writes_the_bots_log_and_is_status_143(game, tmp_path):
+    """SIGTERM (a supervisor, `timeout`) stops the bot as Ctrl-C does: its log holds every
+    message it had read, one line on stderr, exit status 143 (the process ended on the
+    spot, and what the log's buffer held was lost)."""
+    import signal
+    import time
+    messages, answers = game
+    log = tmp_path / "bot.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "bot", "--stdio",
+                             "--player", "greedy", "--log", str(log)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=PACKAGES, env=cli_env())
+    try:
+        first_act = next(i for i, m in enumerate(messages) if m["type"] == "act")
+        proc.stdin.write(_lines(messages[:first_act + 1]))
+        proc.stdin.flush()          # (and kept open: the bot waits for more)
+        assert json.loads(proc.stdout.readline()) == answers[0]
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert (proc.returncode, out, err) == (143, "", "guandan bot: terminated\n")
+    logged = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [e["in"] for e in logged if "in" in e] == messages[:first_act + 1]
+    assert [e["out"] for e in logged if "out" in e] == answers[:1]
+
+
 class _Server:
     """A WebSocket server in a thread that sends ``messages`` in order, waits for the
     answer after each act, and records the answers (``misbehave``: close abruptly after

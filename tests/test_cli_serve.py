@@ -644,6 +644,38 @@ def test_ctrl_c_stops_the_server_at_once():
     assert time.monotonic() - sent < 5
 
 
+def test_sigterm_during_a_game_writes_the_log_and_closes_every_client_with_1001(tmp_path):
+    """SIGTERM (a supervisor, `timeout`) during a game stops the server as Ctrl-C does:
+    the clients are closed with 1001, the log holds every event so far, whole lines, one
+    line on stderr and exit status 143 (the process ended on the spot: the log was empty
+    and the clients got no close)."""
+    import signal
+    import time
+    log = tmp_path / "served.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "serve", "--port", "0",
+                             "--games", "50", "--log", str(log)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=PACKAGES, env=cli_env())
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("listening on ws://127.0.0.1:"), line
+        url = line.split()[2].removesuffix("NAME")
+        threads = [_seat_thread(url + f"c{i}") for i in range(4)]
+        assert threads[0][1]["started"].wait(30)
+        time.sleep(0.5)         # (some hands played)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert (proc.returncode, err) == (143, "guandan serve: terminated\n")
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert events[0]["event"] == "rules" and any(e["event"] == "play" for e in events)
+    for thread, outcome in threads:
+        thread.join(60)
+        assert (outcome.get("close_code"), outcome.get("close_reason")) == \
+            (1001, "the server was stopped"), outcome
+
+
 def test_guandan_serve_counts_the_hands_and_the_games_each_team_won():
     """README: greedy clients against ``guandan serve --seed 3`` play 22 hands, the game won
     by team 1+3. --games 2 goes on to a second game, which --max-hands 23 stops after its
