@@ -678,7 +678,10 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
 
     # (node_limit and tables too: a result saved before they were recorded cannot say
     # what it counted)
-    for key in ("view", "node_limit", "tables", "samples", "solved", "nodes", "moves"):
+    # (seed, deals and seconds too: without them a result was read as seedless, as deals
+    # that were not searched, or as taking no time, which to_json never writes)
+    for key in ("view", "node_limit", "tables", "samples", "solved", "nodes", "moves", "seed",
+                "deals", "seconds"):
         if key not in obj:
             raise ValueError(f"a sampled result needs the key {key!r}")
     _no_other_keys(obj, _RESULT_KEYS, "a sampled result")
@@ -690,7 +693,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     samples = count(obj["samples"], "samples")
     solved = count(obj["solved"], "solved", samples)
     nodes = count(obj["nodes"], "nodes")
-    seed = obj.get("seed")
+    seed = obj["seed"]
     if seed is not None:
         seed = count(seed, "seed")
     node_limit = obj["node_limit"]
@@ -704,7 +707,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
         tables = _sizes(*tables)
     except ValueError as exc:
         raise ValueError(f"tables: {exc}") from None
-    deals = obj.get("deals", [])
+    deals = obj["deals"]
     if not isinstance(deals, list) or not all(
             isinstance(d, list) and len(d) == 2 and is_whole(d[0], 0, MAX_DEALS) and
             is_whole(d[1], 0, MAX_DEALS) and d[0] < d[1] for d in deals):
@@ -717,9 +720,9 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
             not apart or sum(b - a for a, b in spans) != samples)):
         raise ValueError(f"deals {quoted(deals)} are not the {samples} deals searched, in "
                          f"sorted ranges apart (none without a seed)")
-    seconds = obj.get("seconds", 0.0)
+    seconds = obj["seconds"]
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or \
-            not 0 <= seconds < 1e15:
+            not 0 <= seconds <= 1e15:
         raise ValueError(f"seconds must be a number from 0 to 1e15, not {quoted(seconds)}")
     if not isinstance(obj["moves"], list):
         raise ValueError(f"moves must be a list, not {quoted(obj['moves'])}")

@@ -284,6 +284,13 @@ def _broken(change):
     (lambda o: o.update(node_limit=1.5), "node_limit must be a whole number from 0 to"),
     (lambda o: o.update(seconds="x"), "seconds must be a number from 0 to 1e15, not 'x'"),
     (lambda o: o.update(seconds=10**400), "seconds must be a number from 0 to 1e15"),
+    (lambda o: o.update(seconds=1e15 * (1 + 2**-52)), "seconds must be a number from 0 to "
+                                                      "1e15, not 1000000000000000.2"),
+    # to_json writes them all: one missing is named (seed was read as none and named as
+    # deals "not searched"; seconds as 0)
+    (lambda o: o.pop("seed"), "needs the key 'seed'"),
+    (lambda o: o.pop("deals"), "needs the key 'deals'"),
+    (lambda o: o.pop("seconds"), "needs the key 'seconds'"),
     (lambda o: o.update(view="0" * 16), "the result is of another position, other known "
                                         "cards or other rules: its view is "
                                         "'0000000000000000'"),
@@ -338,6 +345,14 @@ def _broken(change):
 def test_a_bad_saved_result_is_named(change, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         read_sampled(_broken(change), FOUR_SEATS)
+
+
+def test_read_sampled_takes_seconds_up_to_1e15():
+    """API (read_sampled): `seconds` from 0 to 1e15, both ends taken (1e15 was refused by
+    a message that named it as allowed)."""
+    for seconds in (0, 0.0, 1e15, 10**15):
+        obj = _broken(lambda o: o.update(seconds=seconds))
+        assert read_sampled(obj, FOUR_SEATS).seconds == seconds
 
 
 def test_read_sampled_refuses_what_is_not_a_result():
