@@ -222,6 +222,9 @@ class Hand:
         if array.shape != (NUM_KINDS,) or _holds_text(array):
             raise CardError(f"counts must be {NUM_KINDS} numbers (one per card kind), not "
                             f"{quoted(counts)}")
+        # (checked here: to_counts' hint that such an array is read as counts, not cards,
+        # is no news to a caller who gave counts)
+        _check_counts(array, "counts", lambda at: "hand")
         return cls(array)
 
     @property

@@ -50,7 +50,7 @@ import numpy as np
 
 from .cards import (BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, format_rank,
                     is_whole, parse_card, parse_level)
-from .hand import Hand, to_counts
+from .hand import Hand, _check_counts, to_counts
 from .jsontext import parse_json
 from .moves import Move, MoveError
 from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
@@ -259,6 +259,7 @@ def _checked_counts(counts, what: str) -> np.ndarray:
     if array is None or array.shape != (NUM_KINDS,):
         raise CardError(f"{what}: expected {NUM_KINDS} card counts (one per card kind), "
                         f"not {counts!r}")
+    _check_counts(array, what, lambda at: what)     # (to_counts' hint is for cards)
     return to_counts(array, what)
 
 

@@ -422,7 +422,7 @@ def _status_error(status: int, level, what) -> ValueError:
         return ValueError(f"bad level {level!r}")
     if status == -3:
         return CardError(f"impossible hand {what!r}: a card kind more than twice")
-    return MoveError(f"the move to beat is not a combination: {what!r}")
+    return MoveError(f"{what} is not a combination")
 
 
 _buffer_moves = 4096
@@ -469,7 +469,11 @@ def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = Non
             raise MoveError(f"beat must be a Move, not {beat!r}")
         if not beat.is_pass:
             beat_rec = beat.record()
-    n, buf = enumerate_scratch(counts, lvl, beat_rec, flags)
+    try:
+        n, buf = enumerate_scratch(counts, lvl, beat_rec, flags)
+    except MoveError:       # (the kernel refused the record: name the move, not "it")
+        raise MoveError(f"beat {beat} is not a reading of its cards at level "
+                        f"{format_rank(lvl)}") from None      # (as legal_moves says it)
     # copy out as bytes: numpy copies a structured dtype field by field, far slower
     return np.frombuffer(buf, dtype=np.uint8, count=n * MOVE_DTYPE.itemsize).copy() \
         .view(MOVE_DTYPE)

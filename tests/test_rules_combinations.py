@@ -1010,12 +1010,34 @@ def test_sec4_a_refused_reading_names_the_level_as_a_rank():
             Move.from_platform(["Pair", "9", ["S9", "D8"]], level)
 
 
+def test_sec1_counts_given_as_counts_are_refused_without_the_cards_hint():
+    """RULES 1: a count of 3 given where counts are asked for (Hand.from_counts, the match
+    steps' hands) is named, without the hint that an array of 54 numbers is read as
+    counts and card kinds go in a list, which is no news there (Hand() keeps it)."""
+    from guandan_core.match import tribute_card
+    three = [3] + [0] * 53
+    for call, named in ((Hand.from_counts, "hand holds S2 3 times"),
+                        (lambda c: tribute_card(c, "2"), "payer's hand holds S2 3 times")):
+        with pytest.raises(CardError) as caught:
+            call(three)
+        assert str(caught.value) == f"{named} (each card exists twice)"
+    with pytest.raises(CardError, match="a numpy array of 54 numbers is read as counts"):
+        Hand(np.array(three))
+
+
 def test_api_moves_array_refuses_what_it_cannot_enumerate():
     """API (moves_array; errors quote the bad value): a beat that is not a Move is a
     MoveError, and a count array holding a card three times (sec. 1: each card exists
     twice) is a CardError naming that card."""
     with pytest.raises(MoveError, match=re.escape("beat must be a Move, not ['Single'")):
         moves_array("S3 S4", "2", beat=["Single", "3", ["S3"]])
+    # a Move made by hand with fields that are no reading of its cards is named (it said
+    # "not a combination: 'the move to beat'"), as legal_moves names it
+    fake = Move(1, 2, 3, (4, 5))
+    for call in (moves_array, legal_moves):
+        with pytest.raises(MoveError, match=re.escape(f"beat {fake} is not a reading of its "
+                                                      "cards at level 2")):
+            call("S3 S4", "2", beat=fake)
     counts = np.zeros(54, np.uint8)
     counts[parse_card("S2")] = 3
     with pytest.raises(CardError, match="S2"):
