@@ -2839,12 +2839,12 @@ cdef class Searcher:
                 break
         return self._chosen(r, v)
 
-    cdef object _chosen(self, int r, int value):
+    cdef object _chosen(self, int r, int value,
+                        str why="the side to move does not reach it"):
         if r == BEST_NONE:
             # (from solve(): a search inconsistency; from a caller: a value the side to
-            # move does not reach)
-            raise ValueError(f"no move keeps the team-0 value {value}: the side to move "
-                             "does not reach it")
+            # move does not reach, or a first move that does not keep it)
+            raise ValueError(f"no move keeps the team-0 value {value}: {why}")
         if r == BEST_NO_MEMORY:
             raise MemoryError("cannot allocate the best move's scores (a few bytes a move)")
         return None if r == ABORTED else r
@@ -2896,7 +2896,8 @@ cdef class Searcher:
                 _raise_pending()
                 if not self._retry_larger():
                     break
-            self._chosen(r, v)
+            self._chosen(r, v, f"the line stopped after {n} move(s): the first move given "
+                               "does not keep that value")
             return (bytes((<uint8_t*> line)[:n * sizeof(gd_move_t)]),
                     [seats[i] for i in range(n)], r == ABORTED)
         finally:
