@@ -268,6 +268,9 @@ def _check_session(games, max_hands) -> None:
 MAX_TIMEOUT = 1e6       # seconds (threading refuses waits much past 2**31 s)
 
 
+MAX_WARNINGS = 100      # warnings reported for one client; the rest are counted, not told
+
+
 class _Connection:
     """A client over a WebSocket: a notify is sent; an act is sent and answered. What the
     client sent before it was asked is dropped (with a warning), so that it cannot stand
@@ -277,6 +280,16 @@ class _Connection:
 
     def __init__(self, conn, seat: int, timeout: Optional[float], on_warning):
         self.conn, self.seat, self.timeout, self.on_warning = conn, seat, timeout, on_warning
+        self.warnings = 0
+
+    def _warn(self, text: str) -> None:
+        # (at most MAX_WARNINGS a client: one sending junk without end wrote 98,000 lines
+        # to stderr in 3 s)
+        self.warnings += 1
+        if self.warnings < MAX_WARNINGS:
+            self.on_warning(text)
+        elif self.warnings == MAX_WARNINGS:
+            self.on_warning(f"{text} (seat {self.seat}'s further warnings are not reported)")
 
     def receive(self, text: str):
         from websockets.exceptions import ConnectionClosed
@@ -301,7 +314,7 @@ class _Connection:
                 reply = self.conn.recv(timeout=0)
             except TimeoutError:
                 return
-            self.on_warning(f"seat {self.seat} sent {_shown(reply)} when not asked: ignored")
+            self._warn(f"seat {self.seat} sent {_shown(reply)} when not asked: ignored")
 
     def _answer(self, size: int) -> dict:
         deadline = None if self.timeout is None else time.monotonic() + self.timeout
@@ -321,7 +334,7 @@ class _Connection:
                         return {"actIndex": int(index)}
                 except (ValueError, TypeError, KeyError):
                     pass
-            self.on_warning(f"seat {self.seat} answered {_shown(reply)}, not "
+            self._warn(f"seat {self.seat} answered {_shown(reply)}, not "
                             f"{{\"actIndex\": 0..{size - 1}}}: waiting for another answer")
 
 
@@ -358,7 +371,8 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
     return the hands' results. ``on_ready(host, port)`` is called once the server listens
     (port 0 picks a free port); ``timeout``: seconds a client may take over an answer,
     from the act message (None: no limit; at most 1e6); ``on_warning(text)`` hears of
-    answers that are not answers and of messages sent when not asked (default: ignored).
+    answers that are not answers and of messages sent when not asked, at most
+    ``MAX_WARNINGS`` (100) a client, the last saying so (default: ignored).
     A client that leaves or does not answer in time ends the game with an OSError naming
     its seat; the other clients are then closed with code 1011 (1001 on Ctrl-C, 1000 after
     a game played to its end). Needs the websockets package."""

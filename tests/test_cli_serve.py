@@ -579,6 +579,35 @@ def test_serve_refuses_a_port_or_host_that_is_none_before_listening(port, host, 
         serve(host=host, port=port, on_ready=listening)
 
 
+def test_a_client_sending_junk_without_end_gets_at_most_max_warnings():
+    """API (serve): answers that are not answers are reported to on_warning, at most
+    MAX_WARNINGS a client, the last saying so (a client sending junk without end wrote
+    98,000 lines in 3 s); the answer after them is still taken."""
+    from guandan_core.platform_server import MAX_WARNINGS, _Connection
+
+    class Junk:
+        """A connection whose client answers junk 250 times, then index 1."""
+        def __init__(self):
+            self.replies = ["junk"] * 250 + ['{"actIndex": 1}']
+
+        def send(self, text):
+            pass
+
+        def recv(self, timeout=None):
+            if timeout == 0 or not self.replies:
+                raise TimeoutError
+            return self.replies.pop(0)
+
+    warnings = []
+    client = _Connection(Junk(), 2, None, warnings.append)
+    act = json.dumps({"type": "act", "actionList": [["PASS", "PASS", "PASS"]] * 3})
+    assert client.receive(act) == {"actIndex": 1}
+    assert MAX_WARNINGS == 100 and len(warnings) == MAX_WARNINGS
+    assert warnings[0].startswith("seat 2 answered 'junk', not {\"actIndex\": 0..2}")
+    assert warnings[-1].endswith("(seat 2's further warnings are not reported)")
+    assert all("further" not in w for w in warnings[:-1])
+
+
 def test_a_timeout_of_the_largest_allowed_is_taken():
     """A timeout of exactly MAX_TIMEOUT (1e6 s, "at most") is taken: a hand is played."""
     served = _Served(seed=1, max_hands=1, timeout=1e6)
