@@ -82,7 +82,7 @@ from .cards import BIG_JOKER, CardError, LevelError, format_card, format_cards, 
     format_rank, is_whole, parse_card, parse_level
 from .hand import Hand, to_counts
 from .jsontext import parse_json
-from .match import Observation, allowed_returns, allowed_tributes, tribute_card
+from .match import MatchRules, Observation, allowed_returns, allowed_tributes, tribute_card
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
@@ -314,7 +314,11 @@ class PlatformSeat:
         if not callable(player):
             raise TypeError(f"player must be callable (observation -> move), not {player!r}")
         self.player = player
-        self.rules = Rules.platform() if rules is None else Rules.of(rules)
+        # a MatchRules gives its tribute options too (when tribute is due: a PlatformGame
+        # under rules without tribute sends none); otherwise the platform's
+        self.match_rules = rules if isinstance(rules, MatchRules) else MatchRules.platform()
+        self.rules = Rules.platform() if rules is None else self.match_rules.core \
+            if isinstance(rules, MatchRules) else Rules.of(rules)
         self.seat: Optional[int] = None
         self.hands: list = []
         self.game_results: list = []
@@ -518,12 +522,17 @@ class PlatformSeat:
     def _payers(self) -> Optional[tuple]:
         """The seats that pay tribute in this hand by the last hand's finishing order
         (RULES sec. 8; both losers after a 1st-and-2nd finish, else the last player), ()
-        in a game's first hand, None when this seat has not seen the last hand end."""
+        in a game's first hand or where the rules make none due (no tribute, or none after
+        a 1st-and-4th finish: the seat's MatchRules), None when this seat has not seen the
+        last hand end."""
         order = self._last_order
         if order == _UNSEEN:
             return None
         if order is None:
             return ()
+        rules = self.match_rules
+        if not rules.tribute or (order[3] == order[0] ^ 2 and not rules.tribute_first_last):
+            return ()           # (no tribute under these rules)
         return (order[2], order[3]) if order[1] == order[0] ^ 2 else (order[3],)
 
     def _check_exchange_stage(self, stage: str, where: str) -> None:
@@ -541,8 +550,10 @@ class PlatformSeat:
             _fail(where, f"{_a(stage)} stage " + (
                 "before any tribute is paid" if done is None else f"after {done}"))
         if stage != "act back" and self._payers() == ():
-            _fail(where, f"{_a(stage)} stage in a game's first hand, where no tribute is "
-                         "due (RULES sec. 8)")
+            _fail(where, f"{_a(stage)} stage " + (
+                "in a game's first hand, where no tribute is due (RULES sec. 8)"
+                if self._last_order is None else "where the rules make no tribute due "
+                "(RULES sec. 8-9)"))
         self._exchange_stage = stage
 
     def _check_tribute_done(self, where: str, what: str) -> None:

@@ -120,6 +120,29 @@ def test_sec8_a_hand_whose_tribute_was_not_seen_is_refused_at_its_first_play(lef
     assert refused >= 2
 
 
+@pytest.mark.parametrize("changes", [dict(tribute=False), dict(tribute_first_last=False)])
+def test_sec9_seats_given_match_rules_without_tribute_play_on(changes):
+    """RULES 9 (tribute off, or none after a 1st-and-4th finish): a PlatformGame under such
+    match rules sends no tribute where the platform's would, and seats given the same
+    MatchRules play the whole match as it is played directly (a seat knew only the
+    platform's tribute and refused the second hand's first play); a seat that assumes
+    the platform's rules refuses the hand where its tribute does not come."""
+    from guandan_core.platform_server import PlatformGame
+    rules = MatchRules.platform().replace(**changes)
+    seats = [PlatformSeat(GreedyPlayer(), rules=rules) for _ in range(4)]
+    got = PlatformGame(seats, seed=3, rules=rules).play_hands(12)
+    direct = Match([GreedyPlayer() for _ in range(4)], rules, 3).play(12)
+    assert _results(got) == _results(direct)
+    if changes == dict(tribute=False):
+        assert {r.tribute.kind for r in got} == {"none"}
+    else:
+        assert any(r.order[3] == r.order[0] ^ 2 for r in got[:-1])   # (a 1st-and-4th)
+    assert seats[0].rules == rules.core
+    with pytest.raises(PlatformError, match="pay tribute and no tribute was seen"):
+        PlatformGame([PlatformSeat(GreedyPlayer()) for _ in range(4)], seed=3,
+                     rules=rules).play_hands(12)
+
+
 def _platform(move) -> list:
     return json.loads(json.dumps(move.to_platform()))      # (as a client reads it)
 
