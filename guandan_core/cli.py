@@ -288,6 +288,9 @@ def main(argv=None) -> int:
     except _ClosedOutput:
         say("guandan: error: standard output is closed")
         return 2
+    except BrokenPipeError:         # (`guandan --help | head -1`, unbuffered: quietly)
+        discard_stdout()
+        return 0
     except OSError as exc:          # --help or --version written to a full disk, unbuffered
         discard_stdout()
         say(f"guandan: error: writing standard output: {one_line(exc)}")

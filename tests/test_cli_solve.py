@@ -294,18 +294,21 @@ _SHORT_OUTPUTS = (["solve", "--example"], ["solve", "--example", "--json"], ["cl
                   ["sample", "--example", "--deals", "2"])
 
 
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("args", _SHORT_OUTPUTS, ids=" ".join)
-def test_output_cut_short_by_the_reader_is_not_an_error(args):
+def test_output_cut_short_by_the_reader_is_not_an_error(args, unbuffered):
     """`guandan solve --example | head -1`: no error when the reader has gone away. The
     child writes into a pipe whose read end is already closed, so its writes always fail;
     with stdout buffered (as a user's is), a short output fails only at the last flush,
-    which Python's exit reported as "Exception ignored ... BrokenPipeError", status 120."""
+    which Python's exit reported as "Exception ignored ... BrokenPipeError", status 120;
+    written at once (PYTHONUNBUFFERED) too, where --help and --version gave status 2."""
     read_end, write_end = os.pipe()
     os.close(read_end)
+    env = cli_env(**({"PYTHONUNBUFFERED": "1"} if unbuffered else {}))
     try:
         proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", *args],
                               stdout=write_end, stderr=subprocess.PIPE, cwd=PACKAGES,
-                              env=cli_env(), timeout=120)
+                              env=env, timeout=120)
     finally:
         os.close(write_end)
     assert proc.returncode == 0
