@@ -42,7 +42,7 @@ def read_count(text: str, digits: int = 18) -> int | None:
 
 # what read_seconds reads, for error messages
 SECONDS_FORM = ("a finite decimal number of seconds, 0 or more, of at most 18 digits before "
-                "the point and 3 in the exponent")
+                "the point (leading zeros apart) and 3 in the exponent")
 
 
 def read_seconds(text: str) -> float | None:
@@ -52,8 +52,10 @@ def read_seconds(text: str) -> float | None:
     >>> read_seconds("0000000000000000001.5"), read_seconds("1" * 19)
     (1.5, None)
     """
-    if text[:1] == "0":
-        text = "0" + text.lstrip("0")
+    if text[:1] == "0":     # (a zero kept only where one must lead: "0.5", "0e3", "0")
+        text = text.lstrip("0")
+        if text[:1] in ("", ".", "e", "E"):
+            text = "0" + text
     if not _SECONDS_RE.match(text):
         return None
     value = float(text)

@@ -1274,7 +1274,7 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
 
 # PROTOCOL.md, solve: what `time=S` reads, as the refusals say it
 _SECONDS = ("a finite decimal number of seconds, 0 or more, of at most 18 digits before the "
-            "point and 3 in the exponent")
+            "point (leading zeros apart) and 3 in the exponent")
 
 
 @pytest.mark.parametrize("line, reason", [

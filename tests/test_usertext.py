@@ -43,6 +43,10 @@ def test_leading_zeros_do_not_count_against_the_digits():
     assert read_seconds("0" * 30) == 0.0 and read_seconds("00.5") == 0.5
     assert read_seconds("000e2") == 0.0 and read_seconds("00" + "1" * 19) is None
     assert read_seconds("0-1") is None and read_seconds("0x10") is None
+    # 18 digits after a leading zero (the zero kept counted as a 19th)
+    assert read_seconds("0" + "1" * 18) == float("1" * 18)
+    assert read_seconds("00" + "1" * 18 + ".5") == float("1" * 18 + ".5")
+    assert read_seconds("0" + "1" * 19) is None and read_seconds("0.") == 0.0
 
 
 # ---------------------------------------------------------------------- messages
