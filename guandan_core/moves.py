@@ -123,11 +123,16 @@ class Move:
 
     def __setattr__(self, name, value):
         # (a move changed in place would leave the sets and dicts holding it, and Move.PASS
-        # is every pass of the process)
-        raise AttributeError(f"a Move is immutable: {name} cannot be set (make a new Move)")
+        # is every pass of the process; a subclass's own attributes are its business)
+        if name in _MOVE_FIELDS:
+            raise AttributeError(f"a Move is immutable: {name} cannot be set (make a new "
+                                 f"Move)")
+        object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
-        raise AttributeError(f"a Move is immutable: {name} cannot be deleted")
+        if name in _MOVE_FIELDS:
+            raise AttributeError(f"a Move is immutable: {name} cannot be deleted")
+        object.__delattr__(self, name)
 
     # -- construction
     @classmethod
@@ -351,6 +356,9 @@ def _field(name: str, value, low: int, high: int) -> int:
             or not low <= value <= high:
         raise MoveError(f"a move's {name} is a whole number {low}..{high}, not {value!r}")
     return int(value)
+
+
+_MOVE_FIELDS = frozenset(Move.__slots__)
 
 
 class _MoveFilled(Move):
