@@ -54,7 +54,7 @@ from .moves import Move
 from .platform_seat import PlatformError
 from .usertext import close_reason, closed_for_size, quoted
 
-__all__ = ["PlatformGame", "serve", "DEFAULT_PORT"]
+__all__ = ["MAX_WARNINGS", "PlatformGame", "serve", "DEFAULT_PORT"]
 
 DEFAULT_PORT = 23456            # the platform's own
 _NONE = [None, None, None]
@@ -382,6 +382,7 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
     if not is_whole(port, 0, 65535):
         raise ValueError(f"port: a whole number from 0 to 65535 (0: a free port), not "
                          f"{quoted(port)}")
+    port = int(port)        # (numpy's integers too: the socket layer takes only int)
     if not isinstance(host, str):
         raise TypeError(f"host: an address to listen on (text), not {quoted(host)}")
     if timeout is not None and not (isinstance(timeout, (int, float))

@@ -579,6 +579,25 @@ def test_serve_refuses_a_port_or_host_that_is_none_before_listening(port, host, 
         serve(host=host, port=port, on_ready=listening)
 
 
+def test_serve_takes_a_numpy_integer_port():
+    """API, serve: a port is a whole number, numpy's too (it was checked as one, then the
+    socket layer refused it: "Int or String expected")."""
+    import numpy as np
+    from guandan_core.platform_server import serve
+    heard = []
+
+    class Listening(Exception):
+        pass
+
+    def listening(host, port):
+        heard.append(port)
+        raise Listening
+
+    with pytest.raises(Listening):
+        serve(port=np.int64(0), on_ready=listening)
+    assert heard and isinstance(heard[0], int) and heard[0] > 0
+
+
 def test_a_client_sending_junk_without_end_gets_at_most_max_warnings():
     """API (serve): answers that are not answers are reported to on_warning, at most
     MAX_WARNINGS a client, the last saying so (a client sending junk without end wrote
