@@ -223,9 +223,11 @@ class Hand:
             raise CardError(f"counts must be {NUM_KINDS} numbers (one per card kind), not "
                             f"{quoted(counts)}")
         # (checked here: to_counts' hint that such an array is read as counts, not cards,
-        # is no news to a caller who gave counts)
+        # is no news to a caller who gave counts; and made here, not checked again)
         _check_counts(array, "counts", lambda at: "hand")
-        return cls(array)
+        hand = cls.__new__(cls)
+        hand._counts = np.frombuffer(array.astype(np.uint8).tobytes(), dtype=np.uint8)
+        return hand
 
     @property
     def counts(self) -> np.ndarray:
