@@ -59,10 +59,11 @@ def _print_sampled(pos, result, known) -> None:
 
 
 _SOLVING_OPTIONS = ("deals", "seed", "first", "time_limit", "node_limit", "threads")
+_DEFAULT_DEALS = 20
 
 
 def cmd_sample(args) -> int:
-    from solver.sampling import read_position, solve_sampled
+    from solver.sampling import MAX_DEALS, read_position, solve_sampled
 
     from .rules import Rules
 
@@ -106,13 +107,14 @@ def cmd_sample(args) -> int:
     if args.merge is not None:
         result = _merged(pos, args.merge, known or None)
     else:
-        if (args.first or 0) + (args.deals or 20) > 2**63:
+        deals = _DEFAULT_DEALS if args.deals is None else args.deals
+        first = args.first or 0
+        if first + deals > MAX_DEALS:       # (named as the options, not solve_sampled's)
             raise ValueError(f"--first + --deals must be at most 2**63 (deal numbers are "
-                             f"below it), not {args.first} + {args.deals or 20}")
-        result = solve_sampled(pos, 20 if args.deals is None else args.deals,
-                               seed=args.seed or 0, known=known or None,
+                             f"below it), not {first} + {deals}")
+        result = solve_sampled(pos, deals, seed=args.seed or 0, known=known or None,
                                threads=args.threads, time_limit=args.time_limit,
-                               node_limit=args.node_limit, first=args.first or 0)
+                               node_limit=args.node_limit, first=first)
     if args.json:
         print(json.dumps(result.to_json()))
     else:
@@ -156,7 +158,7 @@ def register(sub) -> None:
     p.add_argument("--deals", metavar="N",
                    type=whole_number_type("a whole number of deals from 1 to 1000000", 1,
                                           1_000_000),
-                   help="deals to solve (default 20)")
+                   help=f"deals to solve (default {_DEFAULT_DEALS})")
     p.add_argument("--seed", metavar="S",
                    type=whole_number_type("a whole number from 0 to 2**63 - 1", 0, 2**63 - 1),
                    help="the deals' seed: the same seed gives the same deals and answer "

@@ -671,7 +671,7 @@ class EngineProtocol:
         """The seat to move's moves valued over random deals of the hands it cannot see
         (``solver.solve_sampled``); the reply is ``guandan sample --json``'s object."""
         try:
-            from solver.sampling import parse_known, solve_sampled
+            from solver.sampling import MAX_DEALS, parse_known, solve_sampled
         except ImportError as exc:
             raise ProtocolError(f"the solver is not available: {exc}") from None
         options = {"deals": 20, "seed": 0, "first": 0, "known": None, "time": None,
@@ -698,7 +698,7 @@ class EngineProtocol:
                 # --node-limit take them)
                 low, high = (1, _MAX_DEALS) if key == "deals" else (0, 2**63 - 1)
                 options[key] = _whole_option("sample", key, value, low, high)
-        if options["first"] + options["deals"] > 2**63:     # (named as the options)
+        if options["first"] + options["deals"] > MAX_DEALS:     # (named as the options)
             raise ProtocolError(f"sample: first + deals must be at most 2**63 (deal numbers "
                                 f"are below it), not {options['first']} + {options['deals']}")
         pos = self._need_position()
