@@ -81,7 +81,8 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
     made, that the server breaks, or that it closes in the middle of a hand, an OSError."""
     check_url(url)
     try:
-        from websockets.exceptions import ConnectionClosedError, InvalidURI, WebSocketException
+        from websockets.exceptions import (ConnectionClosedError, ConnectionClosedOK,
+                                           InvalidURI, WebSocketException)
         from websockets.sync.client import connect
     except ImportError:
         raise ValueError("connecting to the platform needs the websockets package: "
@@ -114,6 +115,10 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
                           f"{counted(answered, 'answer')}") from None
         raise OSError(f"the server at {url} broke the connection ({exc}) after "
                       f"{counted(answered, 'answer')}") from None
+    except ConnectionClosedOK:
+        # the server closed while this seat was answering (a close while it waits ends the
+        # loop): the same end, judged below
+        pass
     except WebSocketException as exc:
         raise OSError(f"talking to {url}: {exc}") from None
     if seat.in_hand:

@@ -95,8 +95,9 @@ class _Server:
     answer after each act, and records the answers (``misbehave``: close abruptly after
     the first act's answer)."""
 
-    def __init__(self, messages, misbehave=False, wait_for_close=False):
+    def __init__(self, messages, misbehave=False, wait_for_close=False, close_at_act=False):
         self.messages, self.misbehave = messages, misbehave
+        self.close_at_act = close_at_act
         self.wait_for_close = wait_for_close
         self.answers, self.path, self.error = [], None, None
         self.server = serve(self._handler, "127.0.0.1", 0)
@@ -110,6 +111,9 @@ class _Server:
         try:
             for message in self.messages:
                 conn.send(json.dumps(message))
+                if message["type"] == "act" and self.close_at_act:
+                    conn.close(code=1001, reason="the server was stopped")
+                    return
                 if message["type"] == "act":
                     self.answers.append(json.loads(conn.recv(timeout=60)))
                     if self.misbehave:
@@ -126,10 +130,10 @@ class _Server:
         self.thread.join(10)
 
 
-def _bot_against(messages, name, *options):
+def _bot_against(messages, name, *options, close_at_act=False):
     """``guandan bot`` connected as NAME to a server that sends ``messages``: (the
     finished process, the server)."""
-    server = _Server(messages)
+    server = _Server(messages, close_at_act=close_at_act)
     try:
         proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/{name}", *options])
     finally:
@@ -160,6 +164,14 @@ def test_a_server_that_closes_in_the_middle_of_a_hand_is_an_error(game):
     assert proc.stderr.splitlines() == [
         f"guandan bot: error: the server at ws://127.0.0.1:{server.port}/game/client2 closed "
         "the connection (code 1000) in the middle of a hand, after 1 answer"]
+    # the same when the close comes while the bot answers: the answer cannot be sent (it
+    # said "talking to ...: received 1001 (going away) ...", the library's words)
+    proc, server = _bot_against(messages, "client2", "--move-time", "inf", close_at_act=True)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        f"guandan bot: error: the server at ws://127.0.0.1:{server.port}/game/client2 closed "
+        "the connection (code 1001: the server was stopped) in the middle of a hand, after 0 "
+        "answers"]
     first_end = next(i for i, m in enumerate(messages) if m.get("stage") == "episodeOver")
     proc, server = _bot_against(messages[:first_end + 1], "client2", "--move-time", "inf")
     assert proc.returncode == 0, proc.stderr
