@@ -27,11 +27,20 @@ def run(items, **off):
     return nodes, capped, time.perf_counter() - start
 
 
+USAGE = "usage: python benchmarks/ablation_solver.py [SET] [N]"
+
+
 def main():
     name = sys.argv[1] if len(sys.argv) > 1 else "endgames_4x6"
+    folder = Path(__file__).parent / "data"
+    sets = sorted(p.stem for p in folder.glob("endgames_*.json"))
+    if name not in sets or len(sys.argv) > 3 or \
+            (len(sys.argv) > 2 and not sys.argv[2].isdigit()):
+        # (one line, not a traceback: a set named as its shape, 2x10, was a FileNotFoundError)
+        sys.exit(f"{USAGE}: SET one of {', '.join(sets)}, N a whole number of positions; "
+                 f"not {' '.join(sys.argv[1:])!r}")
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 12
-    data = Path(__file__).parent / "data" / f"{name}.json"
-    items = json.loads(data.read_text())["items"][:count]
+    items = json.loads((folder / f"{name}.json").read_text())["items"][:count]
     base, _, secs = run(items)
     print(f"{name}, first {count}: all techniques: {base:,} nodes, {secs:.1f} s")
     for switch in SWITCHES:

@@ -79,6 +79,23 @@ def test_the_benchmarks_run():
     assert " passed" in done.stdout.splitlines()[-1] and "skipped" not in done.stdout
 
 
+def test_the_ablation_script_names_a_set_it_does_not_have():
+    """README (what each technique buys): `python benchmarks/ablation_solver.py SET N`; a
+    SET it does not have, or an N that is no number, is one line naming the sets and a
+    non-zero status (a set named by its shape, 2x10, was a FileNotFoundError traceback)."""
+    script = ROOT / "benchmarks" / "ablation_solver.py"
+    if not script.exists():
+        pytest.skip("no benchmarks/ beside these tests (a build tree's copy)")
+    for args in (["2x10"], ["endgames_2x10", "x"]):
+        done = subprocess.run([sys.executable, str(script), *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, env=cli_env())
+        assert done.returncode != 0 and done.stdout == ""
+        assert done.stderr.splitlines() == [
+            "usage: python benchmarks/ablation_solver.py [SET] [N]: SET one of endgames_2x10, "
+            f"endgames_4x6, endgames_4x8, N a whole number of positions; not "
+            f"{' '.join(args)!r}"]
+
+
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="the developer build needs CMake")
 @pytest.mark.skipif(not (ROOT / "CMakeLists.txt").exists()
                     or not (ROOT / "guandan_core" / "_kernels.pyx").exists(),
