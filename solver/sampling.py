@@ -48,6 +48,7 @@ __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "Sa
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
 
 _CHUNK = 1024       # deals made and solved at a time by solve_sampled
+_STOP_EVERY = 64    # deals made between two readings of a stop
 MAX_DEALS = 2**63   # deal numbers are below it
 # the way deals are made from a seed; in every result's view, so that results of another
 # way (another stream for the same seed) are not merged: 2 is one generator a deal
@@ -452,9 +453,17 @@ class _Dealer:
         self.rng.shuffle(shuffled)
         return shuffled
 
-    def deal(self, k: int) -> list[Position]:
+    def deal(self, k: int, stop: Stop | None = None) -> list[Position]:
+        """The next ``k`` deals as positions. Once ``stop`` is set (read every
+        _STOP_EVERY deals) the rest are drawn but not made, and the positions made so far
+        returned: a generator shared with the caller moves on by ``k`` deals all the same
+        (making 1,024 positions takes 0.1 to 0.2 s, which a time bound overran)."""
         view, out = self.view, []
-        for _ in range(k):
+        for i in range(k):
+            if stop is not None and i % _STOP_EVERY == 0 and stop.is_set():
+                for _ in range(k - i):
+                    self._shuffled()
+                break
             shuffled = np.array(self._shuffled(), dtype=np.int64)
             hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
             hands[view.seat] = view.own.astype(np.uint8)
@@ -598,9 +607,11 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     # a chunk at a time: a million deals need not be held at once (with none, one empty
     # chunk: solve_many still checks the options)
     for offset in range(0, max(n, 1), _CHUNK):
-        if stop is not None and stop.is_set():
+        # (the first chunk is drawn even when a stop is set: a player's generator, the
+        # seed, then moves on by the same deals whether or not its time bound was met)
+        if offset and stop is not None and stop.is_set():
             break
-        deals = dealer.deal(min(_CHUNK, n - offset))
+        deals = dealer.deal(min(_CHUNK, n - offset), stop)
         # each deal from empty tables: what a node limit leaves, and the node counts, then
         # depend only on the deal, not on the deals or solves a thread saw before
         results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,

@@ -747,3 +747,38 @@ def test_known_cards_of_a_seat_that_gave_back_its_tribute_do_not_blame_the_tribu
                                          f"the {size + 1} given") as refused:
         sample_deals(returned, 1, seed=1, known={receiver: cards})
     assert "tribute" not in str(refused.value)
+
+
+@pytest.mark.parametrize("when", ["before", "while dealing"])
+def test_a_stop_leaves_a_shared_generator_where_the_deals_would(when):
+    """API (SamplingPlayer: "up to 1,024 deals, all drawn before the search, so a bound met
+    leaves the later moves' deals the same"): a solve_sampled whose stop is set before it
+    deals, or while it deals, still draws every deal of a chunk from a random.Random it is
+    given, so the generator moves on as if none had been stopped (a stop set at once drew
+    none, and a player's later moves were dealt otherwise); the deals not made are not
+    searched."""
+    from solver import Stop
+    import solver.sampling as sampling
+
+    class StopAfter(Stop):
+        """Set after its ``left``-th reading."""
+        def __init__(self, left):
+            super().__init__()
+            self.left = left
+
+        def is_set(self):
+            self.left -= 1
+            if self.left <= 0:
+                self.set()
+            return super().is_set()
+
+    stop = Stop() if when == "before" else StopAfter(3)
+    if when == "before":
+        stop.set()
+    stopped, counted = random.Random(3), random.Random(3)
+    result = solve_sampled(FOUR_SEATS, 200, seed=stopped, stop=stop)
+    whole = solve_sampled(FOUR_SEATS, 200, seed=counted, node_limit=1)
+    assert stopped.getstate() == counted.getstate()
+    assert (whole.samples, result.samples) == (200, 0)     # (set before any search)
+    if when == "while dealing":
+        assert stop.left <= 0 and sampling._STOP_EVERY < 200
