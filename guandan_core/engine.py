@@ -793,9 +793,15 @@ def _no_constant(name: str):
 def _checked_timeout(timeout):
     if timeout is None:
         return None
-    seconds = checked_seconds("timeout", timeout)
-    if seconds == 0:
-        raise ValueError("timeout must be a number of seconds above 0, or None, not 0")
+    try:
+        seconds = checked_seconds("timeout", timeout)
+    except ValueError:
+        seconds = None
+    if seconds is None or seconds == 0:
+        # (one message for all: "0 or more" for -1, then "above 0" for 0, read as a
+        # contradiction)
+        raise ValueError(f"timeout must be a finite number of seconds above 0, or None, not "
+                         f"{quoted(timeout)}")
     return seconds
 
 

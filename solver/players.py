@@ -98,4 +98,5 @@ class SamplingPlayer:
     def __repr__(self) -> str:
         return (f"SamplingPlayer(seed={self.seed!r}, deals={self.deals}, "
                 f"max_cards={self.max_cards}, node_limit={self.node_limit}"
+                f"{'' if self.threads == 1 else f', threads={self.threads}'}"
                 f"{'' if self.move_time is None else f', move_time={self.move_time}'})")

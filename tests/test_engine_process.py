@@ -201,6 +201,11 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
             (lambda: engine.sample(deals=1, node_limit=50.0), "node_limit must be"),
             (lambda: EngineProcess(timeout="5"), "timeout must be .*'5'"),
             (lambda: EngineProcess(timeout=True), "timeout must be .*True"),
+            # one message for -1 and 0 (it said "0 or more" for -1, then "above 0" for 0)
+            (lambda: EngineProcess(timeout=-1), "timeout must be a finite number of seconds "
+                                                "above 0, or None, not -1"),
+            (lambda: EngineProcess(timeout=0), "timeout must be a finite number of seconds "
+                                               "above 0, or None, not 0"),
             (lambda: engine.solve(at_least=0), "at_least must be"),
             (lambda: engine.solve(all_moves="yes"), "all_moves must be"),
             (lambda: engine.sample(deals=0.5), "deals must be"),

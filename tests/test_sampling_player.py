@@ -169,6 +169,10 @@ def test_it_is_a_built_in_player():
     player = make_player("Sampling", 3)
     assert isinstance(player, SamplingPlayer) and player.seed == 3
     assert repr(player) == "SamplingPlayer(seed=3, deals=8, max_cards=24, node_limit=2000000)"
+    # every setting that is not the default is shown (threads was left out)
+    assert repr(SamplingPlayer(1, threads=2, move_time=0.5)) == (
+        "SamplingPlayer(seed=1, deals=8, max_cards=24, node_limit=2000000, threads=2, "
+        "move_time=0.5)")
     proc = run_cli(["play", "--players", "sampling,greedy,sampling,greedy", "--seed", "2",
                     "--json"])
     assert proc.returncode == 0, proc.stderr
