@@ -461,8 +461,11 @@ class _Dealer:
         view, out = self.view, []
         for i in range(k):
             if stop is not None and i % _STOP_EVERY == 0 and stop.is_set():
-                for _ in range(k - i):
-                    self._shuffled()
+                if self.base is not None or self.fresh:
+                    self.number += k - i        # (numbered or fresh deals: nothing shared)
+                else:
+                    for _ in range(k - i):
+                        self._shuffled()
                 break
             shuffled = np.array(self._shuffled(), dtype=np.int64)
             hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
