@@ -361,20 +361,17 @@ def _field(name: str, value, low: int, high: int) -> int:
 _MOVE_FIELDS = frozenset(Move.__slots__)
 
 
-class _MoveFilled(Move):
-    """A Move whose fields Move.from_bytes writes, then made a Move (its class changed)."""
-    __slots__ = ()
-    __setattr__ = object.__setattr__
-    __delattr__ = object.__delattr__
-
-
 @functools.lru_cache(maxsize=None)
 def _filled_as(cls: type) -> type:
-    """:class:`_MoveFilled` for a subclass of Move (its layout: a ``__dict__`` if it has
-    one, so that the instance can become one of it)."""
+    """A subclass of ``cls`` (Move or a subclass of it) whose fields may be written:
+    Move.from_bytes fills a move as one, then makes it a ``cls`` (its class changed; the
+    same layout, a ``__dict__`` if ``cls`` has one)."""
     return type(f"_Filled{cls.__name__}", (cls,), {"__slots__": (),
                                                    "__setattr__": object.__setattr__,
                                                    "__delattr__": object.__delattr__})
+
+
+_MoveFilled = _filled_as(Move)      # (from_bytes' common case, without the cache's call)
 
 
 def _move_of_record(raw: bytes) -> Move:
