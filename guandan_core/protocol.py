@@ -252,20 +252,24 @@ class EngineProtocol:
 
     # ------------------------------------------------------------------ framing
     def _run(self, command, name: str, args, sink):
-        """``command(args, sink)``; a solve or sample handled outside serve() searches
-        under a Stop of its own, set by a `stop` handled meanwhile in another thread."""
-        if name not in _STOPPABLE or getattr(self._local, "stop", None) is not None:
+        """``command(args, sink)``; a solve or sample searches under the thread's Stop
+        (serve()'s, read ahead with its line, or, outside serve(), one of its own), which
+        a `stop` handled meanwhile in another thread sets."""
+        if name not in _STOPPABLE:
             return command(args, sink)
-        stop = _new_stop()
-        if stop is None:            # (no solver: the command says so)
-            return command(args, sink)
+        stop = getattr(self._local, "stop", None)
+        made = stop is None
+        if made:
+            stop = self._local.stop = _new_stop()
+            if stop is None:        # (no solver: the command says so)
+                return command(args, sink)
         with self._running_lock:
             self._running.add(stop)
-        self._local.stop = stop
         try:
             return command(args, sink)
         finally:
-            self._local.stop = None
+            if made:
+                self._local.stop = None
             with self._running_lock:
                 self._running.discard(stop)
 
@@ -430,10 +434,7 @@ class EngineProtocol:
                 if entry is None:
                     break
                 (line, name, stop), cost = entry      # (line: the id, for _TOO_LONG)
-                self._local.stop = stop
-                if stop is not None:        # (a `stop` handle()d in another thread too)
-                    with self._running_lock:
-                        self._running.add(stop)
+                self._local.stop = stop     # (handle() runs the command under it)
                 with backlog:
                     held[0] -= cost
                     backlog.notify()
@@ -444,9 +445,6 @@ class EngineProtocol:
                     if name in _STOPPABLE:
                         with lock:
                             unanswered.remove(stop)
-                    if stop is not None:
-                        with self._running_lock:
-                            self._running.discard(stop)
                     self._local.stop = None
                 if reply:
                     stdout.write(reply)
