@@ -316,9 +316,11 @@ class PlatformSeat:
         self.player = player
         # a MatchRules gives its tribute options too (when tribute is due: a PlatformGame
         # under rules without tribute sends none); otherwise the platform's
-        self.match_rules = rules if isinstance(rules, MatchRules) else MatchRules.platform()
-        self.rules = Rules.platform() if rules is None else self.match_rules.core \
-            if isinstance(rules, MatchRules) else Rules.of(rules)
+        if isinstance(rules, MatchRules):
+            self.match_rules, self.rules = rules, rules.core
+        else:
+            self.match_rules = MatchRules.platform()
+            self.rules = Rules.platform() if rules is None else Rules.of(rules)
         self.seat: Optional[int] = None
         self.hands: list = []
         self.game_results: list = []

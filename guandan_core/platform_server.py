@@ -335,7 +335,7 @@ class _Connection:
                 except (ValueError, TypeError, KeyError):
                     pass
             self._warn(f"seat {self.seat} answered {_shown(reply)}, not "
-                            f"{{\"actIndex\": 0..{size - 1}}}: waiting for another answer")
+                       f"{{\"actIndex\": 0..{size - 1}}}: waiting for another answer")
 
 
 def _shown(reply) -> str:
