@@ -288,13 +288,8 @@ def main(argv=None) -> int:
     except _ClosedOutput:
         say("guandan: error: standard output is closed")
         return 2
-    except BrokenPipeError:         # (`guandan --help | head -1`, unbuffered: quietly)
-        discard_stdout()
-        return 0
-    except OSError as exc:          # --help or --version written to a full disk, unbuffered
-        discard_stdout()
-        say(f"guandan: error: writing standard output: {one_line(exc)}")
-        return 2
+    except OSError as exc:          # --help or --version written unbuffered
+        return _output_failed(exc, 0, "")
     if getattr(args, "command", None) == "moves" and args.example == (args.hand is not None):
         try:
             args.usage_error(
@@ -393,16 +388,21 @@ def _flushed(code: int, command: str) -> int:
     try:
         if sys.stdout is not None:
             sys.stdout.flush()
-    except BrokenPipeError:
-        discard_stdout()
     except OSError as exc:
-        discard_stdout()
-        # (a failed command has already said what went wrong, on stderr; replay's verdict
-        # "invalid", status 1, is its output: lost, it is an error too)
-        if code in (0, 1):
-            say(f"{_name(command)}: error: writing standard output: {one_line(exc)}")
-            return 2
+        return _output_failed(exc, code, command)
     return code
+
+
+def _output_failed(exc: OSError, code: int, command: str) -> int:
+    """The exit status once writing stdout failed with ``exc`` (what is left of it is
+    dropped): ``code`` when the reader went away (`| head`: the quiet end), else an error,
+    said on one line, status 2, unless the command failed already and said so (replay's
+    verdict "invalid", status 1, is its output: lost, it is an error too)."""
+    discard_stdout()
+    if isinstance(exc, BrokenPipeError) or code not in (0, 1):
+        return code
+    say(f"{_name(command)}: error: writing standard output: {one_line(exc)}")
+    return 2
 
 
 def say(text: str) -> None:
