@@ -312,7 +312,9 @@ def _pinned(view: _View, known) -> dict:
                         f"not {quoted(known)}")
     sizes = dict(view.hidden)
     for s, cards in known.items():
-        if not is_whole(s, 0, 3) or int(s) not in sizes:
+        if not is_whole(s, 0, 3):
+            raise ValueError(f"known: {quoted(s)} is not a seat (a whole number from 0 to 3)")
+        if int(s) not in sizes:
             raise ValueError(f"known: {quoted(s)} is not a seat whose hand is hidden from "
                              f"seat {view.seat} (those are {sorted(sizes)})")
         counts = _named_counts(cards, f"known cards of seat {s}").astype(np.int64)
