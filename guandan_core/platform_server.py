@@ -52,7 +52,7 @@ from .jsontext import parse_json
 from .match import Match, MatchRules, plan_tribute
 from .moves import Move
 from .platform_seat import PlatformError
-from .usertext import close_reason, closed_for_size, quoted
+from .usertext import close_reason, closed_for_size, is_seconds, quoted
 
 __all__ = ["MAX_WARNINGS", "PlatformGame", "serve", "DEFAULT_PORT"]
 
@@ -385,11 +385,10 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
     port = int(port)        # (numpy's integers too: the socket layer takes only int)
     if not isinstance(host, str):
         raise TypeError(f"host: an address to listen on (text), not {quoted(host)}")
-    if timeout is not None and not (isinstance(timeout, (int, float))
-                                    and not isinstance(timeout, bool)
-                                    and 0 < timeout <= MAX_TIMEOUT):
+    if timeout is not None and not is_seconds(timeout, MAX_TIMEOUT):
         raise ValueError(f"timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or None, "
                          f"not {timeout!r}")
+    timeout = None if timeout is None else float(timeout)     # (numpy's: the socket layer's)
     PlatformGame([_Unused()] * 4, seed)         # (the seed checked before anyone waits)
     try:
         from websockets.protocol import State

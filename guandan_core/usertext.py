@@ -62,6 +62,17 @@ def read_seconds(text: str) -> float | None:
     return value if value < float("inf") else None
 
 
+def is_seconds(value, high: float) -> bool:
+    """Whether ``value`` is a number of seconds above 0 and at most ``high``: an int or a
+    float, numpy's included, not True/False.
+
+    >>> is_seconds(0.5, 10), is_seconds(0, 10), is_seconds(True, 10), is_seconds("1", 10)
+    (True, False, False, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) \
+        and 0 < value <= high
+
+
 def checked_seconds(name: str, value) -> float:
     """A number of seconds, 0 or more and finite (numpy's too), else a ValueError."""
     try:

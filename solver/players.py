@@ -8,6 +8,7 @@ with the information a player really has.
 
 >>> from guandan_core.match import Match
 >>> from guandan_core.players import GreedyPlayer
+from guandan_core.usertext import is_seconds
 >>> match = Match([SamplingPlayer(1), GreedyPlayer(), SamplingPlayer(2), GreedyPlayer()],
 ...               seed=4)
 >>> match.play_hand().outcome in (3, 2, 1, -1, -2, -3)
@@ -28,6 +29,7 @@ from guandan_core.cards import is_whole
 from guandan_core.match import _checked_seed
 from guandan_core.moves import Move
 from guandan_core.players import GreedyPlayer
+from guandan_core.usertext import is_seconds
 
 from .sampling import solve_sampled
 from .search import Stop
@@ -56,12 +58,10 @@ class SamplingPlayer:
             if not is_whole(value, low, high):
                 raise ValueError(f"{name} must be a whole number from {low} to {high}, "
                                  f"not {value!r}")
-        if move_time is not None and (isinstance(move_time, bool) or
-                                      not isinstance(move_time, (int, float)) or
-                                      not 0 < move_time <= 1e6):
+        if move_time is not None and not is_seconds(move_time, 1e6):
             raise ValueError(f"move_time must be seconds above 0 and at most 1e6, or None, "
                              f"not {move_time!r}")
-        self.move_time = move_time
+        self.move_time = None if move_time is None else float(move_time)
         self.seed = _checked_seed(seed)
         self.rng = random.Random(self.seed)
         self.deals, self.max_cards = int(deals), int(max_cards)

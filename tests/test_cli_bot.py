@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 
+import numpy as np
 import pytest
 
 from guandan_core.platform_client import play_lines, play_websocket
@@ -480,9 +481,12 @@ def test_the_sampling_players_moves_are_bounded_in_time():
             # on a busy machine no deal may be solved within 50 ms: the greedy move
             assert move == GreedyPlayer()(obs)
     assert seconds[0.05] < 0.5 and seconds[0.05] * 3 < seconds[None], seconds
-    for bad in (0, -1, 1e7, True, "1"):
+    for bad in (0, -1, 1e7, True, "1", np.float32(-1)):
         with pytest.raises(ValueError, match="move_time must be seconds above 0"):
             SamplingPlayer(0, move_time=bad)
+    # numpy's seconds too (a float32 was refused as not a number), kept as a float
+    assert SamplingPlayer(0, move_time=np.float32(0.25)).move_time == 0.25
+    assert type(SamplingPlayer(0, move_time=np.int64(2)).move_time) is float
     assert_one_line_error(run_cli(["bot", "--stdio", "--move-time", "0"]),
                           "seconds above 0 and at most 1e+06, or inf, not '0'")
 

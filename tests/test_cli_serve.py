@@ -579,9 +579,10 @@ def test_serve_refuses_a_port_or_host_that_is_none_before_listening(port, host, 
         serve(host=host, port=port, on_ready=listening)
 
 
-def test_serve_takes_a_numpy_integer_port():
+def test_serve_takes_a_numpy_integer_port_and_a_numpy_timeout():
     """API, serve: a port is a whole number, numpy's too (it was checked as one, then the
-    socket layer refused it: "Int or String expected")."""
+    socket layer refused it: "Int or String expected"); a timeout is seconds, numpy's too
+    (a float32 was refused as not a number)."""
     import numpy as np
     from guandan_core.platform_server import serve
     heard = []
@@ -594,7 +595,7 @@ def test_serve_takes_a_numpy_integer_port():
         raise Listening
 
     with pytest.raises(Listening):
-        serve(port=np.int64(0), on_ready=listening)
+        serve(port=np.int64(0), timeout=np.float32(2.5), on_ready=listening)
     assert heard and isinstance(heard[0], int) and heard[0] > 0
 
 
