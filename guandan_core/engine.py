@@ -178,14 +178,16 @@ class EngineProcess:
                                            f"{quoted(name)}") from None
         return self._rules
 
-    def close(self, timeout: float = 5.0) -> int:
+    def close(self, timeout: float | None = 5.0) -> int:
         """Stop a running solve or sample, send ``quit`` and wait for the process to
-        exit, killing it after ``timeout`` seconds (0: at once); its exit status (None if
-        it could not be reaped within 5 seconds of the kill, see ``_Link.reap``). A
+        exit, killing it after ``timeout`` seconds (0: at once; None: never, however long
+        the exit takes); its exit status (None if it could not be reaped within 5 seconds
+        of the kill, see ``_Link.reap``). A
         command another thread waits for gets its answer first (a stopped solve's) or an
         :class:`EngineTerminatedError`. Safe to call again, or after the engine died."""
-        timeout = checked_seconds("timeout", timeout)
-        deadline = time.monotonic() + timeout
+        if timeout is not None:
+            timeout = checked_seconds("timeout", timeout)
+        deadline = None if timeout is None else time.monotonic() + timeout
         self._link.closing = True
         if self._link.on_own_thread():
             # (a finalizer run by the collector on one of the link's threads, which may
@@ -194,16 +196,17 @@ class EngineProcess:
             self._link.reap()
             self._finalizer.detach()
             return self._link.proc.returncode
-        if self._link.proc.poll() is None and self._link.failure is None and timeout > 0:
+        if self._link.proc.poll() is None and self._link.failure is None and timeout != 0:
             self.stop()
             try:
                 # (waited for here, not through command(): its timeout would be the error
                 # that other threads' commands get, instead of "closed")
-                self._link.send("quit", b"quit").get(timeout=min(timeout, _DAY))
+                self._link.send("quit", b"quit").get(timeout=min(timeout or _DAY, _DAY))
             except (EngineTerminatedError, EngineProtocolError, TimeoutError, queue.Empty):
                 pass
         try:
-            self._link.proc.wait(max(deadline - time.monotonic(), 0))
+            self._link.proc.wait(None if deadline is None else
+                                 max(deadline - time.monotonic(), 0))
         except subprocess.TimeoutExpired:
             self._link.reap()
         self._link.stderr_reader.join(1.0)      # (what it wrote last, read to its end)

@@ -751,6 +751,25 @@ def test_close_at_once_kills_an_engine_that_would_exit_by_itself():
         assert e.returncode != 0
 
 
+def test_close_without_a_timeout_waits_for_a_slow_exit():
+    """API (Engine process): close(timeout=None) never kills: it waits for an engine that
+    takes its time over quitting (here 1.5 s, then status 7). It was refused as not a
+    number of seconds."""
+    code = ("import sys, time\n"
+            "line = sys.stdin.readline()\n"
+            "print('=' + line.split()[0] + ' fake', flush=True)\n"
+            "print(flush=True)\n"
+            "sys.stdin.readline()\n"
+            "time.sleep(1.5)\n"
+            "sys.exit(7)\n")
+    with _fake_engine(code, timeout=20) as e:
+        assert e.name() == "fake"
+        start = time.perf_counter()
+        assert e.close(timeout=None) == 7           # its own status: not killed
+        assert time.perf_counter() - start >= 1.4
+        assert e.returncode == 7
+
+
 def test_the_rules_are_asked_of_the_engine_only_the_first_time():
     """API (Engine process): `rules` is asked of the engine the first time, then kept (a
     rule set changed by a bare `command` leaves the client's copy as it was)."""
