@@ -21,6 +21,7 @@ import os
 import queue
 import threading
 import traceback
+import warnings
 import weakref
 from collections.abc import Iterable, Mapping
 
@@ -236,12 +237,26 @@ _running: "weakref.WeakSet[Stop]" = weakref.WeakSet()     # the Stops of calls r
 def _run_in_threads(job, finished: queue.SimpleQueue, count: int, given: list) -> None:
     """Run ``job()`` in ``count`` threads, kept idle ones first, each sending None to
     ``finished`` once done; ``given[0]`` counts the jobs given so far (a Ctrl-C may land
-    in between)."""
+    in between). When the system refuses a thread, the jobs go to the threads there are
+    (the workers share the positions out, so fewer only take longer), with a warning."""
     with _idle_lock:
         reused = min(count, _idle[0])
         _idle[0] -= reused
-    for _ in range(count - reused):
-        threading.Thread(target=_serve, name="solve_many", daemon=True).start()
+    started = 0
+    try:
+        for _ in range(count - reused):
+            threading.Thread(target=_serve, name="solve_many", daemon=True).start()
+            started += 1
+    except RuntimeError as exc:     # ("can't start new thread": a limit of the system's)
+        # (the threads started wait for a job each: given one, none is left waiting
+        # uncounted, which kept their memory and made later calls fail too)
+        if reused + started == 0:
+            raise RuntimeError(f"solve_many could not start a worker thread ({exc})") \
+                from None
+        warnings.warn(f"solve_many: the system refused a thread after {reused + started} of "
+                      f"the {count} asked for ({exc}); the positions are shared among "
+                      f"those", RuntimeWarning, stacklevel=3)
+        count = reused + started
     for _ in range(count):
         _jobs.put((job, finished))
         given[0] += 1

@@ -1820,6 +1820,49 @@ def test_solve_many_keeps_at_most_a_worker_a_core(monkeypatch):
     assert len(alive) == solver.batch._idle[0] <= 1
 
 
+def test_solve_many_goes_on_with_the_threads_the_system_gives(monkeypatch):
+    """When the system refuses a thread part-way (threads=2000 under a memory limit),
+    solve_many solves on the threads it has, with a RuntimeWarning, and leaves no started
+    thread waiting uncounted: those held their memory, so that every later call failed
+    with "can't start new thread" too. With no thread at all, a RuntimeError says so."""
+    import threading
+    import time
+    import solver.batch
+    monkeypatch.setattr(solver.batch, "available_cores", lambda: 1)
+    items = _endgames_4x6(6)
+    expected = [_answer(solve(obj)) for obj in items]
+    # every idle thread used, then one kept (of however many earlier tests left idle)
+    more = solver.batch._idle[0] + 2
+    assert all(r.exact for r in solve_many(items * more, threads=more))
+    assert solver.batch._idle[0] == 1
+    allowed = [1]           # new threads the "system" still starts
+
+    class Limited(threading.Thread):
+        def start(self):
+            if allowed[0] == 0:
+                raise RuntimeError("can't start new thread")
+            allowed[0] -= 1
+            super().start()
+
+    monkeypatch.setattr(solver.batch.threading, "Thread", Limited)
+    with pytest.warns(RuntimeWarning, match=r"refused a thread after 2 of the 6 asked for "
+                                            r"\(can't start new thread\)"):
+        results = solve_many(items, threads=6)
+    assert [_answer(r) for r in results] == expected
+    deadline = time.monotonic() + 10
+    while True:             # (a worker that is not kept ends just after its call's end)
+        alive = [t for t in threading.enumerate() if t.name == "solve_many"]
+        if len(alive) <= 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    assert len(alive) == solver.batch._idle[0] == 1
+    monkeypatch.setattr(solver.batch, "_idle", [0])     # (none idle, none to be started)
+    with pytest.raises(RuntimeError, match="could not start a worker thread"):
+        solve_many(items, threads=2)
+    monkeypatch.undo()
+    assert [_answer(r) for r in solve_many(items, threads=2)] == expected
+
+
 def test_solve_many_checks_its_options_with_no_positions_and_passes_a_workers_error_on(
         monkeypatch):
     """Bad options are named even when there is nothing to solve; an exception raised in a
