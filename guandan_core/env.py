@@ -58,7 +58,7 @@ from typing import Optional
 
 import numpy as np
 
-from .cards import CardError, format_card, is_whole, parse_card, parse_level
+from .cards import CardError, format_card, format_rank, is_whole, parse_card, parse_level
 from .match import Match, MatchRules, Observation, _checked_seed, deal, _is_allowed_kind
 from .moves import MOVE_DTYPE, Move, classify
 from .players import GreedyPlayer
@@ -84,6 +84,25 @@ def opponent_seed(seed, seat: int) -> int:
     # (random.Random hashes text with SHA-512, not with hash(): the same everywhere)
     return random.Random(f"guandan_core.env opponent {int(seat)} {seed!r}").getrandbits(63)
 
+
+
+def _legal_index(moves, move: Move) -> int | None:
+    """The index of ``move`` among the legal ``moves``, or None: the same reading (its
+    strength too; a Move read at another level has the same cards and rank but is no
+    legal move here, as ``in`` says)."""
+    reading = move._reading()
+    for i, m in enumerate(moves):
+        if m is move or m._reading() == reading:
+            return i
+    return None
+
+
+def _misread(moves, move: Move, level: int) -> str:
+    """Why a ``move`` that is not among ``moves`` may look as if it were: its cards
+    played as one of them, but read at another level or under other rules."""
+    if any(m == move for m in moves):
+        return f" (it is not a reading of its cards at level {format_rank(level)})"
+    return ""
 
 class HandEnv:
     """One hand: the agent plays ``agent_seats`` (a tuple of seats, default all four),
@@ -227,10 +246,11 @@ class HandEnv:
         moves = self._observation.legal_moves
         if not isinstance(move, Move):
             move = self.position.parse_move(move)
-        for i, m in enumerate(moves):
-            if m == move:
-                return i
-        raise ValueError(f"{move} is not a legal move of seat {self.position.to_move}")
+        index = _legal_index(moves, move)
+        if index is None:
+            raise ValueError(f"{move} is not a legal move of seat {self.position.to_move}"
+                             f"{_misread(moves, move, self.position.level)}")
+        return index
 
     # ------------------------------------------------------------------ inside
 
@@ -267,11 +287,12 @@ class HandEnv:
             try:
                 if not isinstance(answer, Move):
                     answer = pos.parse_move(answer)
-                index = next((i for i, m in enumerate(obs.legal_moves) if m == answer), None)
+                index = _legal_index(obs.legal_moves, answer)
             except ValueError as exc:
                 raise ValueError(f"seat {seat}'s player answered {answer!r}: {exc}") from None
             if index is None:
-                raise ValueError(f"seat {seat}'s player answered {answer}, not a legal move")
+                raise ValueError(f"seat {seat}'s player answered {answer}, not a legal move"
+                                 f"{_misread(obs.legal_moves, answer, pos.level)}")
             self._push(pos, seat, obs.legal_moves, index)
 
     def _make_observation(self, pos: Position) -> Observation:

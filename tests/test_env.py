@@ -19,6 +19,7 @@ import pytest
 from guandan_core.env import GameEnv, HandEnv, opponent_seed
 from guandan_core.match import Match, MatchRules
 from guandan_core.players import GreedyPlayer, RandomPlayer
+from guandan_core.position import IllegalMoveError
 
 
 def _play_out(env, agents, seed):
@@ -375,6 +376,59 @@ def test_an_opponent_that_fails_leaves_the_environment_as_it_was():
     env.step(action)                            # now seat 1 answers: the hand goes on
     assert env.history[len(before[0])] == (agent_seat, move)
     assert env.history[len(before[0]) + 1][0] == 1
+
+
+def _misread_move(moves):
+    """A Move with the cards, type and rank of one of ``moves`` but read at level 2 (so
+    of another strength), or None."""
+    from guandan_core.moves import Move, MoveError
+    for m in moves:
+        if m.is_pass:
+            continue
+        try:
+            other = Move.from_platform(m.to_platform(), "2")
+        except MoveError:
+            continue
+        if other == m and other.key != m.key:
+            return other
+    return None
+
+
+def test_a_move_read_at_another_level_is_no_legal_move():
+    """API.md (HandEnv): a move that is not legal is a ValueError, in action_of and from
+    an opponent. A Move with the cards of a legal one but read at another level (of
+    another strength) was taken as that move: Position.check refuses it."""
+    env = HandEnv(level="7")
+    found = 0
+    for seed in range(20):
+        obs, info = env.reset(seed=seed)
+        wrong = _misread_move(info["observation"].legal_moves)
+        if wrong is None:
+            continue
+        found += 1
+        with pytest.raises(ValueError, match=rf"{re.escape(str(wrong))} is not a legal move "
+                                             rf"of seat \d \(it is not a reading of its "
+                                             rf"cards at level 7\)"):
+            env.action_of(wrong)
+        with pytest.raises(IllegalMoveError):
+            env.position.check(wrong)           # (the same verdict)
+    assert found >= 5
+
+    class Misreading:
+        """Answers a legal move read at level 2 when it can."""
+        def __call__(self, obs):
+            return _misread_move(obs.legal_moves) or GreedyPlayer()(obs)
+
+    env = HandEnv(agent_seats=(0,), opponents=Misreading(), level="7")
+    with pytest.raises(ValueError, match=r"seat [123]'s player answered .*, not a legal "
+                                         r"move \(it is not a reading of its cards at level "
+                                         r"7\)"):
+        for seed in range(20):
+            obs, info = env.reset(seed=seed)
+            done = False
+            while not done:
+                obs, _, done, _, info = env.step(
+                    env.action_of(GreedyPlayer()(info["observation"])))
 
 
 def test_a_reset_that_fails_leaves_no_hand_to_step_in():
