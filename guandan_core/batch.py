@@ -30,27 +30,58 @@ from .moves import MOVE_DTYPE, MoveError, _dtype_name
 
 MAX_MOVE_CARDS = 10       # a move's cards field (the largest bomb)
 
-__all__ = ["deal", "rank_counts", "wild_counts", "bomb_features", "apply_moves", "contains_moves"]
+__all__ = ["deal", "rank_counts", "wild_counts", "bomb_features", "apply_moves", "contains_moves",
+           "MAX_SEED", "MAX_GAMES"]
 
 _jit = numba.njit(cache=True, nogil=True)
 
 
+# The deal's own generator (splitmix64: Steele, Lea and Flood's constants) rather than
+# numba's np.random, whose seeding would reset the caller's own numba random stream in
+# this thread, and which takes 32-bit seeds only.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
 @_jit
-def _deal_kernel(seed, games):
-    np.random.seed(seed)
+def _next_random(state):
+    """The next 64 random bits of the generator whose state is ``state[0]``."""
+    state[0] += _GOLDEN
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@_jit
+def _random_below(state, n):
+    """A random whole number 0..n-1, each equally likely: draws below 2**64 mod n are
+    drawn again (they would make the low residues likelier)."""
+    low = (np.uint64(0) - n) % n
+    r = _next_random(state)
+    while r < low:
+        r = _next_random(state)
+    return r % n
+
+
+@_jit
+def _deal_kernel(seed, out):
+    state = np.empty(1, np.uint64)
+    state[0] = seed
     deck = np.empty(108, np.uint8)
     for k in range(54):
         deck[2 * k] = k
         deck[2 * k + 1] = k
-    out = np.zeros((games, 4, NUM_KINDS), np.uint8)
-    for g in range(games):
-        np.random.shuffle(deck)
+    for g in range(out.shape[0]):
+        for i in range(107, 0, -1):         # (Fisher and Yates' shuffle)
+            j = _random_below(state, np.uint64(i + 1))
+            deck[i], deck[j] = deck[j], deck[i]
         for i in range(108):
             out[g, i // 27, deck[i]] += 1
-    return out
 
 
-MAX_SEED = 2**32 - 1      # numba's generator is seeded with 32 bits
+MAX_SEED = 2**64 - 1      # the generator's whole state
 MAX_GAMES = 2**32 - 1     # (far beyond memory: 216 bytes a game) a bound int64 holds
 
 
@@ -65,10 +96,17 @@ def _whole(value, what: str, low: int, high: int | None = None) -> int:
 
 def deal(seed: int, games: int = 1) -> np.ndarray:
     """Deal ``games`` random games: ``uint8[games, 4, 54]``, 27 cards a seat, same for a
-    seed (0 to 2**32 - 1: every seed its own deal); ``games`` 0 to 2**32 - 1."""
+    seed (0 to 2**64 - 1); ``games`` 0 to 2**32 - 1 (a ``MemoryError`` naming them when
+    their array cannot be had). Uses no other random generator (numba's or numpy's)."""
     seed = _whole(seed, "seed", 0, MAX_SEED)
     games = _whole(games, "games", 0, MAX_GAMES)
-    return _deal_kernel(np.int64(seed), np.int64(games))
+    try:
+        out = np.zeros((games, 4, NUM_KINDS), np.uint8)
+    except MemoryError:
+        raise MemoryError(f"deal: {games:,} games need {games * 4 * NUM_KINDS:,} bytes, "
+                          f"more than this process can have") from None
+    _deal_kernel(np.uint64(seed), out)
+    return out
 
 
 @_jit

@@ -468,16 +468,54 @@ def test_batch_levels_read_like_parse_level():
 
 
 def test_deal_seeds_and_game_counts_are_checked():
-    """Every seed 0..2**32-1 deals its own games (numba seeds with 32 bits: 2**32 used to
-    deal what 0 deals); seeds and counts that are not whole numbers are named."""
-    assert deal(2**32 - 1).shape == (1, 4, 54)
+    """Seeds 0..2**64-1 (the generator's whole state; numba's took 32 bits, so 2**32 once
+    dealt what 0 deals); seeds and counts that are not whole numbers are named, and so
+    are games that no memory holds."""
+    assert deal(2**64 - 1).shape == (1, 4, 54)
+    assert len({deal(seed).tobytes() for seed in (0, 1, 2**32, 2**63, 2**64 - 1)}) == 5
     assert deal(0, games=0).shape == (0, 4, 54)
-    for seed, games, words in ((2**32, 1, "4294967296"), (-1, 1, "-1"), (1.7, 1, "1.7"),
+    for seed, games, words in ((2**64, 1, str(2**64)), (-1, 1, "-1"), (1.7, 1, "1.7"),
                                ("1", 1, "'1'"), (1, 2.5, "2.5"), (1, True, "True"),
                                (1, "2", "'2'"), (1, -1, "-1"), (1, 2**32, "4294967296"),
                                (1, 2**63, str(2**63))):
         with pytest.raises(ValueError, match=re.escape(words)):
             deal(seed, games)
+    with pytest.raises(MemoryError, match="deal: 4,294,967,295 games need 927,712,935,720 "
+                                          "bytes"):
+        deal(1, 2**32 - 1)
+
+
+def test_deal_is_uniform():
+    """RULES sec. 1 (a shuffled deck dealt 27 to each player): how many copies of a kind a
+    seat gets, over 20,000 deals, is as likely as a fair deal makes it (none 81 * 80 /
+    (108 * 107), both 27 * 26 / (108 * 107)), within 5 standard deviations."""
+    counts = deal(seed=12, games=20_000)
+    n = counts.size
+    for copies, chance in ((0, 81 * 80 / (108 * 107)), (2, 27 * 26 / (108 * 107))):
+        seen = np.count_nonzero(counts == copies) / n
+        assert abs(seen - chance) < 5 * (chance * (1 - chance) / n) ** 0.5, (copies, seen)
+    # every seat alike, every kind alike: half a card on average (a standard deviation of
+    # 0.0043 for each of the 216 means)
+    assert np.abs(counts.mean(axis=0) - 0.5).max() < 0.03
+    assert len({game.tobytes() for game in counts}) == len(counts)
+
+
+def test_deal_leaves_numbas_random_stream_alone():
+    """deal() has a generator of its own: a program's own numba random stream in the same
+    thread goes on as if deal() had not been called (it used to seed numba's)."""
+    import numba
+
+    @numba.njit
+    def draw(seed):
+        if seed >= 0:
+            np.random.seed(seed)
+        return np.random.random()
+
+    draw(11)
+    second = draw(-1)
+    draw(11)
+    deal(3, games=2)
+    assert draw(-1) == second
 
 
 def test_rank_counts_and_wilds_match_plain_numpy():
@@ -514,9 +552,9 @@ def test_numba_kernels_name_the_first_row_with_too_many_cards():
 
 
 def test_deal_names_the_range_of_seeds_and_game_counts():
-    """docs/API.md: seed and games are 0 to 2**32 - 1, and the message says so."""
+    """docs/API.md: seed 0 to 2**64 - 1 and games 0 to 2**32 - 1, and the message says so."""
     with pytest.raises(ValueError, match=re.escape(
-            "seed must be a whole number 0..4294967295, not -1")):
+            "seed must be a whole number 0..18446744073709551615, not -1")):
         deal(-1)
     with pytest.raises(ValueError, match=re.escape(
             "games must be a whole number 0..4294967295, not -1")):
