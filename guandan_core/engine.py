@@ -201,7 +201,8 @@ class EngineProcess:
             try:
                 # (waited for here, not through command(): its timeout would be the error
                 # that other threads' commands get, instead of "closed")
-                self._link.send("quit", b"quit").get(timeout=min(timeout or _DAY, _DAY))
+                wait = _DAY if timeout is None else min(timeout, _DAY)
+                self._link.send("quit", b"quit").get(timeout=wait)
             except (EngineTerminatedError, EngineProtocolError, TimeoutError, queue.Empty):
                 pass
         try:

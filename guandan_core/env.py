@@ -85,7 +85,6 @@ def opponent_seed(seed, seat: int) -> int:
     return random.Random(f"guandan_core.env opponent {int(seat)} {seed!r}").getrandbits(63)
 
 
-
 def _legal_index(moves, move: Move) -> int | None:
     """The index of ``move`` among the legal ``moves``, or None: the same reading (its
     strength too; a Move read at another level has the same cards and rank but is no
@@ -103,6 +102,7 @@ def _misread(moves, move: Move, level: int) -> str:
     if any(m == move for m in moves):
         return f" (it is not a reading of its cards at level {format_rank(level)})"
     return ""
+
 
 class HandEnv:
     """One hand: the agent plays ``agent_seats`` (a tuple of seats, default all four),
