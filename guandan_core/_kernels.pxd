@@ -9,9 +9,9 @@
 #
 # Using them from your own Cython module: `from guandan_core._kernels cimport ...` and
 # build it with guandan-core installed in the build environment (pip's
-# --no-build-isolation with it installed, or "guandan-core" in your build-system requires
-# with a wheel of it where pip looks, e.g. --find-links: it is not on PyPI); no include
-# path is needed. Move records hold an int16 (`key`), so a gd_move_t buffer must be 2-byte
+# --no-build-isolation with it, Cython and "wheel" installed, or "guandan-core" in your
+# build-system requires with a wheel of it where pip looks, e.g. --find-links: it is not
+# on PyPI); no include path is needed. Move records hold an int16 (`key`), so a gd_move_t buffer must be 2-byte
 # aligned (any array of gd_move_t, or a numpy MOVE_DTYPE array numpy allocated, is). When
 # your module loads, check `gd_abi_version() == GD_ABI_VERSION`: a different number means
 # it was compiled against another layout of these records.
