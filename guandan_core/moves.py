@@ -165,7 +165,13 @@ class Move:
         type, label, card count, card kind or wild reading out of range) is a
         :class:`MoveError` quoting its bytes; ``validate=False`` (keyword only) skips that
         check for records a kernel made, as the engine's own calls do (about half the
-        time), and a record that is no move then gives undefined answers."""
+        time), and a record that is no move then gives undefined answers. ``data``: any
+        contiguous buffer (bytes, a numpy array of records), measured in bytes."""
+        try:
+            data = memoryview(data).cast("B")
+        except TypeError:
+            raise TypeError(f"from_bytes takes the records' bytes (a contiguous buffer), "
+                            f"not {quoted(data)}") from None
         if len(data) % _RECORD.size:
             raise ValueError(f"{len(data)} bytes are not whole {_RECORD.size}-byte move records")
         if validate:
@@ -245,6 +251,7 @@ class Move:
             raise TypeError(f"actions must be a list of platform actions, not "
                             f"{type(actions).__name__}")
         mine = self.to_platform()
+        misread = False
         for i, triple in enumerate(actions):
             if isinstance(triple, (list, tuple)) and len(triple) == 3 and \
                     isinstance(triple[2], (list, tuple)) and \
@@ -255,8 +262,12 @@ class Move:
             except ValueError as exc:      # (a MoveError, or a CardError for a bad card)
                 raise MoveError(f"action {i}: {exc}") from None
             if action == self:
-                return i
-        raise MoveError(f"{mine} is not one of the {len(actions)} actions")
+                if action.key == self.key:
+                    return i
+                misread = True      # (its cards, type and rank, but read at another level)
+        raise MoveError(f"{mine} is not one of the {len(actions)} actions"
+                        + (f" (it is not a reading of its cards at level "
+                           f"{format_rank(parse_level(level))})" if misread else ""))
 
     @classmethod
     def parse(cls, text: str, level, rules: Rules | None = None) -> "Move":
@@ -585,30 +596,50 @@ class LegalMoves:
     always legal, and is a separate option).
     """
 
+    __slots__ = ("_hand", "_level", "_rules", "_beat", "_array", "_set")
+
     def __init__(self, hand, level, beat: Move | None = None, rules: Rules | None = None):
-        self.hand = hand if isinstance(hand, Hand) else Hand(hand)
-        self.level = parse_level(level)
-        self.rules = Rules.of(rules)
+        self._hand = hand if isinstance(hand, Hand) else Hand(hand)
+        self._level = parse_level(level)
+        self._rules = Rules.of(rules)
         # a Move read at another level or under other rules would be beaten by its record,
         # which says what it was there (moves_array, the raw API, trusts its caller)
-        self.beat = None if beat is None else checked_reading(beat, self.level, self.rules,
-                                                              "beat")
+        self._beat = None if beat is None else checked_reading(beat, self._level,
+                                                               self._rules, "beat")
         self._array = None
         self._set = None
 
+    # (read-only: the moves, once made, are those of these four)
+    hand = property(lambda self: self._hand, doc="The hand whose moves these are.")
+    level = property(lambda self: self._level, doc="The level, a rank index 0..12.")
+    rules = property(lambda self: self._rules, doc="The rules the moves are read under.")
+    beat = property(lambda self: self._beat, doc="The move to beat, or None on lead.")
+
     @property
     def array(self) -> np.ndarray:
-        """The moves as ``MOVE_DTYPE`` records, read-only (the moves iterated and the set
-        ``in`` asks are made from them)."""
+        """The moves as ``MOVE_DTYPE`` records, read-only for good (the moves iterated
+        and the set ``in`` asks are made from them)."""
         if self._array is None:
-            self._array = moves_array(self.hand, self.level, self.beat, self.rules)
-            self._array.flags.writeable = False
+            # (in a bytes: a read-only flag on an array of its own could be turned off)
+            self._array = np.frombuffer(
+                moves_array(self._hand, self._level, self._beat, self._rules).tobytes(),
+                dtype=MOVE_DTYPE)
         return self._array
 
     def __reduce__(self):
         # (its moves made again where it is unpickled: a pickled or deep-copied array
         # comes back writable)
         return LegalMoves, (self.hand, self.level, self.beat, self.rules)
+
+    def __eq__(self, other):
+        # by what makes the moves, so that a pickled copy equals the original
+        if not isinstance(other, LegalMoves):
+            return NotImplemented
+        return (self._hand, self._level, self._rules, self._beat) == \
+            (other._hand, other._level, other._rules, other._beat)
+
+    def __hash__(self):
+        return hash((self._hand, self._level, self._rules, self._beat))
 
     def __len__(self) -> int:
         return len(self.array)
@@ -701,6 +732,7 @@ def is_reading(move: "Move", level, rules: Rules | None = None) -> bool:
     """
     if not isinstance(move, Move):
         raise TypeError(f"is_reading takes a Move, not {move!r}")
+    level, rules = parse_level(level), Rules.of(rules)   # (a bad one named, not "no")
     if move.is_pass:
         return not move.kinds
     try:

@@ -143,21 +143,41 @@ _NCARDS_OFFSET = MOVE_DTYPE.fields["ncards"][1]
 _CARDS_OFFSET = MOVE_DTYPE.fields["cards"][1]      # uint8 cards[10]
 
 
+def frozen_records(array: np.ndarray) -> np.ndarray:
+    """A copy of ``MOVE_DTYPE`` records that cannot be made writable (its memory is a
+    ``bytes``): a read-only view of a writable array can be made writable again, and a
+    record changed under the moves made from it, or under a hashed list, would disagree
+    with them."""
+    return np.frombuffer(array.tobytes(), dtype=MOVE_DTYPE)
+
+
 class MoveList(Sequence):
     """The legal moves of one turn as a read-only sequence, made into :class:`Move` objects
     only when asked for: when following, index 0 is ``Move.PASS``; ``array`` holds the
-    other moves as ``MOVE_DTYPE`` records (row ``i`` is item ``i + has_pass``), a
-    read-only view (a record changed under the moves already made would disagree with
-    them)."""
+    other moves as ``MOVE_DTYPE`` records (row ``i`` is item ``i + has_pass``), read-only
+    for good (a record changed under the moves already made would disagree with them).
+    ``in``, ``index(move)`` and ``count(move)`` compare readings: a move read at another
+    level is none of these moves."""
 
-    __slots__ = ("array", "has_pass", "_cache", "_set")
+    __slots__ = ("_array", "_has_pass", "_cache", "_set")
 
     def __init__(self, array: np.ndarray, has_pass: bool):
-        self.array = array.view()
-        self.array.flags.writeable = False
-        self.has_pass = bool(has_pass)
+        if not isinstance(array, np.ndarray) or array.dtype != MOVE_DTYPE or array.ndim != 1:
+            raise TypeError(f"a MoveList is made of a one-dimensional MOVE_DTYPE array, not "
+                            f"{quoted(array)}")
+        self._array = array if not array.flags.writeable and isinstance(array.base, bytes) \
+            else frozen_records(array)
+        self._has_pass = bool(has_pass)
         self._cache = {}
         self._set = None
+
+    @property
+    def array(self) -> np.ndarray:
+        return self._array
+
+    @property
+    def has_pass(self) -> bool:
+        return self._has_pass
 
     def __len__(self) -> int:
         return len(self.array) + self.has_pass
@@ -222,6 +242,22 @@ class MoveList(Sequence):
         if move.is_pass:
             return self.has_pass
         return listed_reading(self, move)
+
+    def index(self, move, start: int = 0, stop: int | None = None) -> int:
+        """The index of ``move`` (its reading: the same cards, type, rank and strength), as
+        a list's ``index``; a ValueError naming it when it is not there."""
+        if move in self:
+            reading = move._reading()
+            size = len(self)
+            for i in range(*slice(start, stop).indices(size)):
+                if self[i]._reading() == reading:
+                    return i
+        raise ValueError(f"{_describe(move)} is not in the list")
+
+    def count(self, move) -> int:
+        """How many times ``move`` (its reading) is in the list: 0 or 1, as legal moves
+        are all different."""
+        return int(move in self)
 
     def __repr__(self) -> str:
         return f"<MoveList {len(self)} moves{' (pass first)' if self.has_pass else ''}>"
@@ -671,7 +707,12 @@ class Position:
 
     def move_list(self) -> MoveList:
         """The legal moves as a lazy :class:`MoveList` (same order as :meth:`legal_moves`)."""
-        return MoveList(self.moves_array(), self._trec is not None and not self._over)
+        if self._over:
+            return MoveList(np.empty(0, dtype=MOVE_DTYPE), False)
+        n, buf = _enumerate(self._views[self._to_move], self._level, self._trec, self._flags)
+        # (the records copied once, into the bytes that keep them read-only)
+        return MoveList(np.frombuffer(bytes(buf[:n * _RECORD]), dtype=MOVE_DTYPE),
+                        self._trec is not None)
 
     def count_moves(self) -> int:
         """Number of legal moves of the seat to move, the pass included when following."""

@@ -81,6 +81,12 @@ class Rules:
                 f"unknown rules {quoted(name)} (known: {', '.join(PRESET_NAMES)})") from None
 
     def replace(self, **changes) -> "Rules":
+        """These rules with some options changed; a :class:`RulesError` names an option
+        that is none of them."""
+        unknown = sorted(set(changes) - set(self.__dataclass_fields__))
+        if unknown:
+            raise RulesError(f"unknown rule option(s) {', '.join(map(quoted, unknown))} "
+                             f"(known: {', '.join(self.__dataclass_fields__)})")
         return replace(self, **changes)
 
     def flags(self) -> tuple[int, int, int]:

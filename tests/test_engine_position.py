@@ -872,6 +872,59 @@ def test_the_records_behind_move_collections_are_read_only():
     assert not listed.array.flags.writeable and listed.array.base is not None
 
 
+def test_move_collections_cannot_be_made_writable_or_changed():
+    """API, MoveList ("a read-only sequence") and LegalMoves: a read-only flag on an array
+    can be turned off again, and a MoveList's attributes could be set; a player given an
+    Observation then made a Match play a pass on lead (has_pass set, item 0 returned) or
+    a single of a raised strength (its record written), since the Match plays the items
+    its list handed out unchecked. The records are now kept in a bytes, and the
+    attributes cannot be set."""
+    pos = P(["S3 S4", "S5", "S6", "S7"])
+    ml = pos.move_list()
+    lm = legal_moves(pos.hand(0), pos.level)
+    for array in (ml.array, lm.array, MoveList(pos.moves_array(), False).array):
+        with pytest.raises(ValueError, match="WRITEABLE"):
+            array.flags.writeable = True
+    for name, value in (("has_pass", True), ("array", pos.moves_array())):
+        with pytest.raises(AttributeError):
+            setattr(ml, name, value)
+    assert not ml.has_pass and Move.PASS not in ml
+    for name, value in (("hand", Hand("S9")), ("level", 5), ("rules", Rules.platform()),
+                        ("beat", single(pos, "S3"))):
+        with pytest.raises(AttributeError):
+            setattr(lm, name, value)
+    # a LegalMoves equals its pickled copy, as a MoveList does
+    for p in range(pickle.HIGHEST_PROTOCOL + 1):
+        again = pickle.loads(pickle.dumps(lm, p))
+        assert again == lm and hash(again) == hash(lm)
+    assert lm != legal_moves(pos.hand(0), pos.level, rules="platform")
+    for bad in ([1, 2], np.zeros(3, dtype=np.int16), None):
+        with pytest.raises(TypeError, match="one-dimensional MOVE_DTYPE array"):
+            MoveList(bad, False)
+
+
+def test_move_list_index_and_count_compare_readings_as_in_does():
+    """API, move_list(): ``in``, ``index(move)`` and ``count(move)`` agree: a pair of 7s
+    read at level 2 is not in a level-7 position's list, so index() raises (naming it)
+    and count() is 0; Sequence's own index and count compared with == alone (1 and 2)."""
+    pos = P(["S7 C7 S3", "S5", "S6", "S8"], level="7")
+    ml = pos.move_list()
+    at_two = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    at_seven = M(pos, "Pair", "7", "S7 C7")
+    assert at_two not in ml and ml.count(at_two) == 0
+    with pytest.raises(ValueError, match=re.escape('["Pair", "7", ["S7", "C7"]] is not in '
+                                                   'the list')):
+        ml.index(at_two)
+    i = ml.index(at_seven)
+    assert ml[i] == at_seven and ml[i].key == at_seven.key and ml.count(at_seven) == 1
+    for j, move in enumerate(ml):
+        assert ml.index(move) == j and ml.count(move) == 1
+    with pytest.raises(ValueError, match="is not in the list"):
+        ml.index(at_seven, i + 1)
+    with pytest.raises(ValueError, match="'S7' is not in the list"):
+        ml.index("S7")
+
+
 def test_random_playout_draws_every_legal_move_the_pass_included():
     """API: random_playout plays uniformly random legal moves, the pass counting as one
     move when following. Seat 0 leading with S3 or S4, and seat 1 passing or beating the 8

@@ -110,3 +110,17 @@ def test_sec7_index_in_passes_over_an_action_of_its_type_and_another_size():
     for bad in ({"Pair": ["D9", "S9"]}, iter(actions), "PASS"):
         with pytest.raises(TypeError, match="actions must be a list of platform actions"):
             nine.index_in(bad, "2", rules)
+
+
+def test_sec7_index_in_refuses_a_move_read_at_another_level():
+    """RULES 4 / 7 (API: index_in; is_reading): a pair of 7s read at level 2 has the cards,
+    type and rank of the platform's action at level 7 but not its strength, so it is not
+    that action (as it is not in a level-7 position's move list); it was found at 1."""
+    actions = [["PASS", "PASS", "PASS"], ["Pair", "7", ["S7", "C7"]]]
+    at_two = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    assert at_two.index_in(actions, "2") == 1
+    with pytest.raises(MoveError, match=re.escape("['Pair', '7', ['S7', 'C7']] is not one of "
+                                                  "the 2 actions (it is not a reading of its "
+                                                  "cards at level 7)")):
+        at_two.index_in(actions, "7")
+    assert Move.from_platform(actions[1], "7").index_in(actions, "7") == 1

@@ -1341,3 +1341,52 @@ def test_sec1_in_is_false_only_for_a_card_more_than_twice():
         with pytest.raises(CardError, match=said) as err:
             Hand(over)
         assert type(err.value) is CardError
+
+
+def test_is_reading_names_a_bad_level_or_rules():
+    """API (Errors: a bad level is a LevelError, bad rules a RulesError, as every level=
+    and rules= argument): is_reading said False (True for the pass) for a level of "Z",
+    13, None or -1 and for rules "bogus", as if the move were no reading there."""
+    from guandan_core.moves import is_reading
+    from guandan_core.rules import RulesError
+    pair = Move.from_platform(["Pair", "7", ["S7", "C7"]], "2")
+    for move in (pair, Move.PASS):
+        for level in ("Z", 13, None, -1):
+            with pytest.raises(LevelError, match=re.escape(repr(level))):
+                is_reading(move, level)
+        with pytest.raises(RulesError, match="unknown rules 'bogus'"):
+            is_reading(move, "2", "bogus")
+    assert is_reading(pair, "2") and not is_reading(pair, "7") and is_reading(Move.PASS, 12)
+
+
+def test_from_bytes_measures_any_buffer_in_bytes():
+    """API (Move.from_bytes: records "given as their bytes"): a buffer is measured in
+    bytes, so one MOVE_DTYPE record as an array, or its int16 view, is one move (they were
+    refused as 1 or 9 "bytes"); what is no buffer is a TypeError naming it."""
+    pair = Move.from_platform(["Pair", "9", ["S9", "H7"]], "7")
+    record = np.frombuffer(pair.record().tobytes(), dtype=MOVE_DTYPE)
+    for data in (record, record.view(np.int16), bytearray(record.tobytes()),
+                 memoryview(record.tobytes())):
+        moves = Move.from_bytes(data)
+        assert moves == [pair] and moves[0].key == pair.key
+    assert Move.from_bytes(np.concatenate([record] * 40)) == [pair] * 40   # (checked in bulk)
+    for bad in (5, "S9 H7", None):
+        with pytest.raises(TypeError, match=re.escape(f"not {bad!r}")):
+            Move.from_bytes(bad)
+    for bad, size in ((record.tobytes()[:17], 17), (np.array(3), 8)):   # (an int64 is 8)
+        with pytest.raises(ValueError, match=f"^{size} bytes are not whole 18-byte move "
+                                             f"records"):
+            Move.from_bytes(bad)
+
+
+def test_rules_replace_names_an_unknown_option():
+    """RULES 9 (API: Rules, "a bad option is a RulesError"): replace() with an option that
+    is none of the rules' was a plain TypeError from the dataclass."""
+    from guandan_core.rules import RulesError
+    with pytest.raises(RulesError, match=re.escape("unknown rule option(s) 'bogus' (known: "
+                                                   "sf_is_bomb, sf_wild_any_suit, "
+                                                   "long_sequences)")):
+        Rules().replace(bogus=True)
+    assert Rules().replace(sf_is_bomb=False) == Rules.by_name("no-sf-bomb")
+    with pytest.raises(RulesError, match="sf_is_bomb must be True or False, not 1"):
+        Rules().replace(sf_is_bomb=1)
