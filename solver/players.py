@@ -8,7 +8,6 @@ with the information a player really has.
 
 >>> from guandan_core.match import Match
 >>> from guandan_core.players import GreedyPlayer
-from guandan_core.usertext import is_seconds
 >>> match = Match([SamplingPlayer(1), GreedyPlayer(), SamplingPlayer(2), GreedyPlayer()],
 ...               seed=4)
 >>> match.play_hand().outcome in (3, 2, 1, -1, -2, -3)
