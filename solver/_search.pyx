@@ -759,6 +759,7 @@ cdef class Searcher:
     cdef bint searching
     # claimed by a solve (solver.search): other threads' calls are refused until released
     cdef bint claimed
+    cdef bint claimed_by_block     # by `with searcher:` (a solve's too): its end lets it go
     cdef unsigned long claim_thread
     cdef int etc_cut               # _dedupe: the move whose child's entry cut off
     # A search starts holding the GIL and lets it go at its first check after GIL_NODES
@@ -836,11 +837,14 @@ cdef class Searcher:
         free(self.pscores)
 
     cdef int _check_idle(self) except -1:
-        if self.searching or (self.claimed
-                              and PyThread_get_thread_ident() != self.claim_thread):
+        if self.searching:
             # (from another thread, or from a signal handler run during its search)
             raise RuntimeError("this Searcher is searching; only its stop() may be called "
                                "until the search returns")
+        if self.claimed and PyThread_get_thread_ident() != self.claim_thread:
+            raise RuntimeError("this Searcher is held by another thread (a solve, a `with "
+                               "searcher:` block or claim()); only its stop() may be called "
+                               "until that thread lets it go")
         return 0
 
     def claim(self):
@@ -854,10 +858,19 @@ cdef class Searcher:
                                "again): solve with it outside that block, or give each "
                                "solve a Searcher of its own")
         self.claimed = True
+        self.claimed_by_block = False
         self.claim_thread = PyThread_get_thread_ident()
 
     def release(self):
+        """Let go of the claim of :meth:`claim` (a searcher nobody holds: nothing to do).
+        A RuntimeError from another thread than the holder's, and inside a ``with
+        searcher:`` block or a solve holding it (an ``on_info`` callback's): those let it
+        go at their end, and another thread would meanwhile load it under them."""
         self._check_idle()
+        if self.claimed and self.claimed_by_block:
+            raise RuntimeError("this Searcher is held by a `with searcher:` block or a solve "
+                               "running in this thread, which lets it go at its end; "
+                               "release() lets go of a claim()")
         self.claimed = False
 
     @property
@@ -870,10 +883,13 @@ cdef class Searcher:
         Python-level signal check runs between the claim and the block's protection: a
         Ctrl-C cannot leave the searcher claimed, as it could from a Python generator."""
         self.claim()
+        self.claimed_by_block = True
         return self
 
     def __exit__(self, exc_type, exc, tb):
+        self._check_idle()      # (called by hand from another thread: not its block's end)
         self.claimed = False
+        self.claimed_by_block = False
         return False
 
     @property

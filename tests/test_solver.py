@@ -2997,6 +2997,58 @@ def test_a_solve_inside_another_solves_callback_gets_a_searcher_of_its_own():
         solve(outer, searcher=5)
 
 
+def test_a_solves_claim_cannot_be_let_go_under_it():
+    """API (Searcher: `with searcher:` holds it for the calling thread, as solve does):
+    the claim of a running solve could be dropped by __exit__ called from another thread,
+    or by release() in the solve's own on_info; another thread's solve then loaded the
+    searcher between the first solve's probes, which answered for the other position
+    (a helper's run: 13 of 20 answers wrong). Both are now a RuntimeError, and the
+    answer is the undisturbed one."""
+    import threading
+    items = _endgames_4x6(3)
+    alone = [_answer(solve(obj, fresh_tables=True)) for obj in items]
+    s = Searcher(16)
+    seen = {"release": [], "exit": [], "solve": []}
+
+    def from_another_thread(name, call):
+        def run():
+            try:
+                call()
+                seen[name].append("let through")
+            except RuntimeError as exc:
+                seen[name].append(str(exc))
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+
+    def on_info(info):
+        try:
+            s.release()
+            seen["release"].append("let through")
+        except RuntimeError as exc:
+            seen["release"].append(str(exc))
+        from_another_thread("exit", lambda: s.__exit__(None, None, None))
+        from_another_thread("solve", lambda: solve(items[1], searcher=s))
+
+    result = solve(items[0], searcher=s, on_info=on_info, fresh_tables=True)
+    assert _answer(result) == alone[0]
+    assert seen["release"] and all("release() lets go of a claim()" in m
+                                   for m in seen["release"]), seen
+    for name in ("exit", "solve"):
+        assert seen[name] and all("held by another thread" in m for m in seen[name]), seen
+    assert not s.busy
+    assert _answer(solve(items[1], searcher=s, fresh_tables=True)) == alone[1]
+    with s:                                 # a block's claim is let go at its end only
+        with pytest.raises(RuntimeError, match="release\\(\\) lets go of a claim\\(\\)"):
+            s.release()
+        assert s.busy
+    assert not s.busy
+    s.claim()                               # while claim()'s is let go by release()
+    s.release()
+    s.release()                             # (nobody holds it: nothing to do)
+    assert not s.busy and _answer(solve(items[2], searcher=s, fresh_tables=True)) == alone[2]
+
+
 def test_a_searcher_in_a_solve_refuses_other_threads():
     """Another thread growing or clearing a Searcher's table while a solve searches with
     it freed the table under the search (a helper's sanitizer run: heap use-after-free).
@@ -3025,7 +3077,7 @@ def test_a_searcher_in_a_solve_refuses_other_threads():
                     try:
                         call()
                     except RuntimeError as exc:
-                        if "this Searcher is searching; only its stop()" not in str(exc):
+                        if "; only its stop() may be called" not in str(exc):
                             raise
                         calls["refused"] += 1
                         continue
