@@ -2,10 +2,11 @@
 
     python tests/differential.py [--seconds S] [--positions N] [--seed S]
 
-It draws random endgames of four kinds (from ``reference_minimax``): the small positions
+It draws random endgames of five kinds (from ``reference_minimax``): the small positions
 of ``random_position``, the long plays of ``random_long_play_position`` under a random
 rule preset, the spaced-rank hands of ``spaced_ranks_case`` (no sequence possible, so the
-search drops dominated plays) and, half of all draws, the small hands of
+search drops dominated plays), the plays that a rule option makes or unmakes of
+``rule_option_position`` under a random preset and, half of all draws, the small hands of
 ``random_piece_position`` (bombs of three naturals and two wild cards, triples and pairs
 completed by wild cards, three-with-twos of several kinds). For each one it checks that:
 
@@ -40,7 +41,8 @@ from guandan_core.moves import MOVE_DTYPE
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
 from reference_minimax import (Budget, minimax, random_long_play_position,
-                               random_piece_position, random_position, spaced_ranks_case)
+                               random_piece_position, random_position, rule_option_position,
+                               spaced_ranks_case)
 from solver import Searcher, solve
 from solver.search import _load
 
@@ -50,7 +52,7 @@ SWITCHED_OFF = ("use_tt", "use_merge", "use_bounds", "use_ordering", "use_compre
 SWITCHED_ON = ("use_etc", "use_runout")
 # the kinds of position drawn, in turn: the pieces twice as often, as the likeliest to
 # show a mistake in the pruning
-KINDS = (0, 3, 1, 3, 2, 3)
+KINDS = (0, 3, 1, 3, 2, 3, 4, 3)
 VARIANT_NODE_LIMIT = 1_000_000      # a search with a technique switched off gives up here
 
 
@@ -129,7 +131,7 @@ def dominated_drops(pos: Position, searcher, reference, plain: bool = False) -> 
 
 
 def draw(rng: random.Random, kind: int) -> tuple[Position | None, str]:
-    """A random position of the given kind (0 to 3: see the module's docstring), None for
+    """A random position of the given kind (0 to 4: see the module's docstring), None for
     a draw that is not a valid position, and the name of its rules."""
     if kind == 0:
         return random_position(rng, max_cards=6, max_total=16, with_table=0.5), "standard"
@@ -140,6 +142,9 @@ def draw(rng: random.Random, kind: int) -> tuple[Position | None, str]:
         obj = spaced_ranks_case(rng, lead=rng.random() < 0.5,
                                 full_house_table=rng.random() < 0.3)
         return Position.from_json(obj), "standard"
+    if kind == 4:
+        name = rng.choice(PRESET_NAMES)
+        return rule_option_position(rng, Rules.of(name)), name
     return random_piece_position(rng), "standard"
 
 

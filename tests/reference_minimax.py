@@ -135,15 +135,16 @@ def long_play_cards(rng: random.Random, level: int) -> list:
     """The cards of one random long play: a tube, a plate, a bomb of 4 to 7 cards, a
     straight (flush), a full house or the joker bomb; A may sit below 2 in sequences, and
     up to two cards may be swapped for wild cards (so some draws are no longer that play,
-    or are other plays as well). A fifth of the tubes and straights run longer (4 pairs,
-    6 or 7 ranks), which are plays under ``long-sequences`` (RULES sec. 9)."""
+    or are other plays as well). A fifth of the tubes and straights have other lengths
+    (2 or 4 pairs, 6 or 7 ranks), which are plays under ``long-sequences`` (RULES sec. 9)."""
     shape = rng.choice(LONG_SHAPES)
     if shape == "joker bomb":
         return [52, 52, 53, 53]
     low = rng.randrange(-1, 12)           # -1: the A below 2 (sequences only)
     longer = rng.random() < 0.2
     if shape == "tube":
-        ranks = [r for r in range(low, low + (4 if longer else 3)) for _ in range(2)]
+        ranks = [r for r in range(low, low + (rng.choice([2, 4]) if longer else 3))
+                 for _ in range(2)]
     elif shape == "plate":
         ranks = [low] * 3 + [low + 1] * 3
     elif shape in ("straight", "straight flush"):
@@ -163,6 +164,51 @@ def long_play_cards(rng: random.Random, level: int) -> list:
         if rng.random() < 0.35:
             cards[rng.randrange(len(cards))] = level * 4 + 1
     return cards
+
+
+def rule_option_position(rng: random.Random, rules=None) -> Position | None:
+    """A random endgame whose mover (seat 0) holds a play that the options of RULES sec. 9
+    make or unmake: a hearts straight flush completed by the wild card (hearts only on
+    the platform), a tube of two pairs or a straight of 6 or 7 ranks (``long-sequences``
+    only), with 0 or 1 other card; the others 1 or 2 cards (one of them out at times),
+    and often a single, pair or triple on the table, which the search answers with its
+    merged moves unless it sees that a bomb or sequence can be formed. None for a draw
+    that is not a valid position."""
+    level = rng.randrange(13)
+    wild = level * 4 + 1
+    shape = rng.choice(["hearts flush", "two pairs", "long straight"])
+    if shape == "hearts flush":
+        low = rng.randrange(-1, 9)            # -1: the A below 2
+        cards = [(r % 13) * 4 + 1 for r in range(low, low + 5)]
+        cards[rng.randrange(5)] = wild
+    else:
+        size = 2 if shape == "two pairs" else rng.choice([6, 7])
+        low = rng.randrange(-1, 13 - size + 1)
+        ranks = [r for r in range(low, low + size)
+                 for _ in range(2 if shape == "two pairs" else 1)]
+        cards = [(r % 13) * 4 + rng.randrange(4) for r in ranks]
+        if rng.random() < 0.3:
+            cards[rng.randrange(len(cards))] = wild
+    hands = [cards + [rng.randrange(54) for _ in range(rng.randint(0, 1))], [], [], []]
+    out = [rng.choice([1, 2, 3])] if rng.random() < 0.3 else []
+    for seat in (1, 2, 3):
+        if seat not in out:
+            hands[seat] = [rng.randrange(54) for _ in range(rng.randint(1, 2))]
+    table = owner = None
+    table_cards = []
+    if rng.random() < 0.6:
+        owner = rng.choice([s for s in (1, 2, 3) if s not in out])
+        rank = rng.randrange(13)
+        table_cards = [rank * 4 + suit for suit in rng.sample(range(4), rng.randint(1, 3))]
+    dealt = [k for h in hands for k in h] + table_cards
+    if any(dealt.count(k) > 2 for k in set(dealt)):
+        return None
+    if table_cards:
+        readings = classify(table_cards, level, rules)
+        if not readings:
+            return None
+        table = rng.choice(readings)
+    return _position(level, hands, out, 0, table, owner, rules)
 
 
 def random_long_play_position(rng: random.Random, rules=None) -> Position | None:

@@ -33,12 +33,13 @@ _POSITION = {"level": "2", "hands": [["SB"], ["C3", "D4"], ["SB", "HR", "HR"], [
 
 def test_the_real_search_passes_every_check_of_each_kind():
     """Twenty-five positions of each kind: no disagreement, and every check had work to
-    do."""
-    assert sorted(set(KINDS)) == [0, 1, 2, 3]
+    do. (It drew kinds 0, 3, 1 and 3 again, the first four draws of KINDS, so never the
+    spaced ranks of kind 2.)"""
+    assert sorted(set(KINDS)) == [0, 1, 2, 3, 4]
     count = new_count()
     searchers, reference = make_searchers()
     rng = random.Random(5)
-    for kind in KINDS[:4]:
+    for kind in sorted(set(KINDS)):
         checked = 0
         while checked < 25:
             pos, _ = draw(rng, kind)
@@ -47,8 +48,8 @@ def test_the_real_search_passes_every_check_of_each_kind():
             assert check(pos, searchers, reference, 20_000, count, checked % 10 == 0) == [], \
                 pos.to_json()
             checked += 1
-    assert count["minimax"] >= 50 and count["dropped"] >= 60 and count["best moves"] == 12, \
-        count
+    assert count["minimax"] >= 50 and count["dropped"] >= 60 and \
+        count["best moves"] == 3 * len(set(KINDS)), count
 
 
 def test_a_searcher_that_answers_differently_is_reported_with_both_values():

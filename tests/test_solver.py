@@ -18,7 +18,7 @@ from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
 from reference_minimax import (Budget, minimax, random_long_play_position, random_position,
-                               spaced_ranks_case)
+                               rule_option_position, spaced_ranks_case)
 from solver import Searcher, probe, solve, solve_many
 from solver.search import FIRST_ARENA_MOVES, MOVE_DTYPE, _load, _record_bytes, _root
 
@@ -105,6 +105,38 @@ def test_solver_matches_memoized_minimax_with_four_players_and_14_to_16_cards():
 
 
 LONG_TYPES = {"ThreePair", "TwoTrips", "Straight", "StraightFlush", "ThreeWithTwo", "Bomb"}
+
+
+def test_solver_sees_the_plays_the_rule_options_make():
+    """RULES sec. 9: under the platform's rules a wild completes a hearts straight flush
+    only, and ``long-sequences`` adds tubes of two pairs and straights of 6 or more ranks.
+    Whether a hand can still form a bomb or sequence decides which move generator the
+    search uses; a slip there (hearts taken for spades, tubes of two pairs forgotten)
+    gave wrong values that the random positions of the other tests, which rarely hold
+    such plays, did not catch (a mutation review). Two such positions, then random ones
+    built around those plays, under every preset, against the memoized minimax."""
+    flush = {"level": "2", "hands": [["H3", "H4", "H5", "H6", "H2"], ["SA"], ["S3"], ["S4"]],
+             "finished": [], "to_move": 0, "table": {"owner": 1, "play": ["Single", "R",
+                                                                          ["HR"]]}}
+    result = solve(flush, rules="platform", fresh_tables=True)
+    assert (result.value, result.best.type) == (3, "StraightFlush")
+    tube = {"level": "2", "hands": [["S3", "H3", "S4", "H4"], ["SA", "HA"], ["S9"], ["S8"]],
+            "finished": [], "to_move": 0, "table": None}
+    result = solve(tube, rules="long-sequences", fresh_tables=True)
+    assert (result.value, str(result.best)) == (3, "ThreePair 3: S3 H3 S4 H4")
+    assert solve(tube, fresh_tables=True).value < 3
+    rng = random.Random(5500)
+    checked = 0
+    for preset in PRESET_NAMES:
+        rules = Rules.of(preset)
+        for pos, ref, memo in _solved(lambda: rule_option_position(rng, rules), 12, 200_000,
+                                      memo=True):
+            result = solve(pos, fresh_tables=True)
+            assert result.exact and result.value == ref, (pos.to_json(), preset)
+            assert _mover_value(pos, result.best, memo=memo) == ref, \
+                (pos.to_json(), preset, str(result.best))
+            checked += 1
+    assert checked == 12 * len(PRESET_NAMES)
 
 
 def test_every_move_mode_groups_no_moves_whose_suits_matter():
