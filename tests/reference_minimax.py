@@ -79,6 +79,23 @@ def _position(level, hands, out, to_move, table, owner, rules=None) -> Position 
         return None
 
 
+def _with_table(rng: random.Random, level, hands, out, to_move, table_cards, owner,
+                rules) -> Position | None:
+    """The position with ``table_cards`` (none: on lead) read as one of their readings at
+    random on the table, None when the cards dealt hold a third copy of a card or the
+    table's cards are no play."""
+    dealt = [k for h in hands for k in h] + table_cards
+    if any(dealt.count(k) > 2 for k in set(dealt)):
+        return None
+    table = None
+    if table_cards:
+        readings = classify(table_cards, level, rules)
+        if not readings:
+            return None
+        table = rng.choice(readings)
+    return _position(level, hands, out, to_move, table, owner, rules)
+
+
 def random_position(rng: random.Random, max_cards: int = 5, active: int | None = None,
                     with_table: float = 0.4, max_total: int = 40) -> Position | None:
     """A random endgame: 2 to 4 active players holding 1..max_cards cards, players out,
@@ -194,21 +211,13 @@ def rule_option_position(rng: random.Random, rules=None) -> Position | None:
     for seat in (1, 2, 3):
         if seat not in out:
             hands[seat] = [rng.randrange(54) for _ in range(rng.randint(1, 2))]
-    table = owner = None
+    owner = None
     table_cards = []
     if rng.random() < 0.6:
         owner = rng.choice([s for s in (1, 2, 3) if s not in out])
         rank = rng.randrange(13)
         table_cards = [rank * 4 + suit for suit in rng.sample(range(4), rng.randint(1, 3))]
-    dealt = [k for h in hands for k in h] + table_cards
-    if any(dealt.count(k) > 2 for k in set(dealt)):
-        return None
-    if table_cards:
-        readings = classify(table_cards, level, rules)
-        if not readings:
-            return None
-        table = rng.choice(readings)
-    return _position(level, hands, out, 0, table, owner, rules)
+    return _with_table(rng, level, hands, out, 0, table_cards, owner, rules)
 
 
 def random_long_play_position(rng: random.Random, rules=None) -> Position | None:
@@ -231,21 +240,13 @@ def random_long_play_position(rng: random.Random, rules=None) -> Position | None
             cards = [rng.randrange(54) for _ in range(rng.randint(1, 3))]
         hands[seat] = cards
     to_move = rng.choice(in_play)
-    table = owner = None
+    owner = None
     table_cards = []
     if rng.random() < 0.4:
         owner = rng.choice([s for s in in_play if s != to_move] + out[-1:])
         table_cards = long_play_cards(rng, level) if rng.random() < 0.6 else \
             [rng.randrange(54) for _ in range(rng.choice([1, 2, 3]))]
-    dealt = [k for h in hands for k in h] + table_cards
-    if any(dealt.count(k) > 2 for k in set(dealt)):
-        return None
-    if table_cards:
-        readings = classify(table_cards, level, rules)
-        if not readings:
-            return None
-        table = rng.choice(readings)
-    return _position(level, hands, out, to_move, table, owner, rules)
+    return _with_table(rng, level, hands, out, to_move, table_cards, owner, rules)
 
 
 def spaced_ranks_case(rng: random.Random, lead: bool, full_house_table: bool = False) -> dict:

@@ -737,15 +737,17 @@ def test_close_at_once():
         assert time.perf_counter() - start < 5
 
 
+# a fake engine's start: it answers its first command (`name`) with "fake", then goes on
+_ANSWERS_ITS_NAME = ("import sys, time\n"
+                     "line = sys.stdin.readline()\n"
+                     "print('=' + line.split()[0] + ' fake', flush=True)\n"
+                     "print(flush=True)\n")
+
+
 def test_close_at_once_kills_an_engine_that_would_exit_by_itself():
     """API (Engine process): close(timeout=0) kills at once, and so does not wait for an
     engine that would have exited by itself (here with status 0) a moment later."""
-    code = ("import sys, time\n"
-            "line = sys.stdin.readline()\n"
-            "print('=' + line.split()[0] + ' fake', flush=True)\n"
-            "print(flush=True)\n"
-            "time.sleep(1.5)\n")
-    with _fake_engine(code, timeout=20) as e:
+    with _fake_engine(_ANSWERS_ITS_NAME + "time.sleep(1.5)\n", timeout=20) as e:
         assert e.name() == "fake"
         assert e.close(timeout=0) != 0              # killed, not left to exit
         assert e.returncode != 0
@@ -755,13 +757,7 @@ def test_close_without_a_timeout_waits_for_a_slow_exit():
     """API (Engine process): close(timeout=None) never kills: it waits for an engine that
     takes its time over quitting (here 1.5 s, then status 7). It was refused as not a
     number of seconds."""
-    code = ("import sys, time\n"
-            "line = sys.stdin.readline()\n"
-            "print('=' + line.split()[0] + ' fake', flush=True)\n"
-            "print(flush=True)\n"
-            "sys.stdin.readline()\n"
-            "time.sleep(1.5)\n"
-            "sys.exit(7)\n")
+    code = _ANSWERS_ITS_NAME + "sys.stdin.readline()\ntime.sleep(1.5)\nsys.exit(7)\n"
     with _fake_engine(code, timeout=20) as e:
         assert e.name() == "fake"
         start = time.perf_counter()

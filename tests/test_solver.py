@@ -1831,24 +1831,30 @@ def test_solve_many_keeps_a_table_a_core_at_its_first_size(monkeypatch):
     assert solver.search._spares == []
 
 
+def _solve_many_threads_alive(at_most: int) -> list:
+    """The solve_many worker threads alive, once at most ``at_most`` are, or after 10 s (a
+    worker that is not kept ends just after its call's end)."""
+    import threading
+    import time
+    deadline = time.monotonic() + 10
+    while True:
+        alive = [t for t in threading.enumerate() if t.name == "solve_many"]
+        if len(alive) <= at_most or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.01)
+
+
 def test_solve_many_keeps_at_most_a_worker_a_core(monkeypatch):
     """Workers beyond available_cores() end with their job: calls on more threads than
     cores, one after another, leave at most one idle worker a core, and no other
     solve_many threads."""
-    import threading
-    import time
     import solver.batch
     monkeypatch.setattr(solver.batch, "available_cores", lambda: 1)
     items = _endgames_4x6(3)
     for _ in range(4):
         assert all(r.exact for r in solve_many(items, threads=3))
         assert solver.batch._idle[0] <= 1
-    deadline = time.monotonic() + 10
-    while True:             # (a worker that is not kept ends just after its call's end)
-        alive = [t for t in threading.enumerate() if t.name == "solve_many"]
-        if len(alive) <= 1 or time.monotonic() > deadline:
-            break
-        time.sleep(0.01)
+    alive = _solve_many_threads_alive(at_most=1)
     assert len(alive) == solver.batch._idle[0] <= 1
 
 
@@ -1858,7 +1864,6 @@ def test_solve_many_goes_on_with_the_threads_the_system_gives(monkeypatch):
     thread waiting uncounted: those held their memory, so that every later call failed
     with "can't start new thread" too. With no thread at all, a RuntimeError says so."""
     import threading
-    import time
     import solver.batch
     monkeypatch.setattr(solver.batch, "available_cores", lambda: 1)
     items = _endgames_4x6(6)
@@ -1881,12 +1886,7 @@ def test_solve_many_goes_on_with_the_threads_the_system_gives(monkeypatch):
                                             r"\(can't start new thread\)"):
         results = solve_many(items, threads=6)
     assert [_answer(r) for r in results] == expected
-    deadline = time.monotonic() + 10
-    while True:             # (a worker that is not kept ends just after its call's end)
-        alive = [t for t in threading.enumerate() if t.name == "solve_many"]
-        if len(alive) <= 1 or time.monotonic() > deadline:
-            break
-        time.sleep(0.01)
+    alive = _solve_many_threads_alive(at_most=1)
     assert len(alive) == solver.batch._idle[0] == 1
     monkeypatch.setattr(solver.batch, "_idle", [0])     # (none idle, none to be started)
     with pytest.raises(RuntimeError, match="could not start a worker thread"):
