@@ -815,7 +815,14 @@ class Position:
         seat = self._to_move
         owner = self._owner
         ncards = self._ncards
-        self._stack.append((seat, None, self._trec, self._tmove, owner))
+        stack = self._stack
+        if len(stack) >= 3 and stack[-1][1] is None and stack[-2][1] is None \
+                and stack[-3][1] is None:
+            # (a round ends after three passes at most, and a lead is no pass: a fourth
+            # is a fault of the turn order above, which would otherwise loop for ever)
+            raise RuntimeError(f"a fourth pass in a row, by seat {seat}: the turn order "
+                               f"is broken")
+        stack.append((seat, None, self._trec, self._tmove, owner))
         t = seat
         while True:
             t = (t + 1) & 3
