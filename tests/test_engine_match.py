@@ -210,6 +210,22 @@ def test_sec8_double_loss_tie_rule(first, second, payer_of_first):
     assert plan.leader == payer_of_first
 
 
+@pytest.mark.parametrize("first", range(4))
+def test_sec8_double_loss_tie_of_other_suits(first):
+    """RULES 5, 8: suits never rank cards, so two aces of other suits tie, and the player
+    seated right after the first player pays the first player, here the one whose ace
+    comes first in suit order (the tie above dealt both payers the same card, so a tie
+    read from the card kinds, suit included, went uncaught but by the reference test)."""
+    second = (first + 2) % 4
+    right_after, other = (first + 1) % 4, (first + 3) % 4
+    texts = {first: "F SA", second: "F HA", right_after: "F CA", other: "F DA"}
+    plan = plan_tribute((first, second, other, right_after),
+                        hands(*(texts[s] for s in range(4))), 0, STD)
+    assert plan.payments[0] == (right_after, first, parse_card("CA"))
+    assert plan.payments[1] == (other, second, parse_card("DA"))
+    assert plan.leader == right_after
+
+
 def test_sec8_tribute_never_wild_big_joker_allowed():
     """RULES 8: the tribute is never the wild card; a big joker may be given."""
     lv = L("7")
