@@ -47,7 +47,7 @@ from .hand import Hand, to_counts
 from .moves import Move
 from .position import Position
 from .rules import PRESET_NAMES, Rules
-from .usertext import checked_seconds, quoted
+from .usertext import checked_seconds, is_seconds, quoted
 
 __all__ = ["EngineProcess", "EngineRefusedError", "EngineTerminatedError",
            "EngineProtocolError", "DEFAULT_COMMAND", "parse_info"]
@@ -797,16 +797,12 @@ def _no_constant(name: str):
 def _checked_timeout(timeout):
     if timeout is None:
         return None
-    try:
-        seconds = checked_seconds("timeout", timeout)
-    except ValueError:
-        seconds = None
-    if seconds is None or seconds == 0:
+    if not is_seconds(timeout, sys.float_info.max):
         # (one message for all: "0 or more" for -1, then "above 0" for 0, read as a
         # contradiction)
         raise ValueError(f"timeout must be a finite number of seconds above 0, or None, not "
                          f"{quoted(timeout)}")
-    return seconds
+    return float(timeout)
 
 
 def _checked_command(command):

@@ -62,7 +62,7 @@ from .cards import CardError, format_card, format_rank, is_whole, parse_card, pa
 from .match import Match, MatchRules, Observation, _checked_seed, deal, _is_allowed_kind
 from .moves import MOVE_DTYPE, Move, classify
 from .players import GreedyPlayer
-from .position import Position
+from .position import MoveList, Position
 from .rules import Rules
 
 __all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv", "opponent_seed"]
@@ -85,15 +85,17 @@ def opponent_seed(seed, seat: int) -> int:
     return random.Random(f"guandan_core.env opponent {int(seat)} {seed!r}").getrandbits(63)
 
 
-def _legal_index(moves, move: Move) -> int | None:
-    """The index of ``move`` among the legal ``moves``, or None: the same reading (its
-    strength too; a Move read at another level has the same cards and rank but is no
-    legal move here, as ``in`` says)."""
-    reading = move._reading()
-    for i, m in enumerate(moves):
-        if m is move or m._reading() == reading:
-            return i
-    return None
+def _legal_index(moves: MoveList, move: Move) -> int | None:
+    """The index of ``move`` among the legal ``moves`` (its reading, strength included, as
+    ``MoveList.index`` compares them: a Move read at another level is none of them), or
+    None. A move the list handed out (a player's usual answer) is found by identity."""
+    issued = moves.issued(move)
+    if issued >= 0:
+        return issued
+    try:
+        return moves.index(move)
+    except ValueError:
+        return None
 
 
 def _misread(moves, move: Move, level: int) -> str:

@@ -620,10 +620,8 @@ class LegalMoves:
         """The moves as ``MOVE_DTYPE`` records, read-only for good (the moves iterated
         and the set ``in`` asks are made from them)."""
         if self._array is None:
-            # (in a bytes: a read-only flag on an array of its own could be turned off)
-            self._array = np.frombuffer(
-                moves_array(self._hand, self._level, self._beat, self._rules).tobytes(),
-                dtype=MOVE_DTYPE)
+            self._array = frozen_records(moves_array(self._hand, self._level, self._beat,
+                                                     self._rules))
         return self._array
 
     def __reduce__(self):
@@ -664,6 +662,16 @@ class LegalMoves:
 # many moves; a longer one looks among its records of the move's type, rank, strength and
 # size instead (a hand with 370,000 leads under long sequences: 4 s and 240 MB for the set)
 READINGS_SET_AT_MOST = 4096
+
+
+def frozen_records(array: np.ndarray) -> np.ndarray:
+    """``MOVE_DTYPE`` records that cannot be made writable: ``array`` itself when its
+    memory is a ``bytes`` already, else a copy into one. A read-only flag on an array of
+    its own can be turned off again, and a record changed under the moves made from it,
+    or under a hashed list, would disagree with them."""
+    if not array.flags.writeable and isinstance(array.base, bytes):
+        return array
+    return np.frombuffer(array.tobytes(), dtype=MOVE_DTYPE)
 
 
 def listed_reading(moves, move: "Move") -> bool:

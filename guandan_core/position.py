@@ -43,8 +43,8 @@ from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, 
 from .hand import MAX_HAND, Hand
 from .jsontext import parse_json
 from .usertext import counted, quoted, quoted_json
-from .moves import (MOVE_DTYPE, Move, MoveError, beats, checked_reading, is_reading,
-                    listed_reading)
+from .moves import (MOVE_DTYPE, Move, MoveError, beats, checked_reading, frozen_records,
+                    is_reading, listed_reading)
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
 from .rules import Rules
 
@@ -143,14 +143,6 @@ _NCARDS_OFFSET = MOVE_DTYPE.fields["ncards"][1]
 _CARDS_OFFSET = MOVE_DTYPE.fields["cards"][1]      # uint8 cards[10]
 
 
-def frozen_records(array: np.ndarray) -> np.ndarray:
-    """A copy of ``MOVE_DTYPE`` records that cannot be made writable (its memory is a
-    ``bytes``): a read-only view of a writable array can be made writable again, and a
-    record changed under the moves made from it, or under a hashed list, would disagree
-    with them."""
-    return np.frombuffer(array.tobytes(), dtype=MOVE_DTYPE)
-
-
 class MoveList(Sequence):
     """The legal moves of one turn as a read-only sequence, made into :class:`Move` objects
     only when asked for: when following, index 0 is ``Move.PASS``; ``array`` holds the
@@ -165,8 +157,7 @@ class MoveList(Sequence):
         if not isinstance(array, np.ndarray) or array.dtype != MOVE_DTYPE or array.ndim != 1:
             raise TypeError(f"a MoveList is made of a one-dimensional MOVE_DTYPE array, not "
                             f"{quoted(array)}")
-        self._array = array if not array.flags.writeable and isinstance(array.base, bytes) \
-            else frozen_records(array)
+        self._array = frozen_records(array)
         self._has_pass = bool(has_pass)
         self._cache = {}
         self._set = None
