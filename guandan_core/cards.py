@@ -188,6 +188,7 @@ def card_rank(kind: int) -> int:
     """Rank index of a suited card (13 for the small joker, 14 for the big joker)."""
     if not is_whole(kind, 0, NUM_KINDS - 1):
         raise CardError(f"not a card kind index: {quoted(kind)}")
+    kind = int(kind)            # (numpy's integer in, a Python int out, as annotated)
     return kind >> 2 if kind < 52 else kind - 39
 
 
@@ -195,4 +196,4 @@ def card_suit(kind: int) -> int:
     """Suit index of a suited card, -1 for a joker."""
     if not is_whole(kind, 0, NUM_KINDS - 1):
         raise CardError(f"not a card kind index: {quoted(kind)}")
-    return kind & 3 if kind < 52 else -1
+    return int(kind) & 3 if kind < 52 else -1

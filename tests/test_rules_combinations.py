@@ -194,6 +194,9 @@ def test_sec1_cards_counts_and_card_helpers_are_told_apart_and_checked():
             call(bad)
     assert (format_rank(np.int64(12)), wild_kind(np.int64(5)), card_rank(53),
             card_suit(52)) == ("A", 21, 14, -1)
+    # numpy's integers (a hand's counts are indexed by them) answer Python ints
+    answers = (card_rank(np.uint8(53)), card_rank(np.int64(7)), card_suit(np.uint8(7)))
+    assert answers == (14, 1, 3) and all(type(a) is int for a in answers)
     # every kind's rank and suit are those its notation names (jokers: ranks 13, 14)
     for kind in range(54):
         text = format_card(kind)
