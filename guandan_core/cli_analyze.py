@@ -161,7 +161,11 @@ def render(result: dict, colour: bool = False) -> str:
                     rest.remove(_key(p))
                 else:
                     added.append(p)
-            removed = [p for p in result["split"] if _key(p) in rest]
+            removed = []        # (what is left of the best split, a part held twice once
+            for p in result["split"]:       # a copy of it is kept: a multiset difference)
+                if _key(p) in rest:
+                    rest.remove(_key(p))
+                    removed.append(p)
             plus = ",  ".join(_play_cells(p, paint)[1] for p in added)
             minus = ",  ".join(_play_cells(p, paint)[1] for p in removed)
             lines.append(f"  {n}. {paint('+', 'green')} {plus}")

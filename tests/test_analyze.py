@@ -879,7 +879,9 @@ def _columns(line: str) -> list:
     ["S9 C9 D9 H7 H7 SB SB HR HR", "--level", "7", "--played", "S2 S2"],
     ["S3 S3 H5", "--level", "7"],                                       # no bombs, no runner-up
     ["H2 S3 S4 S5 S6", "--level", "2", "--played", "SB"],                # 1 play, runner-ups
-], ids=["shared-bombs", "played", "no-bombs", "one-play"])
+    # the best split plays the same straight flush twice; runner-up 1 keeps one of them
+    ["D9 DQ HJ DJ D8 HA D9 DQ HJ DJ D8 HA", "--level", "A"],
+], ids=["shared-bombs", "played", "no-bombs", "one-play", "a-part-twice"])
 def test_cli_text_report_is_the_json_report(args):
     """The text report of a hand shows what --json reports for it: the hand and the
     cards played (their heading only when some were), the best split's plays numbered
@@ -989,6 +991,8 @@ def test_ranges_of_bomb_numbers():
     (["", "--level", "7"], "empty"),                            # empty hand
     ([TWENTY_EIGHT_CARDS, "--level", "7"], "the hand holds 28 cards; a hand holds at most 27"),
     (["S9", "--level", "7", "--runners-up", "-1"], "-1"),
+    # as many as the engine protocol's runners_up= takes, and no more
+    (["S9", "--level", "7", "--runners-up", str(10 ** 18)], "'1000000000000000000'"),
 ])
 def test_cli_bad_input(args, named):
     proc = run_cli(*args)
@@ -1047,7 +1051,8 @@ def test_cli_colours_only_on_a_terminal_without_no_color():
 
 
 def test_colours_never_for_a_stream_that_cannot_say_it_is_a_terminal(monkeypatch):
-    """Colours only for a terminal: a closed stream (whose isatty() raises) is none."""
+    """Colours only for a terminal: a closed stream (whose isatty() raises) is none; and
+    never when NO_COLOR is set to something."""
     import io
     from guandan_core.cli_analyze import use_colour
     monkeypatch.delenv("NO_COLOR", raising=False)
@@ -1059,6 +1064,11 @@ def test_colours_never_for_a_stream_that_cannot_say_it_is_a_terminal(monkeypatch
             return True
 
     assert use_colour(Terminal()) is True and use_colour(io.StringIO()) is False
+    # NO_COLOR turns colours off only when it is not empty (no-color.org)
+    for value, coloured in (("", True), ("1", False), ("0", False)):
+        monkeypatch.setenv("NO_COLOR", value)
+        assert use_colour(Terminal()) is coloured, value
+    monkeypatch.delenv("NO_COLOR")
     closed = Terminal()
     closed.close()
     assert use_colour(closed) is False
