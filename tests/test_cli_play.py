@@ -455,6 +455,12 @@ def _mutations(events):
     bad = [dict(e) for e in events]
     bad[i] = dict(bad[i], levels=["K", "2"])
     out.append(("wrong levels", bad, i + 1, "levels"))
+    # the second and third places swapped (a check of the first place alone passed it)
+    bad = [dict(e) for e in events]
+    order = list(bad[i]["order"])
+    order[1], order[2] = order[2], order[1]
+    bad[i] = dict(bad[i], order=order)
+    out.append(("finishing order out of step", bad, i + 1, "does not match the play"))
     i = _first(events, lambda e: e["event"] == "deal" and e["hand"] == 2)
     bad = [dict(e) for e in events]
     bad[i] = dict(bad[i], level="9")

@@ -70,6 +70,9 @@ def test_a_slice_of_one_deal_seen_from_seat_1_with_known_cards(tmp_path, capsys)
                          "deals: 1 (seed 5, deal 3), the hidden cards shared out at random; "
                          "1 solved"]
     assert lines[7].startswith("moves, values for team 1+3 ")
+    # the last deal number (--first + --deals is 2**63 at most, that bound included)
+    assert main(["sample", str(path), "--deals", "1", "--first", str(2**63 - 1)]) == 0
+    assert f"(seed 0, deal {2**63 - 1}), " in capsys.readouterr().out
 
 
 def test_a_limit_that_stops_deals_is_reported(capsys):

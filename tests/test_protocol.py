@@ -1267,6 +1267,9 @@ def test_sample_answers_what_guandan_sample_json_prints(engine):
     # the largest seed and node limit guandan sample takes
     big = json.loads(ok(engine.handle(f"sample deals=1 seed={2**63 - 1} nodes={2**63 - 1}")))
     assert big["seed"] == 2**63 - 1 and big["solved"] == 1
+    # and the last deal number (first + deals is 2**63 at most, that bound included)
+    last = json.loads(ok(engine.handle(f"sample deals=1 first={2**63 - 1}")))
+    assert last["deals"] == [[2**63 - 1, 2**63]] and last["solved"] == 1
     # a limit that stops every deal: none counted
     got = json.loads(ok(engine.handle("sample deals=2 nodes=5")))
     assert (got["solved"], got["moves"], got["best"]) == (0, [], None)

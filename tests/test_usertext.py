@@ -12,7 +12,7 @@ import pytest
 
 from guandan_core import jsontext
 from guandan_core.jsontext import parse_json, read_text
-from guandan_core.usertext import (MAX_MESSAGE, close_reason, closed_for_size, one_line,
+from guandan_core.usertext import (MAX_MESSAGE, checked_seconds, close_reason, closed_for_size, one_line,
                                    out_of_memory, quoted, quoted_json, read_count, read_seconds)
 
 
@@ -189,6 +189,18 @@ def test_seconds_are_a_finite_decimal_number_and_nothing_more():
     assert read_seconds("0") == 0.0 and read_seconds("1e308") == 1e308
     for bad in ("1e999", "9" * 18 + "e308", "0.5s", "2 ", "1e-3x", "2\n", "-1", "inf"):
         assert read_seconds(bad) is None, bad
+
+
+def test_checked_seconds_are_finite_numbers_of_zero_or_more():
+    """A timeout or a reply's seconds: 0 or more and finite, numpy's numbers too; infinity,
+    NaN, a negative number, True and text are refused by name (a long one elided)."""
+    import numpy as np
+    assert checked_seconds("t", 0) == 0.0 and checked_seconds("t", np.float32(0.5)) == 0.5
+    assert checked_seconds("t", 10 ** 300) == 1e300
+    for bad in (float("inf"), float("nan"), -1, True, "1", None, 10 ** 400, np.inf):
+        with pytest.raises(ValueError, match=re.escape(
+                f"t must be a finite number of seconds, 0 or more, not {quoted(bad)}")):
+            checked_seconds("t", bad)
 
 
 # ---------------------------------------------------------------------- close frames
