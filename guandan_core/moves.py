@@ -308,9 +308,11 @@ class Move:
         return len(self.kinds)
 
     def to_platform(self) -> list:
-        if self.is_pass:
+        # (the fields read, not the properties: 0.6 of the time, for each move of a line)
+        if self.type_id == PASS:
             return ["PASS", "PASS", "PASS"]
-        return [self.type, self.rank, list(self.cards)]
+        return [TYPE_NAMES[self.type_id], LABELS[self.label],
+                list(map(CARD_NAMES.__getitem__, self.kinds))]
 
     def record(self) -> np.ndarray:
         """This move as one kernel record (18 bytes, uint8, read-only): the record it was

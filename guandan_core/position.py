@@ -40,7 +40,7 @@ import numpy as np
 
 from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, is_whole,
                     parse_card, parse_level)
-from .hand import MAX_HAND, Hand
+from .hand import MAX_HAND, Hand, card_names
 from .jsontext import parse_json
 from .usertext import counted, quoted, quoted_json
 from .moves import (MOVE_DTYPE, Move, MoveError, beats, checked_reading, frozen_records,
@@ -513,7 +513,7 @@ class Position:
         if self._trec is not None:
             table = {"owner": self._owner, "play": self.table.to_platform()}
         return {"level": format_rank(self._level),
-                "hands": [self._hand(s).cards() for s in range(4)],
+                "hands": [card_names(view) for view in self._views],
                 "finished": list(self._finished),
                 "to_move": self.to_move,
                 "table": table}
