@@ -93,9 +93,26 @@ def _new_stop():
     return Stop()
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+_JSON_WORDS = {None: "null", True: "true", False: "false"}
+
+
 def _compact(value) -> str:
-    """JSON without spaces: one token of an ``info`` line."""
-    return json.dumps(value, separators=(",", ":"))
+    """JSON without spaces: one token of an ``info`` line.
+
+    >>> _compact(3), _compact(0.25), _compact(None), _compact([1, "S2"]), _compact(True)
+    ('3', '0.25', 'null', '[1,"S2"]', 'true')
+    """
+    # (a number written as json writes it, without an encoder made for it, as json.dumps
+    # makes one for each call: a solve's info lines write about 25 of them)
+    kind = type(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and value - value == 0.0:      # (finite)
+        return float.__repr__(value)
+    if value is None or kind is bool:
+        return _JSON_WORDS[value]
+    return _COMPACT.encode(value)
 
 
 def _info(*pairs) -> str:
