@@ -23,7 +23,7 @@ import numpy as np
 from guandan_core.cards import is_whole
 from guandan_core.jsontext import parse_json
 from guandan_core.moves import MOVE_DTYPE, Move
-from guandan_core.position import OUTCOMES, Position
+from guandan_core.position import OUTCOMES, IllegalMoveError, Position
 from guandan_core.rules import Rules
 from guandan_core.usertext import checked_seconds, quoted
 
@@ -789,8 +789,10 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
 
     def move(triple, at: Position, what):
         m = Move.from_platform(triple, at.level, at.rules)
-        if not at.is_legal(m):
-            raise ValueError(f"{what} {quoted(triple)} is not a legal move there")
+        try:        # (from_platform read it at that level and rules: is_legal less the
+            at._check(m, full=False)        # check that it is a reading, half the time)
+        except IllegalMoveError:
+            raise ValueError(f"{what} {quoted(triple)} is not a legal move there") from None
         return m
 
     lower, upper = value(obj["lower"], "lower"), value(obj["upper"], "upper")
