@@ -197,18 +197,30 @@ def _move_fields(moves, n: int):
     if moves.dtype != MOVE_DTYPE or moves.shape != (n,):
         raise ValueError(f"moves must be a MOVE_DTYPE array of {n} records, "
                          f"not {_dtype_name(moves.dtype)} {moves.shape}")
-    ncards = moves["ncards"].astype(np.int64)
-    cards = moves["cards"].astype(np.int64)
-    if n and ncards.max() > MAX_MOVE_CARDS:
-        row = int(np.flatnonzero(ncards > MAX_MOVE_CARDS)[0])
-        raise MoveError(f"move of row {row} has {ncards[row]} cards (at most "
-                        f"{MAX_MOVE_CARDS})")
-    used = np.arange(MAX_MOVE_CARDS) < ncards[:, None]
-    if n and (cards[used] >= NUM_KINDS).any():
-        row, slot = np.argwhere(used & (cards >= NUM_KINDS))[0]
+    # the records' own fields, checked in one compiled pass (copies of them as int64, and
+    # numpy's masks over those, took half of apply_moves' time)
+    ncards, cards = moves["ncards"], moves["cards"]
+    row = _first_bad_move(ncards, cards)
+    if row >= 0:
+        if ncards[row] > MAX_MOVE_CARDS:
+            raise MoveError(f"move of row {row} has {ncards[row]} cards (at most "
+                            f"{MAX_MOVE_CARDS})")
+        slot = next(j for j in range(ncards[row]) if cards[row, j] >= NUM_KINDS)
         raise MoveError(f"move of row {row} holds card kind {cards[row, slot]} "
                         f"(kinds are 0..{NUM_KINDS - 1})")
-    return ncards, np.ascontiguousarray(cards)
+    return ncards, cards
+
+
+@_jit
+def _first_bad_move(ncards, cards):
+    # the first row with more cards than a move has or a card kind out of range, else -1
+    for i in range(ncards.shape[0]):
+        if ncards[i] > MAX_MOVE_CARDS:
+            return i
+        for j in range(ncards[i]):
+            if cards[i, j] >= NUM_KINDS:
+                return i
+    return -1
 
 
 def contains_moves(hands, moves) -> np.ndarray:

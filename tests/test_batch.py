@@ -544,11 +544,15 @@ def test_numba_kernels_do_not_read_the_slot_just_past_a_moves_cards():
 
 
 def test_numba_kernels_name_the_first_row_with_too_many_cards():
+    """The first bad row is named, whatever is wrong with it and with the rows after it."""
     hands, move = _one_hand_and_move()
     rows = np.concatenate([move, _with(move, "ncards", 11), _with(move, "ncards", 12)])
     for kernel in (apply_moves, contains_moves):
         with pytest.raises(MoveError, match=re.escape("move of row 1 has 11 cards (at most 10)")):
             kernel(np.concatenate([hands] * 3), rows)
+        mixed = np.concatenate([move, _with(move, "cards", 60), _with(move, "ncards", 11)])
+        with pytest.raises(MoveError, match=re.escape("move of row 1 holds card kind 60 ")):
+            kernel(np.concatenate([hands] * 3), mixed)
 
 
 def test_deal_names_the_range_of_seeds_and_game_counts():
