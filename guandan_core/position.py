@@ -38,8 +38,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, is_whole,
-                    parse_card, parse_level)
+from .cards import (_PLATFORM_KINDS, NUM_KINDS, CardError, LevelError, format_card,
+                    format_rank, is_whole, parse_card, parse_level)
 from .hand import MAX_HAND, Hand, card_names
 from .jsontext import parse_json
 from .usertext import counted, quoted, quoted_json
@@ -293,7 +293,7 @@ class Position:
             if isinstance(hand, np.ndarray) and hand.dtype == np.uint8 \
                     and hand.shape == (NUM_KINDS,):
                 raw = bytearray(hand.tobytes())
-                if max(raw) <= 2:
+                if not raw.translate(None, b"\0\1\2"):       # (every count 0, 1 or 2)
                     counts.append(raw)
                     continue
             try:
@@ -374,9 +374,8 @@ class Position:
         if not hand_over and self._to_move is None:
             raise PositionError("to_move: null is only for a finished hand (both seats of "
                                 "a team out); here a seat is to move")
-        total = np.zeros(NUM_KINDS, dtype=np.int32)
-        for view in self._views:
-            total += view
+        views = self._views
+        total = views[0] + views[1] + views[2] + views[3]       # (uint8: each at most 2)
         table = self._tmove
         if table is not None:
             for k in table.kinds:
@@ -472,14 +471,23 @@ class Position:
         for seat, h in enumerate(hands):
             if not isinstance(h, list):
                 raise PositionError(f"hands[{seat}]: expected a list of cards, got {quoted_json(h)}")
-            row = [0] * NUM_KINDS
+            row = bytearray(NUM_KINDS)
+            thrice = False
             for card in h:
-                try:
-                    row[parse_card(card)] += 1
-                except CardError as exc:
-                    raise PositionError(f"hands[{seat}]: {exc}") from None
+                # (the platform's spelling by one look-up, as parse_card begins: a call to
+                # it for each card was a third of the time)
+                kind = _PLATFORM_KINDS.get(card) if type(card) is str else None
+                if kind is None:
+                    try:
+                        kind = parse_card(card)
+                    except CardError as exc:
+                        raise PositionError(f"hands[{seat}]: {exc}") from None
+                if row[kind] == 2:
+                    thrice = True
+                else:
+                    row[kind] += 1
             # (a card more than twice: the cards, for the constructor to name the problem)
-            counts.append(np.array(row, dtype=np.uint8) if max(row) <= 2 else h)
+            counts.append(h if thrice else np.frombuffer(row, dtype=np.uint8))
         finished = obj["finished"]
         if not isinstance(finished, list) or not all(
                 isinstance(s, int) and not isinstance(s, bool) for s in finished):
