@@ -283,8 +283,10 @@ def cmd_solve(args) -> int:
                     # (a file name may hold a line break; characters the output cannot
                     # encode are written as escapes, as main() sets up)
                     print("== " + one_line(label))
+                # (Ctrl-C can cut an exact result short too: its line, or every move's
+                # scores, after the value was known)
                 _print_result(positions[printed], ready,
-                              "Ctrl-C" if interrupted and not ready.exact else "a limit")
+                              "Ctrl-C" if interrupted else "a limit")
             printed += 1
 
     interrupted = _solve_interruptibly(positions, args, show)

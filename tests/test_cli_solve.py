@@ -424,6 +424,27 @@ def test_ctrl_c_stops_the_search_and_prints_what_it_proved(tmp_path):
     assert "(Ctrl-C stopped the search)" in out and "best move found: " in out
 
 
+def test_ctrl_c_that_cuts_an_exact_results_line_is_named(monkeypatch, capsys):
+    """Ctrl-C pressed once the value is known, while the line is being played out: the
+    line is cut short, and Ctrl-C is named as what stopped it (it said "a limit", with
+    none given). The interrupted solve is stood in for by an exact result whose line a
+    node limit cut, which is what such a Ctrl-C leaves."""
+    import guandan_core.cli_solve as cli_solve
+    from solver import solve
+    cut = solve(EXAMPLE_POSITION, node_limit=1275, fresh_tables=True)
+    assert cut.exact and cut.pv_cut
+
+    def interrupted_solve(positions, args, show):
+        show(0, cut, True)          # (the result came after Ctrl-C)
+        return True
+
+    monkeypatch.setattr(cli_solve, "_solve_interruptibly", interrupted_solve)
+    assert main(["solve", "--example"]) == 130
+    out, err = capsys.readouterr()
+    assert "  (Ctrl-C stopped the line here, before the end of the hand)" in out
+    assert "a limit" not in out and err == "guandan solve: interrupted\n"
+
+
 def test_solve_several_positions_in_input_order(tmp_path, capsys):
     """Several files, a file holding a JSON array and one holding {"items": [...]} (the
     benchmark sets): one JSON line per position in input order, each as solved alone."""
