@@ -797,7 +797,9 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
 
     lower, upper = value(obj["lower"], "lower"), value(obj["upper"], "upper")
     exact = obj["value"]
-    if not (lower <= upper and (exact is None or lower == value(exact, "value") == upper)
+    # (bounds that meet are the value: solve() gives it then, so a reply without it lies)
+    if not (lower <= upper and (lower < upper if exact is None
+                                else lower == value(exact, "value") == upper)
             and obj["exact"] is (exact is not None)):
         raise ValueError(f"value {quoted(exact)}, exact {quoted(obj['exact'])}, lower "
                          f"{lower} and upper {upper} do not agree")

@@ -3554,6 +3554,8 @@ def test_read_result_refuses_what_does_not_agree_with_the_position():
            (dict(good, value=-good["value"]), "do not agree"),
            (dict(good, lower=1, upper=3, value=None, exact=False),
             f"the line ends at {good['value']:+d} for the mover's team, outside 1..3"),
+           # bounds that meet are an exact value (solve gives it), not "unknown"
+           (dict(good, value=None, exact=False, pv_cut=True), "do not agree"),
            (dict(good, nodes=-1), "nodes -1 is not a count"),
            (dict(good, seconds="x"), "seconds must be"),
            (dict(good, best=illegal), "best .* is not a legal move there"),
@@ -3573,6 +3575,15 @@ def test_read_result_refuses_what_does_not_agree_with_the_position():
     for obj, message in bad:
         with pytest.raises(ValueError, match=message):
             read_result(obj, _READ_BACK)
+    # threshold mode: the best move said not to reach a threshold the position reaches
+    asked = solve(_READ_BACK, all_moves=True, at_least=good["value"],
+                  fresh_tables=True).to_json()
+    assert asked["reached"] is True and read_result(asked, _READ_BACK).reached is True
+    for entry in asked["moves"]:
+        if asked["best"] in [entry["move"], *entry.get("equivalent", [])]:
+            entry["reaches"] = False
+    with pytest.raises(ValueError, match="reaches False where the position's answer is True"):
+        read_result(asked, _READ_BACK)
 
 
 def test_solve_works_on_a_copy_of_the_position_it_is_given(monkeypatch):
