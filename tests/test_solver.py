@@ -1175,6 +1175,25 @@ def test_a_named_proof_move_reaches_its_bound():
     assert checked >= 100, checked
 
 
+def test_a_probe_keeps_all_that_its_answer_proves():
+    """Fail-soft probes (solver/_search.pyx): "is the value at least +1?" answered with
+    the value the search found, here +3 for the mover, narrows the bounds to +3 at once,
+    not to +1 and then a question more. Both ways round: the first position's probe
+    succeeds in team-0 terms, its mirror's (seats moved by one) fails; each is exact
+    within 2 nodes, one probe after the first bound."""
+    hand = [["HR"], ["S9", "HQ", "SB"], [], ["S2", "H3", "D4", "D7", "DT", "DJ"]]
+    for shift in (0, 1):
+        pos = {"level": "T", "hands": hand[-shift:] + hand[:-shift], "finished": [(2 + shift) % 4],
+               "to_move": shift, "table": {"owner": 1 + shift,
+                                           "play": ["Single", "J", ["CJ"]]}}
+        events = []
+        full = solve(pos, fresh_tables=True, on_info=events.append)
+        bounds = [(e["lower"], e["upper"]) for e in events if e["stage"] == "bound"]
+        assert (full.value, bounds) == (3, [(1, 3), (3, 3)]), shift
+        limited = solve(pos, node_limit=2, fresh_tables=True)
+        assert (limited.exact, limited.value) == (True, 3), shift
+
+
 def test_limits_report_a_move_that_reaches_the_proven_lower_bound():
     """Issue 4 (limits): with the value unknown, ``best`` is a move proven to reach
     ``lower`` whenever ``lower`` is above -3: checked by minimax on positions stopped at
@@ -1631,6 +1650,22 @@ def test_stop_set_while_its_own_thread_holds_its_lock_does_not_hang():
     worker.join(10)
     assert not worker.is_alive(), "Stop.set() re-entered from its own thread hung"
     assert attached.stopped == 2 and stop.is_set() and stop._searchers == []
+
+
+def test_solve_many_of_one_position_solves_it_with_this_threads_tables():
+    """API.md (solve_many): `threads=1`, or a single position whatever `threads`, solves in
+    the calling thread with its tables, as `solve` does: a solve of the same position
+    afterwards finds it in those tables (a worker's tables are not this thread's)."""
+    from solver import free_tables, solve_many
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    fresh = solve(EXAMPLE_POSITION, fresh_tables=True)
+    for threads in (1, 2):
+        free_tables()
+        [result] = solve_many([EXAMPLE_POSITION], threads=threads)
+        assert result.nodes == fresh.nodes, threads
+        again = solve(EXAMPLE_POSITION)
+        assert again.value == fresh.value and again.nodes < fresh.nodes / 4, \
+            (threads, again.nodes, fresh.nodes)
 
 
 def test_stop_in_solve_many_ends_the_running_positions_and_skips_the_rest():
