@@ -197,9 +197,10 @@ def _move_fields(moves, n: int):
     if moves.dtype != MOVE_DTYPE or moves.shape != (n,):
         raise ValueError(f"moves must be a MOVE_DTYPE array of {n} records, "
                          f"not {_dtype_name(moves.dtype)} {moves.shape}")
-    # the records' own fields, checked in one compiled pass (copies of them as int64, and
-    # numpy's masks over those, took half of apply_moves' time)
-    ncards, cards = moves["ncards"], moves["cards"]
+    # copies of the fields, checked in one compiled pass (copies as int64 and numpy's masks
+    # over them took half of apply_moves' time): copies, since the kernels trust what was
+    # checked, and the caller's array may change under a kernel that holds no GIL
+    ncards, cards = np.array(moves["ncards"]), np.array(moves["cards"])
     row = _first_bad_move(ncards, cards)
     if row >= 0:
         if ncards[row] > MAX_MOVE_CARDS:

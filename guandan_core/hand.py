@@ -202,6 +202,7 @@ def _no_bools(counts, name: str) -> None:
 
 _KINDS = np.arange(NUM_KINDS)
 _NAMES = np.array(CARD_NAMES, dtype=object)
+_KINDS.flags.writeable = _NAMES.flags.writeable = False
 
 
 def card_names(counts: np.ndarray) -> list[str]:
