@@ -123,6 +123,19 @@ def _key(play) -> tuple:
     return (play[0], play[1], tuple(play[2]))
 
 
+def _unmatched(parts: list, others: list) -> list:
+    """The ``parts`` that ``others`` do not hold, as a multiset difference: a part held
+    twice, of which the others hold one copy, is listed once."""
+    left = [_key(p) for p in others]
+    out = []
+    for p in parts:
+        if _key(p) in left:
+            left.remove(_key(p))
+        else:
+            out.append(p)
+    return out
+
+
 def render(result: dict, colour: bool = False) -> str:
     """The readable report of an :func:`~guandan_core.analysis.analyze` result."""
     paint = _Painter(colour, result["level"])
@@ -152,20 +165,9 @@ def render(result: dict, colour: bool = False) -> str:
         lines.append("")
         lines.append(paint(f"Runner-up splits ({plays} too)", "bold")
                      + ": the parts that differ from the best split")
-        best = [_key(p) for p in result["split"]]
         for n, split in enumerate(result["runner_up"], 1):
-            rest = list(best)
-            added = []
-            for p in split:
-                if _key(p) in rest:
-                    rest.remove(_key(p))
-                else:
-                    added.append(p)
-            removed = []        # (what is left of the best split, a part held twice once
-            for p in result["split"]:       # a copy of it is kept: a multiset difference)
-                if _key(p) in rest:
-                    rest.remove(_key(p))
-                    removed.append(p)
+            added = _unmatched(split, result["split"])
+            removed = _unmatched(result["split"], split)
             plus = ",  ".join(_play_cells(p, paint)[1] for p in added)
             minus = ",  ".join(_play_cells(p, paint)[1] for p in removed)
             lines.append(f"  {n}. {paint('+', 'green')} {plus}")

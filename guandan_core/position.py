@@ -38,8 +38,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .cards import (_PLATFORM_KINDS, NUM_KINDS, CardError, LevelError, format_card,
-                    format_rank, is_whole, parse_card, parse_level)
+from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, is_whole,
+                    parse_card, parse_level)
 from .hand import MAX_HAND, Hand, card_names
 from .jsontext import parse_json
 from .usertext import counted, quoted, quoted_json
@@ -474,14 +474,10 @@ class Position:
             row = bytearray(NUM_KINDS)
             thrice = False
             for card in h:
-                # (the platform's spelling by one look-up, as parse_card begins: a call to
-                # it for each card was a third of the time)
-                kind = _PLATFORM_KINDS.get(card) if type(card) is str else None
-                if kind is None:
-                    try:
-                        kind = parse_card(card)
-                    except CardError as exc:
-                        raise PositionError(f"hands[{seat}]: {exc}") from None
+                try:
+                    kind = parse_card(card)
+                except CardError as exc:
+                    raise PositionError(f"hands[{seat}]: {exc}") from None
                 if row[kind] == 2:
                     thrice = True
                 else:

@@ -12,8 +12,9 @@ import pytest
 
 from guandan_core import jsontext
 from guandan_core.jsontext import parse_json, read_text
-from guandan_core.usertext import (MAX_MESSAGE, checked_seconds, close_reason, closed_for_size, one_line,
-                                   out_of_memory, quoted, quoted_json, read_count, read_seconds)
+from guandan_core.usertext import (MAX_MESSAGE, checked_seconds, close_reason, closed_for_size,
+                                   one_line, out_of_memory, quoted, quoted_json, read_count,
+                                   read_seconds)
 
 
 # ---------------------------------------------------------------------- counts
