@@ -96,9 +96,8 @@ class _Server:
     answer after each act, and records the answers (``misbehave``: close abruptly after
     the first act's answer)."""
 
-    def __init__(self, messages, misbehave=False, wait_for_close=False, close_at_act=False):
+    def __init__(self, messages, misbehave=False, wait_for_close=False):
         self.messages, self.misbehave = messages, misbehave
-        self.close_at_act = close_at_act
         self.wait_for_close = wait_for_close
         self.answers, self.path, self.error = [], None, None
         self.server = serve(self._handler, "127.0.0.1", 0)
@@ -112,9 +111,6 @@ class _Server:
         try:
             for message in self.messages:
                 conn.send(json.dumps(message))
-                if message["type"] == "act" and self.close_at_act:
-                    conn.close(code=1001, reason="the server was stopped")
-                    return
                 if message["type"] == "act":
                     self.answers.append(json.loads(conn.recv(timeout=60)))
                     if self.misbehave:
@@ -131,15 +127,45 @@ class _Server:
         self.thread.join(10)
 
 
-def _bot_against(messages, name, *options, close_at_act=False):
+def _bot_against(messages, name, *options):
     """``guandan bot`` connected as NAME to a server that sends ``messages``: (the
     finished process, the server)."""
-    server = _Server(messages, close_at_act=close_at_act)
+    server = _Server(messages)
     try:
         proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/{name}", *options])
     finally:
         server.stop()
     return proc, server
+
+
+def _close_with_first_act(messages):
+    """A one-connection WebSocket server in a thread that sends ``messages`` up to the
+    first act and a 1001 close in one write, so that the bot reads the close with the
+    act, before it can answer (a close sent after the act would race with the answer);
+    (its port, an Event set once it has written them)."""
+    from websockets.server import ServerProtocol
+    first_act = next(i for i, m in enumerate(messages) if m["type"] == "act")
+    listener = socket.create_server(("127.0.0.1", 0))
+    sent = threading.Event()
+
+    def serve_once():
+        with listener, listener.accept()[0] as conn:
+            conn.settimeout(30)
+            protocol, events = ServerProtocol(), []
+            while not events:          # (the bot's opening handshake)
+                protocol.receive_data(conn.recv(65536))
+                events = protocol.events_received()
+            protocol.send_response(protocol.accept(events[0]))
+            for message in messages[:first_act + 1]:
+                protocol.send_text(json.dumps(message).encode())
+            protocol.send_close(1001, "the server was stopped")
+            conn.sendall(b"".join(protocol.data_to_send()))
+            sent.set()
+            while conn.recv(65536):     # (until the bot hangs up)
+                pass
+
+    threading.Thread(target=serve_once, daemon=True).start()
+    return listener.getsockname()[1], sent
 
 
 def test_sec7_the_bot_plays_over_the_platforms_websocket(game):
@@ -165,12 +191,14 @@ def test_a_server_that_closes_in_the_middle_of_a_hand_is_an_error(game):
     assert proc.stderr.splitlines() == [
         f"guandan bot: error: the server at ws://127.0.0.1:{server.port}/game/client2 closed "
         "the connection (code 1000) in the middle of a hand, after 1 answer"]
-    # the same when the close comes while the bot answers: the answer cannot be sent (it
-    # said "talking to ...: received 1001 (going away) ...", the library's words)
-    proc, server = _bot_against(messages, "client2", "--move-time", "inf", close_at_act=True)
+    # the same when the close comes with the act, so that the bot cannot send its answer
+    # (it said "talking to ...: received 1001 (going away) ...", the library's words)
+    port, sent = _close_with_first_act(messages)
+    proc = run_cli(["bot", f"ws://127.0.0.1:{port}/game/client2", "--move-time", "inf"])
+    assert sent.wait(30) and sent.is_set()
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.splitlines() == [
-        f"guandan bot: error: the server at ws://127.0.0.1:{server.port}/game/client2 closed "
+        f"guandan bot: error: the server at ws://127.0.0.1:{port}/game/client2 closed "
         "the connection (code 1001: the server was stopped) in the middle of a hand, after 0 "
         "answers"]
     first_end = next(i for i, m in enumerate(messages) if m.get("stage") == "episodeOver")
