@@ -350,9 +350,11 @@ class Move:
         return hash(self._ident())
 
     def __reduce__(self):
+        # (a subclass comes back as itself, with the attributes of its own)
+        cls, extra = type(self), getattr(self, "__dict__", None) or None
         if self._raw is not None:       # (so that record() survives pickling unchanged)
-            return (_move_of_record, (_RECORD.pack(*self._raw),))
-        return (Move, (self.type_id, self.label, self.key, self.kinds, self.wild_as))
+            return (_move_of_record, (_RECORD.pack(*self._raw), cls), extra)
+        return (cls, (self.type_id, self.label, self.key, self.kinds, self.wild_as), extra)
 
     def __str__(self) -> str:
         if self.is_pass:
@@ -387,8 +389,8 @@ def _filled_as(cls: type) -> type:
 _MoveFilled = _filled_as(Move)      # (from_bytes' common case, without the cache's call)
 
 
-def _move_of_record(raw: bytes) -> Move:
-    return Move.from_bytes(raw)[0]
+def _move_of_record(raw: bytes, cls: type = Move) -> Move:
+    return cls.from_bytes(raw)[0]
 
 
 def _check_records(data: bytes) -> None:

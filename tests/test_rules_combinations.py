@@ -581,6 +581,33 @@ def test_sec7_move_value_semantics():
     assert Move.PASS.is_pass and not Move.PASS.is_bomb and len(Move.PASS) == 0
 
 
+class ScoredMove(Move):
+    """A Move subclass with an attribute of its own (module level, so pickle finds it)."""
+
+
+def test_sec7_a_move_subclass_survives_pickle_and_copy():
+    """API (Move: picklable value object): a subclass comes back from pickle and copy as
+    itself, with its own attributes, however the move was made (it came back as a plain
+    Move, its attributes dropped)."""
+    import copy
+    import pickle
+    record = M("Pair", "9", "S9 H7").record().tobytes()
+    from_record = ScoredMove.from_bytes(record)[0]
+    plain = M("Pair", "9", "S9 H7")
+    from_fields = ScoredMove(plain.type_id, plain.label, plain.key, plain.kinds, plain.wild_as)
+    for move in (from_record, from_fields):
+        move.score = 5
+        for back in (pickle.loads(pickle.dumps(move)), copy.copy(move), copy.deepcopy(move)):
+            assert type(back) is ScoredMove and back == move == plain
+            assert back.score == 5 and back.cards == plain.cards
+            assert back.record().tobytes() == move.record().tobytes()
+            with pytest.raises(AttributeError, match="immutable"):
+                back.key = 3
+    # a plain Move still comes back as a plain Move, with no attributes to carry
+    back = pickle.loads(pickle.dumps(plain))
+    assert type(back) is Move and back == plain and not hasattr(back, "__dict__")
+
+
 @pytest.mark.parametrize("made", ["platform", "legal", "fields", "pickled", "subclass"])
 def test_sec7_a_move_cannot_be_changed(made):
     """API (Move: "immutable value object"): no field of a move can be set or deleted,
