@@ -313,7 +313,9 @@ def _pinned(view: _View, known) -> dict:
     sizes = dict(view.hidden)
     for s, cards in known.items():
         if not is_whole(s, 0, 3):
-            raise ValueError(f"known: {quoted(s)} is not a seat (a whole number from 0 to 3)")
+            # (the text "1" named as text: "'1' is not a whole number" read as a contradiction)
+            raise ValueError(f"known: {quoted(s)} is not a seat (seats are the whole numbers "
+                             f"0 to 3{', not text' if isinstance(s, str) else ''})")
         if int(s) not in sizes:
             raise ValueError(f"known: {quoted(s)} is not a seat whose hand is hidden from "
                              f"seat {view.seat} (those are {sorted(sizes)})")

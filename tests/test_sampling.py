@@ -133,8 +133,9 @@ def test_a_seat_known_to_hold_nothing_is_a_seat_nothing_is_known_of():
 
 @pytest.mark.parametrize("known, message", [
     ({0: "S5"}, "0 is not a seat whose hand is hidden"),
-    ({4: "S3"}, "4 is not a seat \\(a whole number from 0 to 3\\)"),
-    ({"1": "S3"}, "'1' is not a seat \\(a whole number"),   # (not "... hidden ... [1, 2, 3]")
+    ({4: "S3"}, "4 is not a seat \\(seats are the whole numbers 0 to 3\\)$"),
+    # (not "... hidden ... [1, 2, 3]", nor "'1' is not a whole number", which read as a slip)
+    ({"1": "S3"}, "'1' is not a seat \\(seats are the whole numbers 0 to 3, not text\\)$"),
     ({1: "S9"}, "S9 is not among the cards hidden"),
     ({1: "S3 S3"}, "S3 is not among the cards hidden"),
     ({1: "S3 HA D7 SK"}, "seat 1 holds 3 cards, not the 4 given"),
