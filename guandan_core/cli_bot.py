@@ -59,6 +59,12 @@ def _play(args, seat: PlatformSeat, log) -> None:
             raise ValueError(f"--log {args.log!r} is the file --stdio reads: the bot "
                              "would read its own log without end; log to another file")
         try:
+            # (bytes that are no UTF-8 kept as they came, so that the error names the line
+            # and the byte, whatever the locale made of stdin)
+            sys.stdin.reconfigure(errors="surrogateescape")
+        except (AttributeError, ValueError):
+            pass        # (a stream that cannot change: it stays as it was)
+        try:
             play_lines(seat, sys.stdin, sys.stdout, log)
         except BrokenPipeError:
             # (a relay that stops reading misses answers: not the quiet end of `| head`)

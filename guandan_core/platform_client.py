@@ -55,6 +55,8 @@ def _parsed(text, log: Optional[TextIO]):
     PlatformSeat refuses any other value that is no object (a message encoded twice was
     decoded again and played)."""
     try:
+        if isinstance(text, str) and not text.isascii():
+            _check_decoded(text)
         message = read_message(text)
         if isinstance(message, str):
             raise PlatformError(f"a message is a JSON object, not {quoted(message)}")
@@ -62,6 +64,20 @@ def _parsed(text, log: Optional[TextIO]):
     except PlatformError:
         _logged(log, "in", text if isinstance(text, str) else repr(text))
         raise
+
+
+def _check_decoded(text: str) -> None:
+    """A PlatformError naming the first byte of ``text`` that was no UTF-8 (a stream read
+    with errors="surrogateescape" keeps such a byte as a lone surrogate, which JSON's
+    error would quote as '\\udcff' without saying why)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        code = ord(text[exc.start])
+        what = f"the byte 0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF \
+            else f"a lone surrogate U+{code:04X}"
+        raise PlatformError(f"a message is UTF-8 text: {what} at character "
+                            f"{exc.start + 1} is not UTF-8") from None
 
 
 def _answer(seat: PlatformSeat, message, log: Optional[TextIO]) -> Optional[str]:
@@ -155,6 +171,8 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
                 continue            # an answer of a logged stream
             if isinstance(message, dict) and set(message) == {"in"}:
                 message = message["in"]
+                if isinstance(message, str):    # (logged as it came: read as it was then)
+                    message = _parsed(message, log)
             reply = _answer(seat, message, log)
         except PlatformError as exc:
             raise PlatformError(f"line {number}: {exc}") from None

@@ -226,7 +226,7 @@ def test_an_error_in_chinese_reaches_the_server_in_its_close(game):
     assert reason.startswith("notify play: unknown card '红桃") and len(reason.encode()) >= 121
 
 
-def test_sec7_a_bad_message_stops_the_bot_with_one_line(game):
+def test_sec7_a_bad_message_stops_the_bot_with_one_line(game, tmp_path):
     """Bad input: a message the seat cannot take ends the bot with one line naming it,
     over the WebSocket and on stdin."""
     messages, _ = game
@@ -244,6 +244,26 @@ def test_sec7_a_bad_message_stops_the_bot_with_one_line(game):
     assert_one_line_error(proc, "line 3: notify play: unknown card 'XX'")
     proc = run_cli(["bot", "--stdio"], stdin=_lines(messages[:1]) + "{oops\n")
     assert_one_line_error(proc, "line 2: a message is JSON text")
+    # bytes that are no UTF-8 are named with their line, whatever the locale's decoder
+    # (strict, it said "'utf-8' codec can't decode byte 0xe9 in position 78", no line;
+    # surrogateescape, "not valid JSON: ... '\\udce9'")
+    raw = (_lines(messages[:1]) + '{"type": "notify\xe9"}\n').encode("latin-1")
+    log = tmp_path / "bytes.jsonl"
+    for encoding in ("utf-8:strict", "utf-8:surrogateescape"):
+        log.unlink(missing_ok=True)
+        proc = subprocess.run([sys.executable, "-m", "guandan_core.cli", "bot", "--stdio",
+                               "--log", str(log)],
+                              input=raw, capture_output=True, cwd=PACKAGES,
+                              env=cli_env(PYTHONIOENCODING=encoding), timeout=120)
+        assert_one_line_error(subprocess.CompletedProcess(
+            proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()),
+            "line 2: a message is UTF-8 text: the byte 0xe9 at character 17 is not UTF-8")
+        # and its log replays to the same error (it said "unknown message type")
+        assert_one_line_error(run_cli(["bot", "--stdio"], stdin=log.read_text()),
+                              "line 2: a message is UTF-8 text: the byte 0xe9 at character 17")
+    with pytest.raises(PlatformError, match="a lone surrogate U\\+D800 at character 8 is"):
+        play_lines(PlatformSeat(make_player("greedy")), io.StringIO('{"t": "\ud800"}\n'),
+                   io.StringIO())
     # a line without end is not read past MAX_LINE characters
     from guandan_core.platform_client import MAX_LINE
     proc = run_cli(["bot", "--stdio"], stdin=_lines(messages[:1]) + " " * (3 * MAX_LINE))
