@@ -350,9 +350,17 @@ class Move:
         return hash(self._ident())
 
     def __reduce__(self):
-        # (a subclass comes back as itself, with the attributes of its own)
-        cls, extra = type(self), getattr(self, "__dict__", None) or None
+        if type(self) is not Move:
+            return self._reduce_subclass()
         if self._raw is not None:       # (so that record() survives pickling unchanged)
+            return (_move_of_record, (_RECORD.pack(*self._raw),))
+        return (Move, (self.type_id, self.label, self.key, self.kinds, self.wild_as))
+
+    def _reduce_subclass(self):
+        # a subclass comes back as itself, with the attributes of its own (a plain Move's
+        # pickle stays as it was, so that an earlier version reads it)
+        cls, extra = type(self), getattr(self, "__dict__", None) or None
+        if self._raw is not None:
             return (_move_of_record, (_RECORD.pack(*self._raw), cls), extra)
         return (cls, (self.type_id, self.label, self.key, self.kinds, self.wild_as), extra)
 
