@@ -93,7 +93,7 @@ def test_it_asks_solve_sampled_with_its_settings_and_its_own_generator(monkeypat
     def spy(obs, deals, **kwargs):
         state = kwargs["seed"].getstate()
         result = real(obs, deals, **kwargs)
-        asked.append((deals, kwargs, state, result.best is not None))
+        asked.append((deals, kwargs, state, result.best is not None, kwargs["seed"].getstate()))
         return result
     monkeypatch.setattr(solver.players, "solve_sampled", spy)
     for move_time in (None, 100):
@@ -111,9 +111,13 @@ def test_it_asks_solve_sampled_with_its_settings_and_its_own_generator(monkeypat
         Match([watched, GreedyPlayer(), GreedyPlayer(), GreedyPlayer()], seed=11).play_hand()
         assert len(asked) == sum(searchable) >= 2
         # (the solver's move where a deal was counted, else greedy's)
-        assert player.searched == sum(chosen for *_, chosen in asked) >= 1
+        assert player.searched == sum(chosen for *_, chosen, _ in asked) >= 1
         assert any(forced)              # (a forced move asks no search)
         assert asked[0][2] == random.Random(5).getstate()      # its seed's generator
+        # ... drawn on: each search starts where the one before left it (a player that
+        # seeded it again before each search passed the rest of this test)
+        for before, after in zip(asked, asked[1:]):
+            assert after[2] == before[4] != before[2]
         for deals, kwargs, *_ in asked:
             assert deals == 3 and kwargs["seed"] is player.rng
             assert (kwargs["node_limit"], kwargs["threads"]) == (1_999_999, 2)
