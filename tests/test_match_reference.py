@@ -172,7 +172,7 @@ def test_sec8_tribute_and_return_cards_of_random_hands():
         # --- tribute
         legal = legal_tributes(hand, level)
         if not legal:           # only wilds: nothing can be given
-            with pytest.raises(ValueError):
+            with pytest.raises(ValueError, match="holds no card that can be given as tribute"):
                 tribute_card(counts, lv)
             seen["tribute impossible"] += 1
         else:

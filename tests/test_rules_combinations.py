@@ -45,7 +45,7 @@ def test_sec1_deck_every_card_twice():
     assert len(deck) == 108
     assert list(deck.rank_counts) == [8] * 13 + [2, 2]
     assert all(int(c) == 2 for c in deck.counts)
-    with pytest.raises(CardError):
+    with pytest.raises(CardError, match="hold S2 3 times"):
         deck + Hand("S2")
 
 
@@ -128,8 +128,9 @@ def test_sec1_hand_round_trips():
         Hand("S5 S5 DT") + "S5"     # (no advice on numpy arrays of counts, never given)
     # three of a card are in no hand (two decks); an unknown card is an error, not "not held"
     assert "S5 S5 S5" not in Hand("S5 S5 DT") and [12, 12, 12] not in Hand("S5 S5 DT")
-    for typo in ("XX", "S5 S10x", ["S5", "S1"], [54]):
-        with pytest.raises(CardError):
+    for typo, named in (("XX", "unknown card 'XX'"), ("S5 S10x", "unknown card 'S10x'"),
+                        (["S5", "S1"], "unknown card 'S1'"), ([54], "card kind index: 54")):
+        with pytest.raises(CardError, match=re.escape(named)):
             typo in Hand("S5 DT H7")
     # cards as kinds, a Hand or a Move too; a lone int is no cards, named as what it was for
     h = Hand("S5 DT H7")
@@ -1363,10 +1364,10 @@ def test_sec1_in_is_false_only_for_a_card_more_than_twice():
     negative[12] = -1
     half = np.zeros(54, object)
     half[12] = 2.5
-    for bad in (negative, half):
-        with pytest.raises(CardError):
+    for bad, times in ((negative, "-1 times"), (half, "2.5 times")):
+        with pytest.raises(CardError, match=f"^hand holds S5 {times}"):
             Hand(bad)
-        with pytest.raises(CardError):
+        with pytest.raises(CardError, match=f"holds S5 {times}"):
             bad in h
     # a card three times, as counts of any kind (a float array's whole counts are counts,
     # as Hand reads them): not in the hand, and a plain CardError from Hand naming it
