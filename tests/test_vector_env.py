@@ -152,6 +152,10 @@ def test_the_rows_random_opponents_draw_apart():
     else:
         pytest.fail("no hand ended")
     assert venv.envs[0].players[1].seed not in seeds
+    # ... from the episode's own seed: the next of the row's stream of seeds (started by
+    # its seed, 4), as a reset without a seed draws it
+    episode = random.Random(4).getrandbits(63)
+    assert venv.envs[0].players[1].seed == opponent_seed(episode, 1)
 
 
 def test_actions_may_come_as_any_ordered_iterable():
