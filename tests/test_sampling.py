@@ -274,11 +274,17 @@ def test_the_answer_is_the_same_whatever_the_threads():
 
 
 def test_deals_a_limit_stops_are_left_out():
+    """A deal whose solve a limit stops counts in samples, not in solved, and adds
+    nothing to any move's values: a limit that stops some deals (5 of 12 solved) and one
+    that stops every deal (no moves, no best)."""
+    some = solve_sampled(FOUR_SEATS, 12, seed=3, node_limit=150, threads=1)
+    assert some.samples == 12 and 0 < some.solved < 12 and some.moves
+    assert all(sum(m.values.values()) == some.solved for m in some.moves)
+    every = [solve_sampled(FOUR_SEATS, 1, seed=3, first=i, threads=1) for i in range(12)]
+    assert sum(r.solved for r in every) == 12
     result = solve_sampled(FOUR_SEATS, 6, seed=5, node_limit=3, threads=1)
-    assert result.samples == 6 and result.solved < 6
-    assert all(sum(m.values.values()) == result.solved for m in result.moves)
-    if result.solved == 0:
-        assert result.moves == [] and result.best is None
+    assert result.samples == 6 and result.solved == 0
+    assert result.moves == [] and result.best is None
 
 
 def test_deals_solved_a_chunk_at_a_time_give_the_same_answer(monkeypatch):
