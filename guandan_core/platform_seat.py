@@ -155,6 +155,15 @@ def _fail(where: str, text: str):
     raise PlatformError(f"{where}: {text}")
 
 
+def _without(counts: np.ndarray, cards: np.ndarray, where: str, what: str) -> np.ndarray:
+    """``counts`` less ``cards``; a PlatformError naming the cards this seat lacks."""
+    left = counts - cards
+    if left.min() < 0:
+        missing = format_cards([k for k in range(54) if left[k] < 0])
+        _fail(where, f"{what}: this seat does not hold {' '.join(missing)}")
+    return left
+
+
 def _a(word: str) -> str:
     return ("an " if word[0] in "aeiou" else "a ") + word
 
@@ -515,11 +524,7 @@ class PlatformSeat:
                 return
 
     def _take(self, cards: np.ndarray, where: str, what: str) -> None:
-        left = self._counts - cards
-        if left.min() < 0:
-            missing = format_cards([k for k in range(54) if left[k] < 0])
-            _fail(where, f"{what}: this seat does not hold {' '.join(missing)}")
-        self._counts = left
+        self._counts = _without(self._counts, cards, where, what)
 
     def _payers(self) -> Optional[tuple]:
         """The seats that pay tribute in this hand by the last hand's finishing order
@@ -611,6 +616,9 @@ class PlatformSeat:
             if sorted(pairs) != paid:
                 _fail(where, f"result {quoted(result)}: each receiver returns one card to "
                              f"the seat that paid it ({', '.join(f'{g} to {r}' for g, r in paid)})")
+        # every entry checked before any is applied: a refused second entry leaves the
+        # first one's card where it was
+        counts, cards_left = self._counts, list(self._cards_left)
         for giver, receiver, kind, entry in entries:
             card = np.zeros(54, dtype=np.int16)
             card[kind] = 1
@@ -618,14 +626,15 @@ class PlatformSeat:
                 if self._offered is not None and kind != self._offered:
                     _fail(where, f"{quoted(entry)}: this seat offered "
                                  f"{format_card(self._offered)}")
-                self._take(card, where, f"{quoted(entry)}")
-            elif self._counts[kind] >= 2:
+                counts = _without(counts, card, where, f"{quoted(entry)}")
+            elif counts[kind] >= 2:
                 _fail(where, f"{quoted(entry)}: this seat holds both copies of {entry[2]}")
             elif receiver == self.seat:
-                self._counts = self._counts + card
-            self._cards_left[giver] -= 1
-            self._cards_left[receiver] += 1
-            self._exchanges.append((giver, receiver, kind))
+                counts = counts + card
+            cards_left[giver] -= 1
+            cards_left[receiver] += 1
+        self._counts, self._cards_left = counts, cards_left
+        self._exchanges.extend((g, r, k) for g, r, k, _ in entries)
         self._offered = None
 
     def _episode_over(self, msg: dict, where: str) -> None:

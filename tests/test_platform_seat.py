@@ -932,10 +932,20 @@ def test_sec8_tribute_messages_out_of_order_are_refused():
                 seat.receive(m)
         return seat
 
+    def unchanged(seat):
+        fresh = _begun(seat=0)
+        assert seat.hand.cards() == fresh.hand.cards()
+        assert (seat._cards_left, seat._exchanges) == (fresh._cards_left, fresh._exchanges)
+
     # a card this seat holds twice cannot come from another seat
     seat = refused(_begun(seat=0), [_notify("tribute", result=[[1, 0, "D9"]])],
                    "this seat holds both copies of D9")
-    assert seat.hand.cards() == _begun(seat=0).hand.cards()
+    unchanged(seat)
+    # ... nor does an entry before it in the same message change anything (the S5 paid
+    # to this seat was kept, and counted, when the second entry was refused)
+    unchanged(refused(_begun(seat=0), [_notify("tribute", result=[[1, 0, "S5"],
+                                                                 [3, 2, "D9"]])],
+                      r"\[3, 2, 'D9'\]: this seat holds both copies of D9"))
     refused(_begun(seat=0), [_notify("tribute", result=[[1, 3, "D9"]])],
             "this seat holds both copies of D9")
     tribute = _notify("tribute", result=[[1, 3, "S5"]])
