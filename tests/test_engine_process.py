@@ -629,6 +629,27 @@ def test_an_engine_that_does_not_read_cannot_block_the_caller():
         e.stop()
         e.close()
         assert time.perf_counter() - start < 10
+    # ... and while such a command is still waiting in another thread (above, the timeout
+    # had ended the engine first, and stop() and close() had nothing left to write to)
+    with _fake_engine("import time; time.sleep(30)", timeout=20) as e:
+        errors = []
+
+        def waiting():
+            try:
+                e.command("known_command " + "x" * 300_000)
+            except Exception as exc:        # (what the waiting command gets: recorded)
+                errors.append(exc)
+        worker = threading.Thread(target=waiting)
+        worker.start()
+        time.sleep(0.5)
+        assert worker.is_alive()
+        start = time.perf_counter()
+        e.stop()
+        assert time.perf_counter() - start < 1
+        e.close(timeout=1)
+        assert time.perf_counter() - start < 4
+        worker.join(5)
+        assert not worker.is_alive() and len(errors) == 1
 
 
 def test_close_does_not_wait_for_what_holds_the_engines_pipes():
