@@ -280,6 +280,13 @@ def test_arguments_split_as_shlex_splits_them():
                 split_words(text)
         else:
             assert split_words(text) == want, text
+    # linear: a megabyte-long word (shlex's way about 15 s here; this one's about 5 ms, so
+    # the bound leaves a machine hundreds of times slower room)
+    import time
+    word = "S3," * 350_000
+    start = time.perf_counter()
+    assert split_words(f"analyze '{word}' level=2") == ["analyze", word, "level=2"]
+    assert time.perf_counter() - start < 3
 
 
 # ---------------------------------------------------------------------- positions
