@@ -322,8 +322,15 @@ def test_replay_reads_the_rules_from_the_log(tmp_path, capsys):
     """RULES 9: a log names its rules in its first line, so replay checks a platform log
     (win at A with the partner 2nd only, drop after 2 failures) without being told, and
     a log of any other options too; a --rules that contradicts the log is refused."""
-    events = play_json(capsys, "--rules", "platform", hands=60, seed=5)
+    events = play_json(capsys, "--rules", "platform", hands=60, seed=6)
     assert events[0] == {"event": "rules", **MatchRules.platform().to_json()}
+    # (seed 6: hands at A whose first out's partner is 3rd, which win the game under the
+    # standard rules but not the platform's; seed 5's log had none, and a replay under
+    # the standard reading of A passed)
+    levels = [e["level"] for e in events if e["event"] == "deal"]
+    orders = [e["order"] for e in events if e["event"] == "end"]
+    assert any(level == "A" and order[2] == order[0] ^ 2
+               for level, order in zip(levels, orders))
     path = write(tmp_path, events)
     code, out, err = run(["replay", path], capsys)
     assert code == 0 and out.startswith("valid") and err == "", out + err
