@@ -752,6 +752,9 @@ def test_time_limit_stops_the_search():
     assert (proc.returncode, proc.stderr) == (0, "")
     answer = json.loads(proc.stdout)
     assert answer["exact"] is False and answer["value"] is None and answer["best"]
+    assert -3 <= answer["lower"] <= answer["upper"] <= 3 and answer["upper"] > answer["lower"]
+    # after S seconds: not before, and not far after (a limit taken 25 times over passed)
+    assert 0.2 <= answer["seconds"] < 3
 
 
 def test_example_and_files_are_not_both_solved(tmp_path, capsys):
