@@ -224,9 +224,7 @@ def test_the_servers_errors_are_one_line():
         taken.listen()
         port = taken.getsockname()[1]
         proc = run_cli(["serve", "--port", str(port)])
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith(
-        f"guandan serve: error: cannot listen on 127.0.0.1:{port}: ")
+    assert_one_line_error(proc, f"guandan serve: error: cannot listen on 127.0.0.1:{port}: ")
     # the highest --max-hands and --seed are taken (the error is the port's, not theirs)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
@@ -527,21 +525,41 @@ def test_sec8_game_over_counts_the_games_won_by_either_team_in_the_call():
     (lambda g: g([PlatformSeat(GreedyPlayer())] * 4).play(max_hands=0), ValueError,
      "max_hands: a number of hands 1 or more, not 0"),
 ])
-def test_a_game_refuses_bad_arguments_before_sending_anything(call, error, message):
+def test_a_game_refuses_bad_arguments_before_sending_anything(call, error, message,
+                                                             monkeypatch):
     """Bad input: PlatformGame and its play methods name the bad value, before a message
     is sent (a game of 3 clients would otherwise fail in the middle of the first deal)."""
     from guandan_core.platform_server import PlatformGame
+    sent = _record_messages(monkeypatch)
     with pytest.raises(error) as caught:
         call(PlatformGame)
     assert str(caught.value).startswith(message)
+    assert sent == []
 
 
-def test_no_hands_asked_is_no_hand_played():
+def _record_messages(monkeypatch) -> list:
+    """Every message any PlatformSeat receives from now on, recorded."""
+    sent, receive = [], PlatformSeat.receive
+
+    def recorded(self, message):
+        sent.append(message)
+        return receive(self, message)
+    monkeypatch.setattr(PlatformSeat, "receive", recorded)
+    return sent
+
+
+def test_no_hands_asked_is_no_hand_played(monkeypatch):
     """play_hands(hands): hands is "0 or more" (0 plays nothing and sends nothing)."""
     from guandan_core.platform_server import PlatformGame
     clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+    sent = _record_messages(monkeypatch)
     assert PlatformGame(clients, seed=3).play_hands(0) == []
-    assert all(client.hands == [] for client in clients)
+    assert sent == [] and all(client.hands == [] for client in clients)
+    # (and the recording sees what a game sends: one hand's messages, with no gameResult,
+    # which play_hands never sends)
+    assert PlatformGame(clients, seed=3).play_hands(1) and sent
+    stages = [(m if isinstance(m, dict) else json.loads(m))["stage"] for m in sent]
+    assert "episodeOver" in stages and "gameResult" not in stages
 
 
 @pytest.mark.parametrize("timeout", [0, -1, 1e6 + 1, True, "5"])
