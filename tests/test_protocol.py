@@ -804,19 +804,35 @@ def test_the_reader_stops_when_serve_returns(monkeypatch):
     """serve() inside a program that goes on: when it returns (here its output is
     closed), its input reader, waiting for room in the read-ahead, ends too instead of
     waiting for good."""
+    import time
     monkeypatch.setattr(protocol, "READ_AHEAD", 2 * (5 + 256))
+    # a short line, then long ones (461 of the 522 read ahead each): the reader queues
+    # the first, then the second once the first is taken, then waits for room with the
+    # third read; only then is the output found closed
+    long_line = "name" + " " * 200 + "\n"
+    stdin = io.StringIO("name\n" + long_line * 50)
+    third_read = len("name\n") + 2 * len(long_line)
 
     class Closed(io.StringIO):
         def write(self, text):
+            until = time.monotonic() + 5
+            while stdin.tell() < third_read and time.monotonic() < until:
+                time.sleep(0.001)
             raise BrokenPipeError
 
-    before = set(threading.enumerate())
-    assert EngineProtocol().serve(io.StringIO("name\n" * 100), Closed()) == 0
-    readers = [t for t in set(threading.enumerate()) - before
-               if t.name == "guandan-engine-input"]
-    for t in readers:
-        t.join(timeout=5)
-    assert not any(t.is_alive() for t in readers)
+    # (every thread serve starts, recorded: one that had already ended by the time the
+    # test looked for it was not seen, and an empty list of readers passed)
+    started, start = [], threading.Thread.start
+
+    def recorded(thread):
+        started.append(thread)
+        return start(thread)
+    monkeypatch.setattr(threading.Thread, "start", recorded)
+    assert EngineProtocol().serve(stdin, Closed()) == 0
+    # (READ_AHEAD left as patched: restoring it would give a waiting reader room)
+    assert len(started) == 1 and stdin.tell() == third_read
+    started[0].join(timeout=5)
+    assert not started[0].is_alive()
 
 
 def test_a_first_line_with_a_byte_order_mark_is_measured_without_it(monkeypatch):
