@@ -272,7 +272,8 @@ def test_sec7_random_malformed_positions_raise_one_line_position_errors():
             assert message and "\n" not in message and len(message) < 400, (obj, message)
             refused += 1
             continue
-        assert solve(pos, node_limit=2000).lower >= -3
+        result = solve(pos, node_limit=2000)
+        assert -3 <= result.lower <= result.upper <= 3 and result.best in pos.legal_moves()
         read += 1
     assert read > 10 and refused > 2500       # (both outcomes are exercised)
 

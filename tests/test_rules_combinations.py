@@ -1347,6 +1347,9 @@ def test_a_huge_hands_scratch_buffer_is_not_kept(monkeypatch):
     many = len(moves_array(hand, "2"))
     assert many > 4096                      # past the first buffer: it grew
     kept = moves_module._scratch.single
+    # ... 4 times over from 4,096 moves, as often as needed
+    size = len(kept) // MOVE_DTYPE.itemsize
+    assert size >= many and size // 4 < many and size in {4096 * 4 ** k for k in range(12)}
     assert kept is not None and len(moves_array("S3 S4", "2")) == 2
     assert moves_module._scratch.single is kept             # reused
     monkeypatch.setattr(moves_module, "_kept_moves", 4096)
