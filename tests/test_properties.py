@@ -100,7 +100,10 @@ def test_sec5_follow_is_exactly_the_beating_lead_moves(hand_level, other_level, 
 @SETTINGS
 @given(hands(), st.sampled_from(RULESETS), st.booleans(), st.data())
 def test_api_moves_array_agrees_with_legal_moves(hand_level, rules, follow, data):
-    """API: moves_array lists the same moves as legal_moves (count, cards, keys)."""
+    """API: moves_array's records are laid out as MOVE_DTYPE says (wild cards last, the
+    natural cards sorted) and read back to legal_moves' moves (count, cards, keys). Which
+    moves there are is checked against independent enumerations elsewhere
+    (test_crosscheck, test_platform_actionlist): legal_moves is built on moves_array."""
     hand, level = hand_level
     lead = list(legal_moves(hand, level, rules=rules))
     beat = data.draw(st.sampled_from(lead)) if follow and lead else None
