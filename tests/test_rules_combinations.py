@@ -315,8 +315,16 @@ def test_sec1_cards_of_the_wrong_kind_are_refused(cards, error, named):
 
 
 def test_sec9_rules_arguments_take_a_rules_a_name_or_none():
-    assert len(classify("S5 S6 S7 S8 S9", "2", "platform")) == \
-        len(classify("S5 S6 S7 S8 S9", "2", Rules.platform()))
+    """RULES 9 / API: a rules= argument is a Rules, a preset's name or None (the standard
+    rules); anything else is named."""
+    assert classify("S5 S6 S7 S8 S9", "2", "platform") == \
+        classify("S5 S6 S7 S8 S9", "2", Rules.platform())
+    # (a hand whose moves differ under every other preset: 106 moves, 64, 64 and 143)
+    hand = "S3 S4 S5 S6 S7 S8 H2 H2"
+    standard = list(legal_moves(hand, "2", rules="standard"))
+    assert list(legal_moves(hand, "2", rules=None)) == list(legal_moves(hand, "2")) == standard
+    assert all(list(legal_moves(hand, "2", rules=name)) != standard
+               for name in ("platform", "no-sf-bomb", "long-sequences"))
     for call in (lambda: classify("S5", "2", rules=3), lambda: legal_moves("S5", "2", rules=3),
                  lambda: Move.from_platform(["Single", "5", ["S5"]], "2", rules=3)):
         with pytest.raises(TypeError, match="rules must be a Rules, a preset name or None, not 3"):
