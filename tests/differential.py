@@ -86,8 +86,8 @@ def team0_value(searcher, pos: Position, node_limit: int | None = None) -> int |
 
 def new_count() -> dict:
     """The counts of what was checked, all zero (``check`` adds to them)."""
-    return {"positions": 0, "minimax": 0, "dropped": 0, "best moves": 0, "stopped": 0,
-            "disagreements": 0}
+    return {"positions": 0, "compared": 0, "minimax": 0, "dropped": 0, "dropped plain": 0,
+            "best moves": 0, "stopped": 0, "disagreements": 0}
 
 
 def searched_and_legal(searcher, pos: Position, plain: bool = False):
@@ -161,6 +161,7 @@ def check(pos: Position, searchers: dict, reference, budget: int, count: dict,
         if values[name] is None:
             count["stopped"] += 1
             del values[name]
+    count["compared"] += len(values) - 1        # (searchers compared with the default)
     if len(set(values.values())) > 1:
         found.append(("values", values))
     try:
@@ -172,9 +173,12 @@ def check(pos: Position, searchers: dict, reference, budget: int, count: dict,
         pass
     for plain in (False, True):
         try:
-            count["dropped"] += dominated_drops(pos, searchers["default"], reference, plain)
+            dropped = dominated_drops(pos, searchers["default"], reference, plain)
         except AssertionError as e:
             found.append(("dropped", str(e)))
+        else:
+            count["dropped"] += dropped
+            count["dropped plain"] += dropped if plain else 0
     if best_move:
         count["best moves"] += 1
         result = solve(pos, pv=False)

@@ -5,7 +5,8 @@ and how to reproduce each disagreement."""
 import json
 import random
 
-from differential import KINDS, check, draw, main, make_searchers, new_count
+from differential import (KINDS, SWITCHED_OFF, SWITCHED_ON, check, draw, main,
+                          make_searchers, new_count)
 from guandan_core.position import Position
 from reference_minimax import minimax
 from solver import Searcher
@@ -50,6 +51,11 @@ def test_the_real_search_passes_every_check_of_each_kind():
             checked += 1
     assert count["minimax"] >= 50 and count["dropped"] >= 60 and \
         count["best moves"] == 3 * len(set(KINDS)), count
+    # every searcher compared at every position (but the few that gave up), and the
+    # plain search's drops checked too, not only the general search's
+    assert len(searchers) == 1 + len(SWITCHED_OFF) + len(SWITCHED_ON) == 11
+    assert count["compared"] + count["stopped"] == 125 * (len(searchers) - 1), count
+    assert count["stopped"] <= 5 and count["dropped plain"] >= 30, count
 
 
 def test_a_searcher_that_answers_differently_is_reported_with_both_values():
@@ -68,6 +74,61 @@ def test_a_value_the_minimax_refutes_is_reported():
     found = check(pos, {"default": _Negated()}, Searcher(10, use_dominance=False), 10_000,
                   count, False)
     assert found == [("minimax", {"minimax": 3, "default": -3})]
+
+
+class _KeepsOnly:
+    """A searcher whose root keeps only the moves ``kept`` (a pruning that drops too
+    much); its values are the real ones."""
+
+    def __init__(self, kept):
+        self.searcher, self.kept = Searcher(10), kept
+
+    def __getattr__(self, name):
+        return getattr(self.searcher, name)
+
+    def searched_moves(self, plain=False):
+        if plain:
+            raise ValueError("(as a position that is not plain)")
+        return b"".join(m.record().tobytes() for m in self.kept)
+
+
+# seat 0 leads: its A, which nobody beats, then its 3 goes out (+1); its 3 first is beaten
+# by seat 1's K, who goes out first (-1)
+_TWO_SINGLES = {"level": "2", "hands": [["S3", "SA"], ["SK"], ["S4"], ["S5"]],
+                "finished": [], "to_move": 0, "table": None}
+
+
+def test_a_dropped_move_better_than_every_kept_one_is_reported():
+    """The drop check: a search that kept the worse of two singles and dropped the
+    better one is reported, with both moves' values."""
+    pos = Position.from_json(_TWO_SINGLES)
+    three, ace = sorted(pos.legal_moves(), key=lambda m: m.key)
+    count = new_count()
+    found = check(pos, {"default": _KeepsOnly([three])}, Searcher(10, use_dominance=False),
+                  10_000, count, False)
+    assert found == [("dropped", "general search dropped Single A: SA (+1) for "
+                                 "{'Single 3: S3': -1}")]
+    # keeping the better one is no mistake: the drop is counted
+    count = new_count()
+    assert check(pos, {"default": _KeepsOnly([ace])}, Searcher(10, use_dominance=False),
+                 10_000, count, False) == []
+    assert count["dropped"] == 1
+
+
+def test_a_best_move_that_does_not_reach_the_value_is_reported(monkeypatch):
+    """The best-move check: a solve() whose best move does not reach its value is
+    reported."""
+    import dataclasses
+    import differential
+    pos = Position.from_json(_TWO_SINGLES)
+    three = min(pos.legal_moves(), key=lambda m: m.key)
+    real = differential.solve
+    monkeypatch.setattr(differential, "solve", lambda position, **options: dataclasses.replace(
+        real(position, **options), best=three))
+    found = check(pos, {"default": Searcher(10)}, Searcher(10, use_dominance=False), 10_000,
+                  new_count(), True)
+    assert found == [("best move", {"best": "Single 3: S3", "value": 1,
+                                    "reached (team 0)": -1})]
 
 
 def test_a_variant_at_its_node_limit_is_left_out_and_counted(monkeypatch):
