@@ -322,7 +322,7 @@ def test_quick_classifier_equals_obvious(opts):
     sets and on sets derived from real plays (counted: enough of them have readings,
     wild cards, and straight flushes completed by a wild)."""
     rng = random.Random(11)
-    with_readings = wild_flushes = differ = 0
+    with_readings = with_wild = wild_flushes = differ = 0
     for i in range(400):
         level = rng.randrange(13)
         cards = _random_set(rng, level, rng.randint(1, 10)) if i < 250 else \
@@ -332,9 +332,10 @@ def test_quick_classifier_equals_obvious(opts):
         quick = _classify_quick(cards, level, **opts)
         assert quick == ref_classify(cards, level, **opts), (format_cards(cards), level)
         with_readings += bool(quick)
+        with_wild += level * 4 + 1 in cards
         wild_flushes += level * 4 + 1 in cards and any(t[0] == "StraightFlush" for t in quick)
         differ += quick != _classify_quick(cards, level)        # the option's own effect
-    assert with_readings >= 150, with_readings
+    assert with_readings >= 150 and with_wild >= 100, (with_readings, with_wild)
     if opts:        # every option changes the readings of some of these sets
         assert differ >= 5, differ
     if opts.get("sf_wild_any_suit", True) and opts.get("sf_is_bomb", True):
