@@ -104,9 +104,10 @@ def _seat_thread(url, answers_first=None, leave_after=None, hold=None, unasked=N
     sent before the first real answer; ``leave_after``: close after that many acts;
     ``hold``: an Event awaited before answering; ``unasked``: text sent after the first
     notify play; ``silent``: never answers. ``outcome["started"]`` is set at the first
-    message, ``outcome["close_code"]`` and ``outcome["close_reason"]`` hold how the server
+    message, ``outcome["played"]`` once a hand's second play has been told,
+    ``outcome["close_code"]`` and ``outcome["close_reason"]`` hold how the server
     closed."""
-    outcome = {"started": threading.Event()}
+    outcome = {"started": threading.Event(), "played": threading.Event()}
 
     def run():
         seat = PlatformSeat(GreedyPlayer())
@@ -122,11 +123,15 @@ def _seat_thread(url, answers_first=None, leave_after=None, hold=None, unasked=N
             outcome["error"] = exc
 
     def _play_on(ws, seat):
-        acts = 0
+        acts = plays = 0
         sent_unasked = False
         for text in ws:
             outcome["started"].set()
             answer = seat.receive(text)
+            if '"stage": "play"' in text and answer is None:
+                plays += 1
+                if plays >= 2:      # (the first play's event written before it was told)
+                    outcome["played"].set()
             if unasked is not None and not sent_unasked and '"stage": "play"' in text \
                     and answer is None:
                 ws.send(unasked)
@@ -717,7 +722,6 @@ def test_sigterm_during_a_game_writes_the_log_and_closes_every_client_with_1001(
     line on stderr and exit status 143 (the process ended on the spot: the log was empty
     and the clients got no close)."""
     import signal
-    import time
     log = tmp_path / "served.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "serve", "--port", "0",
                              "--games", "50", "--log", str(log)],
@@ -728,8 +732,8 @@ def test_sigterm_during_a_game_writes_the_log_and_closes_every_client_with_1001(
         assert line.startswith("listening on ws://127.0.0.1:"), line
         url = line.split()[2].removesuffix("NAME")
         threads = [_seat_thread(url + f"c{i}") for i in range(4)]
-        assert threads[0][1]["started"].wait(30)
-        time.sleep(0.5)         # (some hands played)
+        # (plays made and logged: a sleep for them could end the game before any)
+        assert threads[0][1]["played"].wait(60)
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=30)
     finally:

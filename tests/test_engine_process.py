@@ -261,10 +261,18 @@ def test_stop_from_another_thread_ends_a_solve():
     with _engine(timeout=120) as e:
         e.set_position(hard)
         infos = []
-        timer = threading.Timer(0.5, e.stop)
+        # stopped from another thread once the solve has begun (its first info line: a
+        # timer could fire before the solve was sent, and stop nothing)
+        begun = threading.Event()
+        stopper = threading.Thread(target=lambda: (begun.wait(60), e.stop()))
+        stopper.start()
+
+        def follow(fields):
+            infos.append(fields)
+            begun.set()
         start = time.perf_counter()
-        timer.start()
-        result = e.solve(on_info=infos.append)
+        result = e.solve(on_info=follow)
+        stopper.join(10)
         assert time.perf_counter() - start < 30
         assert not result.exact and result.lower <= result.upper
         assert any(next(iter(fields)) == "best" for fields in infos)
@@ -365,9 +373,18 @@ def test_rules_the_client_cannot_read(monkeypatch):
     the new process closed (quit, not left to the finalizer); named by the engine, it is a
     protocol error quoting the name."""
     started = _record_engines(monkeypatch)
+    # (close given all the time the engine needs to start and quit: its default 5 s
+    # could kill one starting on a starved machine, and the status would say nothing)
+    closed, close = [], EngineProcess.close
+
+    def patient_close(self, timeout=5.0):
+        closed.append(timeout)
+        return close(self, timeout=None)
+    monkeypatch.setattr(EngineProcess, "close", patient_close)
     with pytest.raises(ValueError, match="unknown rules 'casual'"):
         _engine(rules="casual", timeout=20)
-    assert len(started) == 1 and started[0].returncode == 0
+    assert len(started) == 1 and started[0].returncode == 0 and len(closed) == 1
+    monkeypatch.setattr(EngineProcess, "close", close)
     with _fake_engine(SCRIPTED.format(answers={"rules": "casual"}), timeout=20) as e:
         with pytest.raises(EngineProtocolError, match="a rule set it does not name: 'casual'"):
             e.rules
@@ -426,7 +443,9 @@ def test_a_garbled_engine_is_a_protocol_error(output, message):
 def test_an_info_line_before_any_command_is_a_protocol_error():
     code = "import sys, time; print('info depth 3', flush=True); time.sleep(5)"
     with _fake_engine(code, timeout=20) as e:
-        time.sleep(0.5)
+        # (the reader has taken the line: a sleep for it raced with a slow start-up, and
+        # `name` sent first took the info line as its own)
+        assert _soon(lambda: e._link.failure is not None, within=60)
         with pytest.raises(EngineProtocolError, match="no command running"):
             e.name()
 
@@ -451,11 +470,17 @@ def test_a_caller_that_gives_up_stops_the_solve():
 def test_the_timeout_counts_from_the_command_not_from_each_info_line():
     """An engine that keeps writing info lines (every 0.1 s, for 8 s) still meets the
     command's timeout."""
-    code = ("import sys, time; sys.stdin.readline()\n"
-            "for _ in range(80):\n"
-            "    print('info bound', flush=True); time.sleep(0.1)\n"
-            "print('=1 1'); print(flush=True); time.sleep(5)")
-    with _fake_engine(code) as e:
+    # (it answers its name first, so that the timeout counts from a running engine, not
+    # from one still starting; then five info lines at once, and one every 0.1 s)
+    code = _ANSWERS_ITS_NAME + (
+        "sys.stdin.readline()\n"
+        "for _ in range(5):\n"
+        "    print('info bound', flush=True)\n"
+        "for _ in range(80):\n"
+        "    print('info bound', flush=True); time.sleep(0.1)\n"
+        "print('=2 1'); print(flush=True); time.sleep(5)")
+    with _fake_engine(code, timeout=60) as e:
+        assert e.name() == "fake"
         lines = []
         start = time.perf_counter()
         with pytest.raises(TimeoutError, match="within 1.5 s"):
@@ -672,10 +697,12 @@ def test_close_does_not_wait_for_what_holds_the_engines_pipes():
 def test_close_while_another_thread_waits_for_a_solve():
     with _engine(timeout=60) as e:
         e.set_position(_hard_position())
-        results = []
-        worker = threading.Thread(target=lambda: results.append(e.solve()))
+        results, solving = [], threading.Event()
+        worker = threading.Thread(target=lambda: results.append(
+            e.solve(on_info=lambda fields: solving.set())))
         worker.start()
-        time.sleep(0.5)
+        # (the solve has begun: a sleep for it could let close() come first)
+        assert solving.wait(60)
         start = time.perf_counter()
         assert e.close() == 0
         worker.join(30)

@@ -882,7 +882,7 @@ class Engine:
             [sys.executable, "-m", "guandan_core.cli", "engine", *args], cwd=PACKAGES,
             env=cli_env(),
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        self.lines = queue.Queue()
+        self.lines, self.answered = queue.Queue(), False
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -898,7 +898,10 @@ class Engine:
         self.proc.stdin.flush()
 
     def line(self, timeout=10.0):
-        item = self.lines.get(timeout=timeout)
+        # (the first line waits for the interpreter's start-up and imports too, which a
+        # starved machine can stretch past the seconds a reply is given)
+        item = self.lines.get(timeout=timeout if self.answered else max(timeout, 120))
+        self.answered = True
         assert item is not None, "engine closed its output"
         return item
 
@@ -1060,6 +1063,17 @@ def test_subprocess_stop_ends_a_running_solve_and_replies_stay_in_order(proc):
     assert proc.ask("stop now")[1][0].startswith("? stop takes no arguments")
 
 
+def _running_soon(engine, count: int, within: float = 60) -> bool:
+    """Whether ``count`` of ``engine``'s solves or samples run within ``within`` s."""
+    import time
+    deadline = time.monotonic() + within
+    while len(engine._running) < count:
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
 def test_a_stop_handled_in_process_ends_the_solves_other_threads_run():
     """PROTOCOL (From Python): handle("stop") while other threads' handle() runs a solve
     or a sample ends them, as stop does under serve (it answered =2 and stopped nothing:
@@ -1077,7 +1091,8 @@ def test_a_stop_handled_in_process_ends_the_solves_other_threads_run():
                for line in ("1 solve time=30", "2 sample deals=50 time=30")]
     for t in threads:
         t.start()
-    time.sleep(0.5)
+    # (both running: a sleep for them could let the stop come before one had begun)
+    assert _running_soon(engine, 2)
     sent = time.monotonic()
     assert engine.handle("3 stop") == "=3\n\n"
     for t in threads:
@@ -1103,7 +1118,7 @@ def test_a_stop_handled_in_process_ends_the_solve_serve_runs():
     server.start()
     try:
         os.write(write_end, (_whole_deal_line() + "\n1 solve time=30\n").encode())
-        time.sleep(0.5)
+        assert _running_soon(engine, 1)
         sent = time.monotonic()
         assert engine.handle("2 stop") == "=2\n\n"
         while "=1 " not in stdout.getvalue() and time.monotonic() - sent < 60:
