@@ -303,6 +303,10 @@ def test_sec8_return_allows_rank_ten_and_lower_not_level_cards():
     assert return_card(H("S5 SJ SQ"), five) == parse_card("SJ")
     assert not is_valid_return(H("S5 S9 SQ"), "S5", five)
     assert is_valid_return(H("S5 S9 SQ"), "S9", five)
+    # an empty hand may return nothing (it said so, until this session's faster list
+    # asked for the lowest of no cards)
+    assert allowed_returns(np.zeros(54, np.uint8), five) == []
+    assert not is_valid_return(np.zeros(54, np.uint8), "S9", five)
 
 
 def test_sec8_sec9_who_leads():
