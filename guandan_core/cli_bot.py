@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import (bounded_seconds_type, nonempty_type, terminated_as_interrupt,
+from .cli import (_set_errors, bounded_seconds_type, nonempty_type, terminated_as_interrupt,
                   whole_number_type)
 from .platform_client import check_url, play_lines, play_websocket
 from .platform_seat import PlatformSeat
@@ -58,12 +58,9 @@ def _play(args, seat: PlatformSeat, log) -> None:
         if log is not None and _same_file(log, sys.stdin):
             raise ValueError(f"--log {args.log!r} is the file --stdio reads: the bot "
                              "would read its own log without end; log to another file")
-        try:
-            # (bytes that are no UTF-8 kept as they came, so that the error names the line
-            # and the byte, whatever the locale made of stdin)
-            sys.stdin.reconfigure(errors="surrogateescape")
-        except (AttributeError, ValueError):
-            pass        # (a stream that cannot change: it stays as it was)
+        # (bytes that are no UTF-8 kept as they came, so that the error names the line and
+        # the byte, whatever the locale made of stdin)
+        _set_errors(sys.stdin, "surrogateescape")
         try:
             play_lines(seat, sys.stdin, sys.stdout, log)
         except BrokenPipeError:
