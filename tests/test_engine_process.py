@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from cli_process import PACKAGES, ROOT, cli_env
+from cli_process import PACKAGES, ROOT, cli_env, soon
 from guandan_core import analysis
 from guandan_core.cards import CardError
 from guandan_core.hand import Hand
@@ -335,7 +335,7 @@ def test_an_engine_that_closes_its_input_is_killed_and_says_so():
     code = ("import os, sys, time; os.close(0); sys.stderr.write('closed'); "
             "sys.stderr.flush(); time.sleep(30)")
     with _fake_engine(code) as e:
-        assert _soon(lambda: b"closed" in bytes(e._link.stderr_tail))   # (before the write)
+        assert soon(lambda: b"closed" in bytes(e._link.stderr_tail))   # (before the write)
         start = time.perf_counter()
         with pytest.raises(EngineTerminatedError) as info:
             e.command("name", timeout=12)
@@ -450,7 +450,7 @@ def test_an_info_line_before_any_command_is_a_protocol_error():
     with _fake_engine(code, timeout=20) as e:
         # (the reader has taken the line: a sleep for it raced with a slow start-up, and
         # `name` sent first took the info line as its own)
-        assert _soon(lambda: e._link.failure is not None, within=60)
+        assert soon(lambda: e._link.failure is not None, within=60)
         with pytest.raises(EngineProtocolError, match="no command running"):
             e.name()
 
@@ -910,16 +910,6 @@ def test_an_info_line_that_does_not_read_is_a_protocol_error(line):
             e.solve(on_info=lambda fields: None)
 
 
-def _soon(condition, within: float = 10) -> bool:
-    """Whether ``condition()`` holds within ``within`` seconds (asked every 50 ms)."""
-    deadline = time.monotonic() + within
-    while not condition():
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
 def _gone(pid: int, within: float) -> bool:
     """Whether process ``pid`` has ended (and been reaped) within ``within`` seconds."""
     import os
@@ -930,7 +920,7 @@ def _gone(pid: int, within: float) -> bool:
         except ProcessLookupError:
             return True
         return False
-    return _soon(ended, within)
+    return soon(ended, within)
 
 
 def _engine_threads() -> set:
@@ -952,7 +942,7 @@ def test_an_engine_dropped_without_close_is_killed_and_its_threads_end():
         gc.collect()
     assert ref() is None
     assert _gone(pid, 10)
-    assert _soon(lambda: _engine_threads() <= before)
+    assert soon(lambda: _engine_threads() <= before)
 
 
 def test_a_closed_engine_warns_of_nothing_when_dropped():
@@ -1058,12 +1048,12 @@ def test_an_engine_collected_on_its_own_reply_thread_does_not_deadlock(freed):
             warnings.simplefilter("ignore", ResourceWarning)
             del e
             gc.enable()
-            _soon(lambda: link.proc.poll() is not None)
+            soon(lambda: link.proc.poll() is not None)
     finally:
         gc.set_threshold(*thresholds)
         gc.enable()
     assert link.proc.poll() is not None
-    assert _soon(lambda: link.failure is not None)
+    assert soon(lambda: link.failure is not None)
     assert "was closed" in str(link.failure) and not link.state_lock.locked()
     for thread in link.threads:
         thread.join(10)

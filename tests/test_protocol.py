@@ -14,7 +14,7 @@ import tracemalloc
 import pytest
 
 import guandan_core
-from cli_process import PACKAGES, ROOT, cli_env
+from cli_process import PACKAGES, ROOT, cli_env, soon
 from guandan_core.position import Position
 from guandan_core import protocol
 from guandan_core.protocol import EngineProtocol
@@ -1063,17 +1063,6 @@ def test_subprocess_stop_ends_a_running_solve_and_replies_stay_in_order(proc):
     assert proc.ask("stop now")[1][0].startswith("? stop takes no arguments")
 
 
-def _running_soon(engine, count: int, within: float = 60) -> bool:
-    """Whether ``count`` of ``engine``'s solves or samples run within ``within`` s."""
-    import time
-    deadline = time.monotonic() + within
-    while len(engine._running) < count:
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
 def test_a_stop_handled_in_process_ends_the_solves_other_threads_run():
     """PROTOCOL (From Python): handle("stop") while other threads' handle() runs a solve
     or a sample ends them, as stop does under serve (it answered =2 and stopped nothing:
@@ -1092,7 +1081,7 @@ def test_a_stop_handled_in_process_ends_the_solves_other_threads_run():
     for t in threads:
         t.start()
     # (both running: a sleep for them could let the stop come before one had begun)
-    assert _running_soon(engine, 2)
+    assert soon(lambda: len(engine._running) >= 2, within=60)
     sent = time.monotonic()
     assert engine.handle("3 stop") == "=3\n\n"
     for t in threads:
@@ -1118,7 +1107,7 @@ def test_a_stop_handled_in_process_ends_the_solve_serve_runs():
     server.start()
     try:
         os.write(write_end, (_whole_deal_line() + "\n1 solve time=30\n").encode())
-        assert _running_soon(engine, 1)
+        assert soon(lambda: len(engine._running) >= 1, within=60)
         sent = time.monotonic()
         assert engine.handle("2 stop") == "=2\n\n"
         while "=1 " not in stdout.getvalue() and time.monotonic() - sent < 60:
