@@ -13,14 +13,18 @@ from solver import Searcher
 from solver.search import _load
 
 
-class _Negated:
-    """A searcher whose values are the real ones negated (a broken search)."""
+class _Wrapped:
+    """A real searcher, whose methods a subclass changes (a broken search)."""
 
     def __init__(self):
         self.searcher = Searcher(10)
 
     def __getattr__(self, name):
         return getattr(self.searcher, name)
+
+
+class _Negated(_Wrapped):
+    """A searcher whose values are the real ones negated."""
 
     def search(self, alpha, beta):
         return -self.searcher.search(-beta, -alpha)
@@ -76,15 +80,13 @@ def test_a_value_the_minimax_refutes_is_reported():
     assert found == [("minimax", {"minimax": 3, "default": -3})]
 
 
-class _KeepsOnly:
+class _KeepsOnly(_Wrapped):
     """A searcher whose root keeps only the moves ``kept`` (a pruning that drops too
     much); its values are the real ones."""
 
     def __init__(self, kept):
-        self.searcher, self.kept = Searcher(10), kept
-
-    def __getattr__(self, name):
-        return getattr(self.searcher, name)
+        super().__init__()
+        self.kept = kept
 
     def searched_moves(self, plain=False):
         if plain:
