@@ -128,12 +128,11 @@ def _seat_thread(url, answers_first=None, leave_after=None, hold=None, unasked=N
         for text in ws:
             outcome["started"].set()
             answer = seat.receive(text)
-            if '"stage": "play"' in text and answer is None:
-                plays += 1
-                if plays >= 2:      # (the first play's event written before it was told)
-                    outcome["played"].set()
-            if unasked is not None and not sent_unasked and '"stage": "play"' in text \
-                    and answer is None:
+            told_a_play = '"stage": "play"' in text and answer is None
+            plays += told_a_play
+            if plays >= 2:          # (the first play's event written before it was told)
+                outcome["played"].set()
+            if unasked is not None and not sent_unasked and told_a_play:
                 ws.send(unasked)
                 sent_unasked = True
             if answer is None or silent:
