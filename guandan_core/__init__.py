@@ -11,7 +11,7 @@ try:
 except ModuleNotFoundError:     # (a broken build's own ImportError is left as it is)
     raise ImportError(
         f"guandan_core's compiled extension (_kernels) is not built in {__path__[0]}: "
-        f"build it there (pip install -e . or python setup.py build_ext --inplace), or, "
+        f"build it there (pip install -e ., or the CMake build of docs/DEVELOPING.md), or, "
         f"with the package installed, run Python from another directory, where this "
         f"source tree does not hide the installed one") from None
 del _built

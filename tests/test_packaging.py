@@ -64,6 +64,11 @@ def test_a_source_tree_without_its_extension_says_so(tmp_path):
     last = done.stderr.strip().splitlines()[-1]
     assert "guandan_core's compiled extension (_kernels) is not built in" in last
     assert str(tmp_path / "guandan_core") in last and "build it there" in last
+    # the builds it names must work: `python setup.py build_ext --inplace` runs with the
+    # environment's own setuptools, which can be older than the 77 pyproject.toml needs
+    # (it refused `license = "MIT"` with setuptools 65), while pip fetches its own
+    assert "pip install -e ." in last and "DEVELOPING.md" in last
+    assert "setup.py" not in last
     assert "circular import" not in done.stderr
 
 
