@@ -56,6 +56,19 @@ def _numbered(i: int, exc: Exception) -> Exception:
     return numbered
 
 
+def _solve_numbered(i: int, position, **options):
+    """``solve(position, **options)``; an error it raises (an allocation that fails) comes
+    out with the position's index in front of its message, as a bad position's does, where
+    its class can be remade so; otherwise as it was raised."""
+    try:
+        return solve(position, **options)
+    except Exception as exc:
+        numbered = _numbered(i, exc)
+        if type(numbered) is not type(exc):
+            raise
+        raise numbered from exc
+
+
 def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                time_limit: float | None = None, node_limit: int | None = None,
                table_bits: int = DEFAULT_TABLE_BITS, pv: bool = True,
@@ -128,8 +141,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         for i, pos in enumerate(parsed):
             if stop is not None and stop.is_set():
                 break           # the positions not started are not solved
-            results[i] = solve(pos, table_bits=table_bits, max_table_bits=max_table_bits,
-                               stop=stop, **options)
+            results[i] = _solve_numbered(i, pos, table_bits=table_bits,
+                                         max_table_bits=max_table_bits, stop=stop, **options)
             if on_result is not None:
                 on_result(i, results[i])
         return results
@@ -163,8 +176,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                     i = next(taken)
                     if i >= len(parsed):
                         break
-                    finished.put(("result", i,
-                                  solve(parsed[i], searcher=s, stop=own, **options)))
+                    finished.put(("result", i, _solve_numbered(i, parsed[i], searcher=s,
+                                                               stop=own, **options)))
             finally:
                 _give_back(s, generation)
         except BaseException as exc:        # (reported to the caller, which raises it)

@@ -1929,11 +1929,8 @@ def test_solve_many_goes_on_with_the_threads_the_system_gives(monkeypatch):
     assert [_answer(r) for r in solve_many(items, threads=2)] == expected
 
 
-def test_solve_many_checks_its_options_with_no_positions_and_passes_a_workers_error_on(
-        monkeypatch):
-    """Bad options are named even when there is nothing to solve; an exception raised in a
-    worker reaches the caller as it was raised."""
-    import solver.batch
+def test_solve_many_checks_its_options_with_no_positions():
+    """Bad options are named even when there is nothing to solve."""
     for options, error, named in (({"time_limit": -1}, ValueError, "time_limit"),
                                   ({"node_limit": 0.5}, ValueError, "node_limit"),
                                   ({"at_least": "x"}, ValueError, "'x'"),
@@ -1944,14 +1941,38 @@ def test_solve_many_checks_its_options_with_no_positions_and_passes_a_workers_er
                                   ({"rules": 3}, TypeError, "^rules must be a Rules")):
         with pytest.raises(error, match=named):
             solve_many([], **options)
-    failure = RuntimeError("worker failed")
 
-    def failing(*args, **kwargs):
-        raise failure
-    monkeypatch.setattr(solver.batch, "solve", failing)
-    with pytest.raises(RuntimeError) as caught:
-        solve_many(_endgames_4x6(3), threads=2)
-    assert caught.value is failure
+
+def test_solve_many_names_the_position_whose_solve_failed(monkeypatch):
+    """API.md (solve_many): an error raised while solving a position (an allocation that
+    fails, in a worker or in the calling thread) comes out with `position i: ` in front of
+    its message, of its own class, the original as its cause; one whose class cannot be
+    remade with that message comes out as it was raised. It used to come out bare, which
+    in a batch of thousands named no position."""
+    import solver.batch
+    real_solve = solver.batch.solve
+    positions = _endgames_4x6(3)
+
+    class NeedsTwo(RuntimeError):       # cannot be remade from a message alone
+        def __init__(self, what, where):
+            super().__init__(f"{what} at {where}")
+
+    for threads in (2, 1):
+        for failure in (MemoryError("the move arena is full"), NeedsTwo("no room", 7)):
+            def failing(position, failure=failure, **options):
+                if position.key() == failing_key:
+                    raise failure
+                return real_solve(position, **options)
+            failing_key = Position.from_json(positions[2]).key()
+            monkeypatch.setattr(solver.batch, "solve", failing)
+            with pytest.raises(type(failure)) as caught:
+                solve_many(positions, threads=threads)
+            if isinstance(failure, NeedsTwo):
+                assert caught.value is failure
+            else:
+                assert type(caught.value) is MemoryError
+                assert str(caught.value) == "position 2: the move arena is full"
+                assert caught.value.__cause__ is failure
 
 
 def test_solve_many_calls_from_two_threads_at_once_share_the_workers():
