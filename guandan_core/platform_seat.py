@@ -43,7 +43,8 @@ alone); a play out of turn, a pass on lead, a play after
 the hand is over, a card seen more than twice; at an ``act``, a hand, a card count, a turn
 or a play to beat other than the messages before it leave, or an action list that is not
 this engine's legal moves; an ``episodeOver`` before the hand is over, or whose order or
-rest cards disagree with the plays.
+rest cards disagree with the plays; a ``beginning``, ``gameOver`` or ``gameResult`` during
+a hand (before its ``episodeOver``).
 
 >>> from guandan_core.players import GreedyPlayer
 >>> seat = PlatformSeat(GreedyPlayer())
@@ -376,6 +377,11 @@ class PlatformSeat:
         where = f"{kind} {stage}"
         if kind == "act":
             return self._act(message, where)
+        if stage in ("beginning", "gameOver", "gameResult") and self._counts is not None:
+            # (the platform ends a hand with episodeOver before anything of the next hand
+            # or game: without one, the seat's picture of the game no longer holds)
+            _fail(where, f"a {stage} message during hand {len(self.hands) + 1}, whose "
+                         f"episodeOver has not come")
         if stage == "beginning":
             self._beginning(message, where)
             return None

@@ -465,13 +465,14 @@ def test_the_log_keeps_what_could_not_be_read(game, tmp_path):
     that is also the input is refused (the bot would read its own lines without end)."""
     messages, _ = game
     log = tmp_path / "log.jsonl"
-    text = _lines(messages[:2]) + '{"type": "notify", "stage": "gameOver", "x": "\\ud800"}\n' \
+    # (a gameOver before the first hand: one during a hand is refused)
+    text = '{"type": "notify", "stage": "gameOver", "x": "\\ud800"}\n' + _lines(messages[:2]) \
         + "{oops\n"
     proc = run_cli(["bot", "--stdio", "--log", str(log)], stdin=text)
     assert_one_line_error(proc, "line 4: a message is JSON text")
     logged = log.read_text().splitlines()
     assert len(logged) == 4 and json.loads(logged[3]) == {"in": "{oops"}
-    assert json.loads(logged[2])["in"]["x"] == "\ud800"
+    assert json.loads(logged[0])["in"]["x"] == "\ud800"
     again = run_cli(["bot", "--stdio"], stdin=log.read_text())
     assert_one_line_error(again, "line 4: a message is JSON text")
     with open(log) as same:

@@ -714,6 +714,15 @@ def _team_0_out():
     return client
 
 
+def _hand_ended():
+    """Seat 1's client after the hand of :func:`_team_0_out` has ended (its episodeOver)."""
+    client = _team_0_out()
+    client.receive({"type": "notify", "stage": "episodeOver", "order": [0, 2, 1, 3],
+                    "curRank": "2", "restCards": [[1, HAND], [3, REST[54:81]]]})
+    assert not client.in_hand
+    return client
+
+
 def test_sec8_episode_over_must_agree_with_the_plays():
     """RULES 6, 8: the hand must be over; the finishing order must start with the seats
     seen going out; the rest cards must be those of every seat still holding cards, this
@@ -804,10 +813,40 @@ def test_sec6_an_act_after_the_hand_is_over_is_refused():
 def test_sec7_a_seat_keeps_its_position_from_hand_to_hand():
     """A seat is the order its client connected in (myPos), the same in every hand: a
     beginning message that gives it another is refused."""
-    client = _begun(seat=1)
+    client = _hand_ended()
     with pytest.raises(PlatformError, match="myPos is 2, but this seat was seat 1"):
         client.receive({"type": "notify", "stage": "beginning", "myPos": 2,
                         "handCards": HAND})
+    client.receive({"type": "notify", "stage": "beginning", "myPos": 1, "handCards": HAND})
+    assert client.in_hand and client.seat == 1
+
+
+def test_sec8_the_next_hand_or_game_waits_for_the_hands_episode_over():
+    """RULES 8: a hand ends before the next begins or the game ends, and the platform says
+    so with episodeOver. A beginning, gameOver or gameResult before it (after the hand's
+    beginning, its first plays, or all of them) is refused, naming the hand: the seat had
+    started a new hand over the old one, or noted the game's end and played on."""
+    endings = ({"stage": "beginning", "myPos": 1, "handCards": HAND},
+               {"stage": "gameOver", "curTimes": 1, "settingTimes": 1},
+               {"stage": "gameResult", "victoryNum": [1, 0, 1, 0], "draws": [0, 0, 0, 0]})
+    for during in (_begun, _team_0_out):
+        for ending in endings:
+            client = during()
+            with pytest.raises(PlatformError, match=re.escape(
+                    f"notify {ending['stage']}: a {ending['stage']} message during hand 1, "
+                    f"whose episodeOver has not come")):
+                client.receive({"type": "notify"} | ending)
+            assert client.in_hand and client.game_results == []
+    # after the episodeOver each is taken, and the second hand is named in the refusal
+    for ending in endings:
+        client = _hand_ended()
+        client.receive({"type": "notify"} | ending)
+    assert client.game_results == [{"stage": "gameResult", "victoryNum": [1, 0, 1, 0],
+                                    "draws": [0, 0, 0, 0]}]
+    client = _hand_ended()
+    client.receive({"type": "notify"} | endings[0])
+    with pytest.raises(PlatformError, match="during hand 2, whose episodeOver"):
+        client.receive({"type": "notify"} | endings[1])
 
 
 def test_sec7_an_answer_is_checked_against_the_play_that_follows_it_only():
@@ -1008,7 +1047,7 @@ def test_sec8_tribute_messages_out_of_order_are_refused():
     # a seat that saw no hand end cannot tell a game's first hand: both teams at 2 may
     # follow a team's drop from A (platform rules), so the tribute is answered
     assert _begun(seat=3).receive(_act(HAND, offered, stage="tribute")) == {"actIndex": 1}
-    after_game = _begun(seat=3)
+    after_game = PlatformSeat(GreedyPlayer())
     after_game.receive(_notify("gameOver", curTimes=1))
     after_game.receive({"type": "notify", "stage": "beginning", "myPos": 3, "handCards": HAND})
     refused(after_game, [_act(HAND, offered, stage="tribute", ranks=AFTER_A_HAND)],
