@@ -485,6 +485,8 @@ class _Checker:
                              "(the paying side does not hold both big jokers)"
                              if plan is not None and plan.kind != "none"
                              else "resist event but no tribute is due")
+        if self.resisted:
+            raise ValueError(f"a second resist event for hand {self.hand_number}")
         if sorted(ev["seats"]) != sorted(plan.resisted):
             raise ValueError(f"resisting seats {json.dumps(ev['seats'])} are not the payers "
                              f"{json.dumps(plan.resisted)}")
@@ -504,6 +506,9 @@ class _Checker:
             raise ValueError("tribute after a card was returned")
         expected = [(p, r) for p, r, _ in plan.payments if (p, r) not in
                     [(q, s) for q, s, _ in self.paid]]
+        if not expected:
+            raise ValueError(f"seat {payer} pays seat {receiver}, but every tribute due "
+                             f"before hand {self.hand_number} is paid")
         if (payer, receiver) not in expected:
             raise ValueError(f"seat {payer} pays seat {receiver}, but the tribute due is "
                              + ", ".join(f"seat {p} to seat {r}" for p, r in expected))
@@ -601,7 +606,10 @@ class _Checker:
         order = ev["order"]
         mine = pos.finishing_order()
         done = list(pos.finished)
-        if sorted(order) != [0, 1, 2, 3] or order[:len(done)] != done:
+        if sorted(order) != [0, 1, 2, 3]:
+            raise ValueError(f"finishing order {json.dumps(order)} is not the four seats "
+                             f"0 to 3, each once")
+        if order[:len(done)] != done:
             raise ValueError(f"finishing order {json.dumps(order)} does not match the play: "
                              f"the seats went out in the order {json.dumps(done)}")
         self.ended = True

@@ -514,6 +514,14 @@ def _mutations(events):
     out.append(("return to a seat that paid nothing", bad, ret + 1, "paid it no tribute"))
     out.append(("a second return", events[:ret + 1] + [dict(events[ret])] + events[ret + 1:],
                 ret + 2, "second card"))
+    # (once every tribute was paid, the message ended in "but the tribute due is")
+    paid = events[tribute + 1]
+    out.append(("a tribute paid twice", events[:tribute + 2] + [dict(paid)]
+                + events[tribute + 2:], tribute + 3,
+                re.compile(rf"seat {paid['from']} pays seat {paid['to']}, but every tribute "
+                           rf"due before hand \d+ is paid$")))
+    out.append(("a second resist event", events[:resist + 1] + [dict(events[resist])]
+                + events[resist + 1:], resist + 2, "a second resist event for hand"))
     out.append(("a tribute after a return", events[:ret + 1] + [dict(events[tribute])]
                 + events[ret + 1:], ret + 2, "tribute after a card was returned"))
     play = _first(events[tribute:], lambda e: e["event"] == "play") + tribute
@@ -530,7 +538,15 @@ def _mutations(events):
     order = events[end1]["order"]
     bad = [dict(e) for e in events]
     bad[end1] = dict(bad[end1], order=order[:3] + order[2:3])
-    out.append(("an end order that is no permutation", bad, end1 + 1, "does not match"))
+    out.append(("an end order that is no permutation", bad, end1 + 1,
+                f"finishing order {json.dumps(order[:3] + order[2:3])} is not the four seats "
+                f"0 to 3, each once"))
+    # (a short order was refused as "does not match the play: the seats went out in the
+    # order ..." followed by the same seats)
+    bad = [dict(e) for e in events]
+    bad[end1] = dict(bad[end1], order=order[:3])
+    out.append(("an end order of three seats", bad, end1 + 1,
+                f"finishing order {json.dumps(order[:3])} is not the four seats"))
     bad = [dict(e) for e in events]
     bad[end1] = dict(bad[end1], order=order[1::-1] + order[2:])
     out.append(("an end order against the play", bad, end1 + 1, "does not match"))
