@@ -22,7 +22,7 @@ The first line names every rule option the log was played under (``MatchRules.to
 Hands are numbered from 1 over the whole run. ``winner`` is the team (0 for seats 0 and 2,
 1 for seats 1 and 3) that won the match with this hand, else null.
 
-``guandan replay FILE [--rules NAME]`` (``-`` for stdin) checks such a log
+``guandan replay FILE [--rules NAME] [--complete]`` (``-`` for stdin) checks such a log
 event by event, under the rules its first line names (a log without that line: under
 ``--rules``, by default standard; a log whose rules differ from a ``--rules`` given is
 refused): exit 0 and "valid ..." when every event follows the rules, exit 1 and one
@@ -32,7 +32,9 @@ seat to move's legal move); when it also holds tribute, return, resist or end ev
 match rules are checked too: the level of each hand, tribute, resistance and returns, the
 leader after tribute, the finishing order, the team levels and the match winner (such a
 log must start with the first hand of a match, hand 1, as ``guandan play`` writes it; a
-log of deals and plays alone may start at a later hand).
+log of deals and plays alone may start at a later hand). A log cut short (its last hand
+unfinished, or without its end event) is valid as far as it goes, the summary naming the
+hand; with ``--complete`` it is invalid, exit 1, at its last event.
 Unreadable input (a missing file, a line that is not a JSON object, an event without its
 fields or with a field it does not have, a field of the wrong JSON shape: a card that is
 no string, an action that is not a ``[type, rank, cards]`` triple of strings) prints one
@@ -261,6 +263,10 @@ def add_replay_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--rules", choices=_RULE_CHOICES, default=None,
                    help="rules the log was played under, for a log that does not name "
                         "them in its first line (default standard)")
+    p.add_argument("--complete", action="store_true",
+                   help="a log cut short (its last hand unfinished, or without its end "
+                        "event) is invalid, exit 1; by default it is valid as far as it "
+                        "goes, and the summary says which hand is unfinished")
     p.set_defaults(func=cmd_replay)
     return p
 
@@ -630,11 +636,16 @@ class _Checker:
         self.hand_level = levels[mine[0] & 1]
 
 
-def check_log(lines, rules: MatchRules | None = None) -> str:
+def check_log(lines, rules: MatchRules | None = None, complete: bool = False) -> str:
     """Check a JSON-lines log; returns a summary, raises :class:`ReplayError` at the first
     event that breaks a rule, :class:`LogFormatError` for unreadable input (every line is
     read before the first rule is checked: a log that does not read says so first).
-    ``lines``: any iterable of lines (read twice when it can be)."""
+    ``lines``: any iterable of lines (read twice when it can be). A log cut short (no hand
+    dealt, the last hand unfinished or, in a log of a match, without its end event) is
+    valid as far as it goes, the summary saying what is missing; with ``complete`` it is a
+    :class:`ReplayError` at its last event."""
+    if not isinstance(complete, (bool, np.bool_)):
+        raise TypeError(f"complete must be True or False, not {complete!r}")
     if iter(lines) is lines:
         lines = list(lines)         # (a one-way iterator, read twice)
     logged, count_events, full = None, 0, False
@@ -666,11 +677,14 @@ def check_log(lines, rules: MatchRules | None = None) -> str:
         plays += ev["event"] == "play"
     note = ""
     if checker.hand_number is None:
-        note = "; no hand is dealt"
+        note = "no hand is dealt"
     elif checker.pos is None or not checker.pos.is_over:
-        note = f"; hand {checker.hand_number} is unfinished"
+        note = f"hand {checker.hand_number} is unfinished"
     elif full and not checker.ended:
-        note = f"; hand {checker.hand_number} has no end event"
+        note = f"hand {checker.hand_number} has no end event"
+    if note and complete:
+        raise ReplayError(number, line, f"the log ends here, but {note} (--complete)")
+    note = note and f"; {note}"
     what = "plays and match rules" if full else "plays"
     return (f"valid: {counted(count_events, 'event')}, {counted(checker.hands_seen, 'hand')}, "
             f"{counted(plays, 'play')} checked ({what}){note}")
@@ -686,7 +700,7 @@ def _rules_name(rules: MatchRules) -> str:
 def cmd_replay(args) -> int:
     try:
         rules = None if args.rules is None else MatchRules.by_name(args.rules)
-        summary = check_log(_LogLines(read_text(args.file)), rules)
+        summary = check_log(_LogLines(read_text(args.file)), rules, args.complete)
     except ReplayError as exc:
         print(f"invalid: {one_line(exc)}")
         return 1

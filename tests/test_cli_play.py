@@ -399,6 +399,27 @@ def test_replay_notes_a_missing_end_event(log_file, tmp_path, capsys):
                                          "(plays); no hand is dealt"), out
 
 
+def test_replay_complete_refuses_a_log_cut_short(log_file, tmp_path, capsys):
+    """--complete (check_log's complete): each cut of the test above is invalid, exit 1,
+    at the log's last event, saying what is missing; the whole log stays valid. Without
+    it a script reading the exit status could not tell a log cut short from a whole one."""
+    _, events = log_file
+    last_deal = max(i for i, e in enumerate(events) if e["event"] == "deal")
+    for cut, missing in ((len(events) - 1, "hand 15 has no end event"),
+                         (last_deal + 5, "hand 15 is unfinished"),
+                         (last_deal + 1, "hand 15 is unfinished"),
+                         (1, "no hand is dealt")):
+        code, out, err = run(["replay", "--complete", write(tmp_path, events[:cut])], capsys)
+        assert code == 1 and err == "" and out.strip() == (
+            f"invalid: event {cut} (line {cut}): the log ends here, but {missing} "
+            f"(--complete)"), out
+    code, out, _ = run(["replay", "--complete", write(tmp_path, events)], capsys)
+    whole = cli_play.check_log([json.dumps(e) for e in events])
+    assert code == 0 and out.strip() == whole and whole.startswith("valid") and ";" not in whole
+    with pytest.raises(TypeError, match="complete must be True or False, not 'yes'"):
+        cli_play.check_log([json.dumps(e) for e in events], complete="yes")
+
+
 def test_replay_a_log_of_a_match_starts_with_hand_1(log_file, tmp_path, capsys):
     """Hands are numbered from 1, and a log with match events is checked from a match's
     first hand: a first deal numbered otherwise is refused at its own line (it passed, and
