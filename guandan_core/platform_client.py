@@ -152,7 +152,8 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
                log: Optional[TextIO] = None) -> int:
     """Play ``seat`` on the messages of ``infile``, one JSON object a line (blank lines
     skipped; a line ``{"in": message}`` of a log is read as its message, a line
-    ``{"out": ...}`` skipped), writing each answer to ``outfile`` as one line, flushed;
+    ``{"out": ...}`` skipped, a byte order mark before the first line read past), writing
+    each answer to ``outfile`` as one line, flushed;
     the number of answers. :class:`PlatformError` names the line it cannot take, or one
     longer than ``MAX_LINE`` characters (read no further than that)."""
     answered = 0
@@ -160,6 +161,8 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
         line = infile.readline(MAX_LINE + 1)
         if not line:
             break
+        if number == 1:         # a byte order mark some editors write (a log saved again)
+            line = line.removeprefix("\ufeff")
         if len(line) > MAX_LINE and not line.endswith("\n"):
             raise PlatformError(f"line {number}: longer than {MAX_LINE:,} characters (a "
                                 f"message is at most {MAX_MESSAGE_BYTES:,} bytes)")
@@ -173,6 +176,11 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
                 message = message["in"]
                 if isinstance(message, str):    # (logged as it came: read as it was then)
                     message = _parsed(message, log)
+            elif isinstance(message, dict) and "type" not in message and \
+                    not set(message).isdisjoint({"in", "out"}):
+                raise PlatformError(f"a log line is {{\"in\": message}} or {{\"out\": "
+                                    f"answer}} alone, not one with the keys "
+                                    f"{', '.join(map(json.dumps, message))}")
             reply = _answer(seat, message, log)
         except PlatformError as exc:
             raise PlatformError(f"line {number}: {exc}") from None

@@ -87,7 +87,7 @@ from .match import MatchRules, Observation, allowed_returns, allowed_tributes, t
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
-from .usertext import quoted
+from .usertext import counted, quoted
 
 __all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act", "read_message"]
 
@@ -369,6 +369,9 @@ class PlatformSeat:
         if not isinstance(message, dict):
             raise PlatformError(f"a message is a JSON object, not {quoted(message)}")
         kind, stage = message.get("type"), message.get("stage")
+        if "type" not in message:
+            raise PlatformError(f"a message has a type (notify or act); this one has none: "
+                                f"{quoted(message)}")
         if not isinstance(kind, str) or kind not in STAGES:
             raise PlatformError(f"unknown message type {quoted(kind)} (known: notify, act)")
         if not isinstance(stage, str) or stage not in STAGES[kind]:
@@ -817,7 +820,7 @@ class PlatformSeat:
             repeated = sorted((m for m, count in Counter(request.actions).items()
                                if count > 1), key=str)
             _fail(where, "the actionList is not this engine's legal moves for the hand: "
-                         f"{len(missing)} moves missing from it"
+                         f"{counted(len(missing), 'move')} missing from it"
                          f"{' (' + _listing(missing) + ')' if missing else ''}, "
                          f"{_listing(extra) if extra else 'none'} extra"
                          + (f", {_listing(repeated)} listed more than once" if repeated else ""))

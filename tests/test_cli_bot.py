@@ -330,6 +330,38 @@ def test_play_lines_names_the_line_it_cannot_take():
         play_lines(seat, io.StringIO('\n{"type": "hello"}\n'), io.StringIO())
 
 
+def test_play_lines_reads_a_log_line_of_in_or_out_alone_and_a_byte_order_mark(game):
+    """A log line with `in` or `out` and another key is refused, naming its keys (it was
+    "unknown message type None"); a byte order mark before the first line, which an editor
+    may write when a log is saved again, is read past, as the engine protocol and the
+    file readers do (it was "not valid JSON: Unexpected UTF-8 BOM")."""
+    messages, _ = game
+    beginning = json.dumps(messages[0])
+    for line, keys in (('{"in": %s, "out": 1}' % beginning, '"in", "out"'),
+                       ('{"in": %s, "x": 1}' % beginning, '"in", "x"'),
+                       ('{"out": 1, "when": 2}', '"out", "when"')):
+        with pytest.raises(PlatformError, match=re.escape(
+                f'line 2: a log line is {{"in": message}} or {{"out": answer}} alone, not '
+                f'one with the keys {keys}')):
+            play_lines(PlatformSeat(make_player("greedy")),
+                       io.StringIO(_lines(messages[:1]) + line + "\n"), io.StringIO())
+    # (up to the first act: a greedy seat's later plays are not the recorded seat's)
+    first_act = next(i for i, m in enumerate(messages) if m["type"] == "act")
+    log, answers = io.StringIO(), io.StringIO()
+    assert play_lines(PlatformSeat(make_player("greedy")),
+                      io.StringIO(_lines(messages[:first_act + 1])), answers, log) == 1
+    for text in (_lines(messages[:first_act + 1]), log.getvalue()):
+        out = io.StringIO()
+        assert play_lines(PlatformSeat(make_player("greedy")), io.StringIO("\ufeff" + text),
+                          out) == 1
+        assert out.getvalue() == answers.getvalue()
+    # only before the first line: one inside the stream is no JSON
+    with pytest.raises(PlatformError, match="line 2: a message is JSON text"):
+        play_lines(PlatformSeat(make_player("greedy")),
+                   io.StringIO(_lines(messages[:1]) + "\ufeff" + _lines(messages[1:2])),
+                   io.StringIO())
+
+
 def test_a_message_encoded_twice_is_refused_and_its_log_replays_to_the_same_error(game):
     """A message sent as a JSON string holding the message's JSON text is no message (it
     was decoded again and played); its log line replays to the same error."""

@@ -374,6 +374,9 @@ def _lead_list(hand=HAND):
     ({"type": "notify", "stage": {"x": 1}}, "unknown notify stage {'x': 1}"),
     ("[" * 100000, "a message is JSON text: not valid JSON: nested too deeply"),
     ('{"type": "notify", "type": "act"}', "key 'type' given twice"),
+    # (a message without a type was "unknown message type None")
+    ({"stage": "play"}, "a message has a type (notify or act); this one has none: "
+                        "{'stage': 'play'}"),
     ({"type": "act", "stage": "beginning"}, "unknown act stage 'beginning'"),
     ({"type": "notify", "stage": "play", "curPos": 0, "curAction": ["PASS"] * 3},
      "notify play: a hand's messages before its beginning message"),
@@ -520,7 +523,7 @@ def test_sec7_an_action_list_that_is_not_the_legal_moves_is_refused():
     """RULES 7, 9: a list missing a legal move, holding one that is not legal, or
     listing one twice is refused and named."""
     actions = _lead_list()
-    with pytest.raises(PlatformError, match=r"1 moves missing from it \(Single 5: D5\), "
+    with pytest.raises(PlatformError, match=r"1 move missing from it \(Single 5: D5\), "
                                             "none extra"):
         _begun().receive(_act(HAND, [a for a in actions if a != ["Single", "5", ["D5"]]]))
     # (the missing moves in text order, three named at most)
