@@ -37,6 +37,7 @@ from guandan_core.hand import Hand, to_counts
 from guandan_core.match import Observation
 from guandan_core.moves import Move
 from guandan_core.jsontext import parse_json
+from guandan_core.position import _JSON_KEYS as _POSITION_KEYS  # (RULES sec. 7)
 from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import counted, quoted
 
@@ -247,9 +248,14 @@ def _parsed(text, what: str = "a position") -> dict:
 
 def _is_view(obj) -> bool:
     """A dict with a key only a view has and no key only a position has (a view missing
-    its hand, or with a misspelt key, is then named as a view)."""
-    return isinstance(obj, dict) and not {"hands", "to_move"} & set(obj) and \
-        bool({"hand", "seat", "cards_left", "played", "unseen"} & set(obj))
+    its hand, or with a misspelt key, is then named as a view), or with keys of both
+    kinds and every key of a view but not every key of a position (a view with a stray
+    ``to_move`` is named as a view with an unknown key, not as a position without hands)."""
+    if not isinstance(obj, dict) or \
+            not {"hand", "seat", "cards_left", "played", "unseen"} & set(obj):
+        return False
+    return not {"hands", "to_move"} & set(obj) or \
+        (set(_VIEW_KEYS) <= set(obj) and not set(_POSITION_KEYS) <= set(obj))
 
 
 def _view(position, seat, rules) -> _View:

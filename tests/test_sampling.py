@@ -641,6 +641,20 @@ def test_view_edge_cases_found_by_a_review():
         read_position({k: v for k, v in VIEW.items() if k != "hand"})
     with pytest.raises(PositionError, match="missing key\\(s\\): hand; unknown key\\(s\\): 'Hand'"):
         read_position({("Hand" if k == "hand" else k): v for k, v in VIEW.items()})
+    # a whole view with a position's key too is a view with an unknown key (it was read as
+    # a position: "missing key(s): hands"); a whole position with a view's key, a position
+    # with one; a part of each, a position
+    with pytest.raises(PositionError, match=re.escape(
+            "a seat's view: unknown key(s): 'to_move' (expected level, seat, hand")):
+        read_position({**VIEW, "to_move": 0})
+    with pytest.raises(PositionError, match=re.escape("a seat's view: unknown key(s): "
+                                                      "'hands'")):
+        sample_deals({**VIEW, "hands": FOUR_SEATS["hands"]}, 1)
+    with pytest.raises(PositionError, match=re.escape("unknown key(s): 'seat' (expected "
+                                                      "level, hands, finished, to_move")):
+        read_position({**FOUR_SEATS, "seat": 0})
+    with pytest.raises(PositionError, match=re.escape("missing key(s): hands")):
+        read_position({"level": "2", "to_move": 0, "hand": ["S5"]})
 
 
 def test_known_cards_taken_by_a_tribute_card_say_so():
@@ -703,12 +717,14 @@ def test_played_cards_that_the_hand_holds_too_are_named():
         position_from_view({**view, "played": ["S5", "S5"]})
 
 
-def test_an_object_with_to_move_is_read_as_a_position_not_a_view():
+def test_an_object_with_to_move_and_part_of_a_view_is_read_as_a_position():
     """API.md (read_position): a view is an object with any of hand, seat, cards_left,
-    played, unseen and neither hands nor to_move: one with to_move is a position, and
+    played, unseen and neither hands nor to_move, or with every key of a view but not
+    every key of a position. One with to_move and only part of a view is a position, and
     its refusal names the position's missing hands, not a view's unknown key."""
+    part = {k: v for k, v in VIEW.items() if k != "cards_left"}
     with pytest.raises(PositionError, match="missing key\\(s\\): hands") as refused:
-        read_position({**VIEW, "to_move": 0})
+        read_position({**part, "to_move": 0})
     assert "a seat's view" not in str(refused.value)
 
 
