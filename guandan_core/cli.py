@@ -323,6 +323,15 @@ def _unknown_top_option(argv: list) -> str | None:
     return None
 
 
+def open_option_file(option: str, path: str, mode: str):
+    """``path`` opened as UTF-8 text; an OSError naming the option and the file (it was
+    "[Errno 21] Is a directory: 'd'", which named no option)."""
+    try:
+        return open(path, mode, encoding="utf-8")
+    except OSError as exc:
+        raise OSError(f"{option} {path!r}: {exc.strerror or exc}") from None
+
+
 def _set_errors(stream, errors) -> None:
     try:
         if errors is not None and stream.errors != errors:

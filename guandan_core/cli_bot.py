@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import sys
 
-from .cli import (_set_errors, bounded_seconds_type, nonempty_type, terminated_as_interrupt,
-                  whole_number_type)
+from .cli import (_set_errors, bounded_seconds_type, nonempty_type, open_option_file,
+                  terminated_as_interrupt, whole_number_type)
 from .platform_client import check_url, play_lines, play_websocket
 from .platform_seat import PlatformSeat
 from .players import PLAYERS, make_player
@@ -43,7 +43,7 @@ def cmd_bot(args) -> int:
     if args.stdio and sys.stdin is None:
         raise ValueError("--stdio: there is no standard input (it is closed)")
     seat = PlatformSeat(_player(args), args.rules)
-    log = open(args.log, "a", encoding="utf-8") if args.log else None
+    log = open_option_file("--log", args.log, "a") if args.log else None
     try:
         with terminated_as_interrupt():     # (SIGTERM as Ctrl-C: the log is written)
             _play(args, seat, log)

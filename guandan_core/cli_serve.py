@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-from .cli import (bounded_seconds_type, nonempty_type, say, terminated_as_interrupt,
-                  whole_number_type)
+from .cli import (bounded_seconds_type, nonempty_type, open_option_file, say,
+                  terminated_as_interrupt, whole_number_type)
 from .platform_server import DEFAULT_PORT, MAX_TIMEOUT, serve, ws_url
 from .usertext import counted
 
@@ -26,7 +26,7 @@ def cmd_serve(args) -> int:
 
     def ready(host, port):
         if args.log:
-            log.append(open(args.log, "w", encoding="utf-8"))
+            log.append(open_option_file("--log", args.log, "w"))
         print(f"listening on {ws_url(host, port, '/game/NAME')}: waiting for 4 clients",
               flush=True)
 

@@ -779,6 +779,18 @@ def test_guandan_serve_opens_its_log_only_once_it_listens(tmp_path):
     assert not log.exists()
 
 
+def test_a_log_that_cannot_be_written_names_the_option(tmp_path):
+    """guandan serve --log and guandan bot --log: a file that cannot be opened is one line
+    naming the option and the file (it was "[Errno 21] Is a directory: ..."), exit 2."""
+    for path, why in ((tmp_path, "Is a directory"),
+                      (tmp_path / "none" / "x.jsonl", "No such file or directory")):
+        proc = run_cli(["serve", "--port", "0", "--log", str(path)])
+        assert proc.stderr == f"guandan serve: error: --log {str(path)!r}: {why}\n"
+        assert_one_line_error(proc, "--log")
+        proc = run_cli(["bot", "--stdio", "--log", str(path)], stdin="")
+        assert_one_line_error(proc, f"guandan bot: error: --log {str(path)!r}: {why}")
+
+
 def test_guandan_serve_timeout_ends_a_game_a_seat_does_not_answer():
     """--timeout SECONDS: a client that does not answer an act within them ends the game,
     one line on stderr naming its seat."""
