@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import queue
+import re
 import signal
 import threading
 
@@ -175,6 +176,20 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
           f"time: {result.seconds:.3f} s")
 
 
+def _labelled(exc: Exception, labels: list, single: bool) -> Exception:
+    """An error solve_many raised while solving a position (API.md: "position i: " in
+    front of the error it numbers, which is its cause) named by the position's label, as a
+    position that does not read is, or as it came for a lone position; any other error as
+    it is."""
+    cause = exc.__cause__
+    numbered = re.match(r"position (\d+): ", str(exc))
+    if numbered is None or type(cause) is not type(exc) or \
+            str(exc) != numbered.group(0) + str(cause):
+        return exc
+    # (solve_many numbers only an error whose class takes a message alone)
+    return cause if single else type(cause)(f"{labels[int(numbered.group(1))]!r}: {cause}")
+
+
 def _solve_interruptibly(positions, args, show) -> bool:
     """solve_many on a thread of its own, so that Ctrl-C reaches this one at once (a search
     holds its thread until it ends): Ctrl-C stops the searches as a time limit would, the
@@ -262,7 +277,9 @@ def cmd_solve(args) -> int:
             raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
         labels.append(label)
         positions.append(position)
-    single = len(positions) == 1
+    # (one position of one file is printed bare; a set or an array of one is labelled like
+    # any set, so that a script's reading of it does not depend on its size)
+    single = len(sources) == 1 and sources[0].whole
     # several positions: solved on every core (--threads), printed in input order as each
     # one's turn comes (a position done early waits for those before it)
     done: dict = {}
@@ -289,7 +306,10 @@ def cmd_solve(args) -> int:
                               "Ctrl-C" if interrupted else "a limit")
             printed += 1
 
-    interrupted = _solve_interruptibly(positions, args, show)
+    try:
+        interrupted = _solve_interruptibly(positions, args, show)
+    except Exception as exc:
+        raise _labelled(exc, labels, single) from None
     if interrupted:
         left = len(positions) - printed
         say("guandan solve: interrupted" +

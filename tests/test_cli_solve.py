@@ -468,6 +468,19 @@ def test_solve_several_positions_in_input_order(tmp_path, capsys):
     assert main(["solve", args[1]]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"== {args[1]}#0\nposition: ") and f"\n== {args[1]}#1\nposition: " in out
+    # README: a set of one position is labelled like any set (it was printed bare, so a
+    # script's reading of the output depended on the set's size); one position is bare
+    (tmp_path / "one_item.json").write_text(json.dumps({"items": items[:1]}))
+    (tmp_path / "one_array.json").write_text(json.dumps(items[:1]))
+    for name in ("one_item.json", "one_array.json"):
+        path = str(tmp_path / name)
+        assert main(["solve", path, "--json"]) == 0
+        [line] = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        assert line["position"] == f"{path}#0"
+        assert main(["solve", path]) == 0
+        assert capsys.readouterr().out.startswith(f"== {path}#0\nposition: ")
+    assert main(["solve", args[0], "--json"]) == 0
+    assert "position" not in json.loads(capsys.readouterr().out)
     assert out.count("\nvalue: ") == 2
 
 
@@ -664,6 +677,35 @@ def test_out_of_memory_says_what_could_not_be_had():
     assert proc.stdout.splitlines() == [f"? out of memory: {table}", "", "2", "2"], proc.stderr
     assert proc.stderr == f"guandan solve: error: out of memory: {table}\n" \
         "guandan solve: error: cannot start the solving thread (can't start new thread)\n"
+
+
+def test_an_error_while_solving_one_of_several_positions_names_its_label(tmp_path, capsys,
+                                                                        monkeypatch):
+    """An error raised while a position is solved (an allocation that fails) names that
+    position by its label among several, as a position that does not read is named; a
+    lone position's error is as it came (solve_many numbers it "position 0: ")."""
+    import solver.batch
+    from guandan_core.position import Position
+    from solver import solve
+    items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:3]
+    failing_key = Position.from_parsed_json(items[2]).key()
+
+    def failing(position, **options):
+        if position.key() == failing_key:
+            raise MemoryError("cannot allocate the move arena (1 byte)")
+        return solve(position, **options)
+    monkeypatch.setattr(solver.batch, "solve", failing)
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps({"items": items}))
+    for threads in ("1", "2"):
+        assert main(["solve", str(path), "--json", "--threads", threads]) == 2
+        out, err = capsys.readouterr()
+        assert err == (f"guandan solve: error: out of memory: '{path}#2': cannot allocate "
+                       f"the move arena (1 byte)\n")
+    (tmp_path / "alone.json").write_text(json.dumps(items[2]))
+    assert main(["solve", str(tmp_path / "alone.json")]) == 2
+    assert capsys.readouterr().err == ("guandan solve: error: out of memory: cannot allocate "
+                                       "the move arena (1 byte)\n")
 
 
 def test_a_solving_thread_that_cannot_start_leaves_ctrl_c_as_it_was(monkeypatch, capsys):
