@@ -903,7 +903,10 @@ class Position:
     def random_playout(self, rng) -> int:
         """Play the hand to its end in place with uniformly random legal moves (the pass
         counting as one move when following, as :class:`RandomPlayer` does); returns the
-        outcome. ``rng`` is a :class:`random.Random`. The moves are on the undo stack."""
+        outcome. ``rng`` is a :class:`random.Random`. The moves are on the undo stack. A
+        ``random()`` that gives anything but a number in [0, 1) is a ValueError naming it,
+        the moves played before it left on the stack (one of 1.0 or more would pick a move
+        past the last, and looped for ever at 7)."""
         if not callable(getattr(rng, "random", None)):
             raise TypeError(f"rng must be a random.Random (or have its random()), not {rng!r}")
         views = self._views
@@ -913,10 +916,17 @@ class Position:
         while not self._over:
             trec = self._trec
             n, buf = _enumerate(views[self._to_move], level, trec, flags)
+            r = rand()
+            try:
+                unit = 0.0 <= r < 1.0       # (False for NaN)
+            except TypeError:
+                unit = False
+            if not unit:
+                raise ValueError(f"rng.random() must give a number in [0, 1), not {r!r}")
             if trec is None:
-                self._push_index(buf, int(rand() * n))
+                self._push_index(buf, int(r * n))
             else:
-                i = int(rand() * (n + 1))
+                i = int(r * (n + 1))
                 if i == 0:
                     self._push_pass()
                 else:

@@ -1024,6 +1024,25 @@ def test_api_wrong_types_are_named_not_attribute_errors():
     # a generator with random() plays out as random.Random does
     assert Position("2", [["S3"], ["S4"], ["S5"], ["S6"]]).random_playout(
         np.random.default_rng(1)) in (3, 2, 1, -1, -2, -3)
+
+    # a random() outside [0, 1) is refused before it picks a move: 1.0 played a stale
+    # record past the last move (a pass owned by the mover), 7.0 looped for ever, -0.5
+    # was an IndexError; the moves before it stay on the stack, each a legal one
+    class Fixed(random.Random):
+        def __init__(self, values):
+            super().__init__(0)
+            self.values = list(values)
+
+        def random(self):
+            return self.values.pop(0)
+    for bad in (1.0, 7.0, -0.5, float("nan"), "x"):
+        pos = Position("2", [["S3", "S4"], ["H5"], ["C6"], ["D8"]])
+        with pytest.raises(ValueError, match=re.escape(
+                f"rng.random() must give a number in [0, 1), not {bad!r}")):
+            pos.random_playout(Fixed([0.0, bad]))
+        assert pos.depth == 1 and pos.to_move == 1 and str(pos.table) == "Single 3: S3"
+        pos.pop()
+        assert pos == Position("2", [["S3", "S4"], ["H5"], ["C6"], ["D8"]])
     assert deal(random.Random(3))[0].sum() == 27
 
 
