@@ -50,7 +50,7 @@ import numpy as np
 
 from .cards import (BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, format_rank,
                     is_whole, parse_card, parse_level)
-from .hand import Hand, _check_counts, to_counts
+from .hand import Hand, _check_counts, _no_bools, to_counts
 from .jsontext import parse_json
 from .moves import Move, MoveError
 from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
@@ -128,7 +128,12 @@ class MatchRules:
         card = self.first_leader_card
         if card is None:
             return None
-        return next(seat for seat in range(4) if hands[seat][card])
+        hands = _checked_hands(hands)
+        for seat in range(4):
+            if hands[seat][card]:
+                return seat
+        raise ValueError(f"no seat holds {self.first_leader}, whose holder leads a first "
+                         f"hand")
 
     @classmethod
     def standard(cls) -> "MatchRules":
@@ -247,11 +252,19 @@ def _kinds(counts) -> list:
     return [k for k in range(54) for _ in range(int(counts[k]))]
 
 
+def _is_ordered(values) -> bool:
+    """A list, a tuple or an array (its first axis): one value per seat or team, in their
+    order (a set has none: {12, 0} was read as levels [0, 12], the teams swapped)."""
+    return isinstance(values, (list, tuple)) or \
+        (isinstance(values, np.ndarray) and values.ndim >= 1)
+
+
 def _checked_counts(counts, what: str) -> np.ndarray:
     """A hand given to this module as 54 card counts (0, 1 or 2 each), as uint8; a
     CardError naming anything else."""
     if isinstance(counts, Hand):
         return counts.counts
+    _no_bools(counts, what)        # (numpy would make a True a count of 1)
     try:
         array = np.asarray(counts)
     except ValueError:                   # a ragged list
@@ -266,8 +279,7 @@ def _checked_counts(counts, what: str) -> np.ndarray:
 def _checked_hands(hands) -> list:
     """Four hands as int64 count arrays, checked: 54 counts each and no card more than
     twice among them (sec. 1)."""
-    if isinstance(hands, (str, bytes, dict)) or not hasattr(hands, "__len__") \
-            or len(hands) != 4:
+    if not _is_ordered(hands) or len(hands) != 4:
         raise ValueError(f"expected the four hands (54 card counts each), not {hands!r}")
     counts = [_checked_counts(h, f"hand of seat {seat}").astype(np.int64)
               for seat, h in enumerate(hands)]
@@ -547,6 +559,10 @@ def apply_tribute(plan: TributePlan, hands) -> list:
     if not isinstance(plan, TributePlan):
         raise TypeError(f"plan must be a TributePlan, not {plan!r}")
     after = _checked_hands(hands)
+    for name in ("payments", "returns"):
+        if not _is_ordered(getattr(plan, name)):
+            raise TypeError(f"plan.{name} is a list of (giver, receiver, card kind), not "
+                            f"{getattr(plan, name)!r}")
     moves = [(entry, "tribute") for entry in plan.payments] + \
         [(entry, "return") for entry in plan.returns]
     for entry, what in moves:
@@ -607,8 +623,7 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
 
 def _checked_pair(values, what: str, check) -> list:
     """One value per team, each passed through ``check`` (which raises naming it)."""
-    if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__") \
-            or len(values) != 2:
+    if not _is_ordered(values) or len(values) != 2:
         raise ValueError(f"{what}: one value per team (two), not {values!r}")
     try:
         return [check(v) for v in values]

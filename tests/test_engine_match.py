@@ -993,6 +993,43 @@ def test_sec8_first_hand_leader_is_a_random_seat():
     assert max(leaders.count(s) for s in range(4)) <= 20      # not stuck on one seat
 
 
+def test_sec8_match_helpers_take_seats_and_teams_in_order_and_counts_as_numbers():
+    """RULES 8: levels, failures and hands are one per team or seat, in their order: a
+    set has none ({12, 0} was read as levels [0, 12], the teams swapped, and a hand won
+    at A came out as no win); a True among counts is no count (numpy made it a 1, so the
+    tribute helpers read it as an S2, where Hand.from_counts refuses it); the agreed first
+    leader's card held by no seat, or no four hands, is named (it was a StopIteration or
+    an IndexError); a tribute plan's payments or returns that are no list are named."""
+    from guandan_core.match import allowed_tributes
+    with pytest.raises(ValueError, match=re.escape("levels: one value per team (two), "
+                                                   "not {0, 12}")):
+        settle_hand({12, 0}, [0, 0], "A", [0, 2, 1, 3], MatchRules())
+    with pytest.raises(ValueError, match=re.escape("failures: one value per team (two), "
+                                                   "not {0, 1}")):
+        settle_hand([12, 0], {0, 1}, "A", [0, 2, 1, 3], MatchRules())
+    # (the same in order is a win at A for team 0)
+    assert settle_hand([12, 0], [0, 0], "A", [0, 2, 1, 3], MatchRules())[3] == 0
+    for bad in ([True] + [0] * 53, [0] * 53 + [np.True_]):
+        for call in (lambda: tribute_card(bad, "2"), lambda: allowed_tributes(bad, "2"),
+                     lambda: allowed_returns(bad, "2"), lambda: is_valid_return(bad, 0, "2")):
+            with pytest.raises(CardError, match="True/False is not a card count"):
+                call()
+    hands = [np.zeros(54, np.uint8) for _ in range(4)]
+    with pytest.raises(ValueError, match="no seat holds H2, whose holder leads a first hand"):
+        MatchRules(first_leader="H2").agreed_first_leader(hands)
+    hands[2] = Hand("H2 S3").counts
+    assert MatchRules(first_leader="H2").agreed_first_leader(hands) == 2
+    assert MatchRules(first_leader="H2").agreed_first_leader(np.array(hands)) == 2
+    with pytest.raises(ValueError, match=re.escape("expected the four hands (54 card counts "
+                                                   "each), not []")):
+        MatchRules(first_leader="H2").agreed_first_leader([])
+    for plan, name in ((TributePlan("single", payments=None), "payments"),
+                       (TributePlan("single", returns={(1, 0, 3)}), "returns")):
+        with pytest.raises(TypeError, match=f"plan.{name} is a list of \\(giver, receiver, "
+                                            f"card kind\\), not"):
+            apply_tribute(plan, hands)
+
+
 def test_api_wrong_types_are_named_not_attribute_errors():
     """A value of the wrong type is a TypeError (or the module's ValueError) naming it,
     not an AttributeError from inside (a review helper's findings)."""
