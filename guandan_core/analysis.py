@@ -196,8 +196,8 @@ def split_score(moves: Iterable[Move]) -> tuple:
 
 
 def _checked_split(split) -> list:
-    """``split`` as a list of Moves, else a MoveError (a TypeError for no list at all)
-    naming what it holds."""
+    """``split`` as a list of Moves, none of them the pass, else a MoveError (a TypeError
+    for no list at all) naming what it holds."""
     if isinstance(split, SplitResult):
         return list(split.split)
     if isinstance(split, (str, bytes, Move)) or not isinstance(split, Iterable):
@@ -206,6 +206,8 @@ def _checked_split(split) -> list:
     for play in split:
         if not isinstance(play, Move):
             raise MoveError(f"a split is a list of Moves, not one holding {play!r}")
+        if play.is_pass:        # (split_score counted it as a play)
+            raise MoveError("a split holds plays, not the pass")
     return split
 
 
@@ -837,9 +839,7 @@ def control(split, hand, level, played=None, rules=None) -> list:
     out = []
     for play in split:
         # a play read at another level has another strength there (a pair of 7s at level 2
-        # is below 8s, at 7 above aces), and the pass is no play
-        if play.is_pass:
-            raise MoveError("a split holds plays, not the pass")
+        # is below 8s, at 7 above aces)
         checked_reading(play, lvl, rules, "split play")
         held -= play.counts()
         if held.min() < 0:

@@ -119,7 +119,7 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
     """
     if isinstance(cards, str):
         tokens = cards.replace(",", " ").split()
-    elif isinstance(cards, (bytes, bytearray, dict)) or not hasattr(cards, "__iter__"):
+    elif isinstance(cards, (bytes, bytearray, dict)) or not _iterable(cards):
         # bytes would be read as numbers, a dict as its keys
         raise TypeError(f"cards are text or card strings, not {quoted(cards)}")
     else:
@@ -129,10 +129,18 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
 
 def format_cards(kinds: Iterable[int]) -> list[str]:
     """Platform notation of card kinds, sorted in the platform's card order."""
-    if isinstance(kinds, (str, bytes, bytearray, dict)) or not hasattr(kinds, "__iter__"):
+    if isinstance(kinds, (str, bytes, bytearray, dict)) or not _iterable(kinds):
         # (text would be formatted letter by letter, and its first letter blamed)
         raise TypeError(f"card kinds are an iterable of ints, not {quoted(kinds)}")
-    return [format_card(kind) for kind in sorted(kinds)]
+    # (each formatted before sorting: a None or a string among them was "'<' not
+    # supported between instances", naming neither)
+    named = [(format_card(kind), kind) for kind in kinds]
+    return [name for name, _ in sorted(named, key=lambda pair: pair[1])]
+
+
+def _iterable(values) -> bool:
+    # (a 0-d numpy array has __iter__, and iterating it raises)
+    return hasattr(values, "__iter__") and getattr(values, "ndim", 1) != 0
 
 
 def is_whole(value, low: int, high: int | None = None) -> bool:

@@ -149,7 +149,7 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
         kinds = parse_cards(cards)
     else:
         try:
-            if isinstance(cards, (bytes, bytearray, dict)):
+            if isinstance(cards, (bytes, bytearray, memoryview, dict)):
                 raise TypeError     # bytes would be read as kind indices, a dict as its keys
             items = list(cards)
         except TypeError:
@@ -234,8 +234,11 @@ class Hand:
     def from_counts(cls, counts) -> "Hand":
         """A Hand from 54 counts (0, 1 or 2 each, in card kind order)."""
         _no_bools(counts, "counts")
-        array = np.asarray(counts)
-        if array.shape != (NUM_KINDS,) or _holds_text(array):
+        try:
+            array = np.asarray(counts)
+        except ValueError:      # (a ragged list: numpy's "inhomogeneous shape")
+            array = None
+        if array is None or array.shape != (NUM_KINDS,) or _holds_text(array):
             raise CardError(f"counts must be {NUM_KINDS} numbers (one per card kind), not "
                             f"{quoted(counts)}")
         # (checked here: to_counts' hint that such an array is read as counts, not cards,

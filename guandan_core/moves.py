@@ -74,7 +74,10 @@ _MOST_CARDS = 10        # a play has at most 10 cards (sec. 4; long sequences: s
 
 
 def _listed(values, name: str) -> tuple:
-    # (tuple(None) would say only "'NoneType' object is not iterable")
+    # (tuple(None) would say only "'NoneType' object is not iterable"; a string was read
+    # as its characters: wild_as="44" as two readings, "S7" refused as ('S', '7'))
+    if isinstance(values, str):
+        raise MoveError(f"{name} must be a list of values, not the string {quoted(values)}")
     try:
         return tuple(values)
     except TypeError:
@@ -201,10 +204,11 @@ class Move:
 
         The cards must have that reading (RULES sec. 4), else :class:`MoveError`.
         """
-        try:
-            mtype, rank, cards = triple
-        except (TypeError, ValueError):
-            raise MoveError(f"a move is [type, rank, cards], not {quoted(triple)}") from None
+        # (a list or tuple alone: a dict's three keys or an iterator's items were unpacked
+        # as a move)
+        if not isinstance(triple, (list, tuple)) or len(triple) != 3:
+            raise MoveError(f"a move is [type, rank, cards], not {quoted(triple)}")
+        mtype, rank, cards = triple
         # read first, so that a pass too, which needs neither, takes no bad argument
         level, rules = parse_level(level), Rules.of(rules)
         if isinstance(mtype, str) and mtype == "PASS":
@@ -280,7 +284,7 @@ class Move:
         head, sep, cards = text.partition(":")
         parts = head.split()
         if not sep or len(parts) != 2:
-            raise MoveError(f"a move is written 'Type rank: cards', not {text!r}")
+            raise MoveError(f"a move is written 'Type rank: cards', not {quoted(text)}")
         return cls.from_platform([parts[0], parts[1], cards.split()], level, rules)
 
     # -- views
@@ -494,7 +498,7 @@ def moves_array(hand, level, beat: Move | None = None, rules: Rules | None = Non
     beat_rec = None
     if beat is not None:
         if not isinstance(beat, Move):
-            raise MoveError(f"beat must be a Move, not {beat!r}")
+            raise MoveError(f"beat must be a Move, not {quoted(beat)}")
         if not beat.is_pass:
             beat_rec = beat.record()
     try:
@@ -726,7 +730,7 @@ def checked_reading(move, level, rules: Rules | None = None, what: str = "move")
     guandan_core.moves.MoveError: move Pair 7: S7 C7 is not a reading of its cards at level 7
     """
     if not isinstance(move, Move):
-        raise MoveError(f"{what} must be a Move, not {move!r}")
+        raise MoveError(f"{what} must be a Move, not {quoted(move)}")
     lvl = parse_level(level)
     rules = Rules.of(rules)
     if is_reading(move, lvl, rules):
@@ -807,7 +811,7 @@ def classify(cards, level, rules: Rules | None = None) -> list[Move]:
 def beats(a: Move, b: Move) -> bool:
     """Whether ``a`` beats ``b`` (RULES sec. 5). A pass neither beats nor is beaten."""
     if not isinstance(a, Move) or not isinstance(b, Move):
-        raise MoveError(f"beats() takes two Moves, not {a!r} and {b!r}")
+        raise MoveError(f"beats() takes two Moves, not {quoted(a)} and {quoted(b)}")
     return bool(_kernels.py_beats(a.record(), b.record()))
 
 

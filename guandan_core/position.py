@@ -313,8 +313,11 @@ class Position:
         self._to_move = to_move
         self._tmove = None
         self._trec = None
+        if table is None and owner is not None:
+            # (an owner of -1, the mark of no table play, passed as None did)
+            raise PositionError(f"a table owner ({quoted(owner)}) is given but no table play")
         # None with a table play stays None, for _validate to name what was given
-        self._owner = -1 if owner is None and table is None else owner
+        self._owner = -1 if table is None else owner
         self._stack = []
         self._over = False
         if table is not None:
@@ -391,15 +394,13 @@ class Position:
         if hand_over:
             # a finished hand, as to_json writes one: the table holds the play that
             # ended it (made by the seat that went out last), or nothing
+            # (an owner without a table play is refused on the way in)
             owner = self._owner
-            if table is None:
-                if owner != -1:
-                    raise PositionError(f"a table owner ({quoted(owner)}) is given but no "
-                                        "table play")
-            elif not is_whole(owner, 0, 3) or owner != finished[-1]:
-                raise PositionError(f"table owner: {quoted(owner)} is not the seat that went "
-                                    f"out last ({finished[-1]}), whose play ended the hand")
-            else:
+            if table is not None:
+                if not is_whole(owner, 0, 3) or owner != finished[-1]:
+                    raise PositionError(f"table owner: {quoted(owner)} is not the seat that "
+                                        f"went out last ({finished[-1]}), whose play ended "
+                                        f"the hand")
                 self._owner = int(owner)
             return
         if not is_whole(to_move, 0, 3):
@@ -409,9 +410,6 @@ class Position:
             raise PositionError(f"the seat to move, {to_move}, holds no cards (it is out)")
         owner = self._owner
         if table is None:
-            if owner != -1:
-                raise PositionError(f"a table owner ({quoted(owner)}) is given but no "
-                                    "table play")
             return
         if not is_whole(owner, 0, 3):
             raise PositionError(f"table owner: {quoted(owner)} is not a seat 0..3 (a table play "
@@ -773,7 +771,8 @@ class Position:
             if counts[k] < n:
                 raise IllegalMoveError(f"seat {seat} cannot play {_describe(move)}: it does "
                                        f"not hold {format_card(k)}"
-                                       + (" twice" if n == 2 and counts[k] == 1 else ""))
+                                       + ("" if counts[k] == 0 else " twice" if n == 2
+                                          else f" {n} times"))
         if full and not is_reading(move, self._level, self._rules):
             raise IllegalMoveError(f"{_describe(move)} is not a reading of its cards at "
                                    f"level {format_rank(self._level)}")

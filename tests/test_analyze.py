@@ -1097,6 +1097,8 @@ def test_control_and_best_split_name_what_they_cannot_use():
             (lambda: control([sevens], "S7 C7", "7"),
              "split play Pair 7: S7 C7 is not a reading of its cards at level 7"),
             (lambda: control([Move.PASS], "S7 C7", "7"), "a split holds plays, not the pass"),
+            # (split_score counted the pass as a play)
+            (lambda: split_score([Move.PASS]), "a split holds plays, not the pass"),
             (lambda: control([sevens, sevens], "S7 C7 S8", "2"),
              "split play Pair 7: S7 C7 uses cards the hand does not hold"),
             (lambda: best_split("S3 S4", "2", runners_up=2.7), "not 2.7"),

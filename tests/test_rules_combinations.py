@@ -283,6 +283,7 @@ def test_sec1_card_three_times_rejected(card):
     (np.full(54, 0.5), CardError, "whole numbers"),   # not truncated to no cards
     (np.full(54, 1.7), CardError, "whole numbers"),
     (np.zeros(54, dtype=bool), CardError, "whole numbers"),
+    (memoryview(b"\x01\x02"), TypeError, "not <memory at"),     # as bytes: not kinds 1, 2
     # 53 counts are not a count array: read as kinds, whose error says so
     (np.zeros(53, dtype=np.uint8), CardError, "an array of shape (53,) is read as card kinds"),
     # a batch of hands is one error naming its shape, not its first row as "not a card"
@@ -474,6 +475,9 @@ def test_sec4_move_from_platform_bad_reading():
     ([np.array(["S3", "S4"]), "3", ["S3"]], "array(['S3', 'S4']"),
     (["PASS", np.array([1]), None], "array([1])"),
     (["PASS", "PASS", np.array(["S3"])], "array(['S3']"),
+    # a dict's three keys and an iterator's items were unpacked as a move (Single 3)
+    ({"Single": 0, "3": 0, ("S3",): 0}, "a move is [type, rank, cards], not {'Single': 0"),
+    (iter(["Single", "3", ["S3"]]), "a move is [type, rank, cards], not <list_iterator"),
 ])
 def test_sec4_move_from_platform_wrong_types_are_named(triple, named):
     """RULES 4 / 7: an action is [type, rank, cards] of strings and a list of card
@@ -1439,3 +1443,47 @@ def test_rules_replace_names_an_unknown_option():
     assert Rules().replace(sf_is_bomb=False) == Rules.by_name("no-sf-bomb")
     with pytest.raises(RulesError, match="sf_is_bomb must be True or False, not 1"):
         Rules().replace(sf_is_bomb=1)
+
+
+def test_api_values_that_were_read_loosely_or_named_badly():
+    """A fuzzing review's findings in the value objects: each bad value is refused naming
+    it, in a message of bounded length."""
+    from guandan_core.cards import format_cards, parse_cards
+    from guandan_core.moves import checked_reading
+    from guandan_core.position import IllegalMoveError, Position, PositionError
+    # a string of wild readings was read as its characters: "44" as two readings
+    with pytest.raises(MoveError, match="wild_as must be a list of values, not the string "
+                                        "'44'"):
+        Move(8, 3, 3, [12, 16, 20, 21, 28], wild_as="44")
+    # -1, the mark of no table play, was taken as an owner without one, as None is
+    hands = [["S3"], ["S4"], ["S5"], ["S6"]]
+    for owner in (-1, -1.0, 2):
+        with pytest.raises(PositionError, match=re.escape(
+                f"a table owner ({owner!r}) is given but no table play")):
+            Position("2", hands, owner=owner)
+    assert Position("2", hands, owner=None).owner is None
+    # a play of one card three times, held twice: "it does not hold S3" said it held none
+    with pytest.raises(IllegalMoveError, match="it does not hold S3 3 times$"):
+        Position("2", [["S3", "S3"], ["S4"], ["S5"], ["S6"]]).check(Move(3, 1, 1, [4, 4, 4]))
+    # kinds of another type among card kinds: "'<' not supported between instances"
+    for kinds, named in (([1, "SA"], "'SA'"), ([None, 1], "None")):
+        with pytest.raises(CardError, match=f"not a card kind index: {named}"):
+            format_cards(kinds)
+    assert format_cards([53, 0, np.int64(12), 5]) == ["S2", "H3", "S5", "HR"]
+    # a 0-d array: "iteration over a 0-d array"
+    for call, what in ((parse_cards, "cards are text or card strings"),
+                       (format_cards, "card kinds are an iterable of ints")):
+        with pytest.raises(TypeError, match=re.escape(f"{what}, not array(3)")):
+            call(np.array(3))
+    # a ragged list of counts: numpy's "inhomogeneous shape"
+    with pytest.raises(CardError, match=re.escape("counts must be 54 numbers (one per card "
+                                                  "kind), not [0, 0")):
+        Hand.from_counts([0] * 53 + [[1, 2]])
+    # a value of 100,000 characters was quoted whole
+    big = "x" * 100_000
+    for call in (lambda: beats(big, Move.PASS), lambda: Move.parse(big, "2"),
+                 lambda: moves_array("S3", "2", beat=big),
+                 lambda: checked_reading(big, 0, None)):
+        with pytest.raises(MoveError, match=re.escape("(100,002 characters)")) as refused:
+            call()
+        assert len(str(refused.value)) < 300
