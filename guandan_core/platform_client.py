@@ -25,7 +25,8 @@ import json
 from typing import Optional, TextIO
 
 from .platform_seat import PlatformError, PlatformSeat, read_message
-from .usertext import close_reason, closed_for_size, counted, quoted
+from .platform_server import MAX_TIMEOUT
+from .usertext import close_reason, closed_for_size, counted, is_seconds, quoted
 
 __all__ = ["play_websocket", "play_lines", "check_url"]
 
@@ -40,6 +41,11 @@ def check_url(url: str) -> str:
         raise ValueError(f"a platform address is ws://HOST:PORT/PATH (e.g. "
                          f"ws://127.0.0.1:23456/game/client1), not {quoted(url)}")
     return url
+
+
+def _check_seat(seat) -> None:
+    if not isinstance(seat, PlatformSeat):
+        raise TypeError(f"seat must be a PlatformSeat, not {quoted(seat)}")
 
 
 def _logged(log: Optional[TextIO], direction: str, message) -> None:
@@ -94,8 +100,15 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
     """Play ``seat`` on the platform server at ``url`` until it closes the connection;
     the number of ``act`` messages answered. A message the seat cannot read raises its
     :class:`PlatformError` (the connection is closed first); a connection that cannot be
-    made, that the server breaks, or that it closes in the middle of a hand, an OSError."""
+    made, that the server breaks, or that it closes in the middle of a hand, an OSError.
+    ``open_timeout``: seconds above 0 and at most 1e6 (None: no limit)."""
+    _check_seat(seat)
     check_url(url)
+    if open_timeout is not None and not is_seconds(open_timeout, MAX_TIMEOUT):
+        raise ValueError(f"open_timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or "
+                         f"None, not {quoted(open_timeout)}")
+    # (numpy's too: the socket layer takes only Python's numbers)
+    open_timeout = None if open_timeout is None else float(open_timeout)
     try:
         from websockets.exceptions import (ConnectionClosedError, ConnectionClosedOK,
                                            InvalidURI, WebSocketException)
@@ -156,6 +169,11 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
     each answer to ``outfile`` as one line, flushed;
     the number of answers. :class:`PlatformError` names the line it cannot take, or one
     longer than ``MAX_LINE`` characters (read no further than that)."""
+    _check_seat(seat)
+    for name, stream, method in (("infile", infile, "readline"), ("outfile", outfile, "write")):
+        if not callable(getattr(stream, method, None)):
+            raise TypeError(f"{name} must be a text stream (with {method}()), not "
+                            f"{quoted(stream)}")
     answered = 0
     for number in itertools.count(1):
         line = infile.readline(MAX_LINE + 1)

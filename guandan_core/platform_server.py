@@ -49,7 +49,7 @@ from typing import Callable, Optional
 from .cards import format_card, format_rank, is_whole, parse_card
 from .hand import to_counts
 from .jsontext import parse_json
-from .match import Match, MatchRules, plan_tribute
+from .match import Match, MatchRules, _checked_seed, plan_tribute
 from .moves import Move
 from .platform_seat import PlatformError
 from .usertext import close_reason, closed_for_size, is_seconds, quoted
@@ -65,8 +65,9 @@ class PlatformGame:
     """A match sent to four ``clients`` as the platform's messages (see the module).
 
     ``seed`` deals the hands and chooses the first leaders (as :class:`Match` does);
-    ``shuffle_seed`` orders the action lists; ``on_event`` gets every event of the game
-    log (``guandan play --json``'s, which ``guandan replay`` checks).
+    ``shuffle_seed`` (taken as ``seed`` is) orders the action lists; ``on_event`` gets
+    every event of the game log (``guandan play --json``'s, which ``guandan replay``
+    checks).
     """
 
     def __init__(self, clients, seed=None, rules=None, shuffle_seed=0,
@@ -81,7 +82,8 @@ class PlatformGame:
             raise ValueError(f"lead_style is 'minus-one' or 'owner', not {lead_style!r}")
         self.rules = MatchRules.platform() if rules is None else MatchRules.of(rules)
         self.lead_style = lead_style
-        self.order_rng = random.Random(shuffle_seed)
+        self.order_rng = random.Random(_checked_seed(shuffle_seed, "shuffle_seed"))
+        _check_callback("on_event", on_event)
         self.on_event = on_event
         self.match = Match([_SeatPlayer(self, s) for s in range(4)], self.rules, seed,
                            on_event=self._event)
@@ -258,6 +260,11 @@ class _SeatPlayer:
 
 # ---------------------------------------------------------------------- WebSocket
 
+def _check_callback(name: str, function) -> None:
+    if function is not None and not callable(function):
+        raise TypeError(f"{name} must be a function or None, not {quoted(function)}")
+
+
 def _check_session(games, max_hands) -> None:
     if not is_whole(games, 1):
         raise ValueError(f"games: a number of games 1 or more, not {games!r}")
@@ -389,7 +396,10 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
         raise ValueError(f"timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or None, "
                          f"not {timeout!r}")
     timeout = None if timeout is None else float(timeout)     # (numpy's: the socket layer's)
-    PlatformGame([_Unused()] * 4, seed)         # (the seed checked before anyone waits)
+    _check_callback("on_ready", on_ready)
+    _check_callback("on_warning", on_warning)
+    # (the seeds and on_event checked before anyone waits)
+    PlatformGame([_Unused()] * 4, seed, shuffle_seed=shuffle_seed, on_event=on_event)
     try:
         from websockets.protocol import State
         from websockets.sync.server import serve as websocket_server

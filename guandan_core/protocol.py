@@ -225,7 +225,7 @@ class EngineProtocol:
     ``rules`` is the rule set used for positions set from now on (a :class:`Rules` or a
     preset name, default ``standard``). The ``rules`` command without a name answers the
     preset's name, or ``custom`` when a :class:`Rules` object was given (it is not looked
-    up among the presets, even when it equals one).
+    up among the presets, even when it equals one). Anything else is a TypeError.
     """
 
     def __init__(self, rules=None):
@@ -236,7 +236,7 @@ class EngineProtocol:
             self.rules = Rules.by_name(rules)
         else:
             self.rules_name = "custom"
-            self.rules = rules
+            self.rules = Rules.of(rules)
         self.position: Position | None = None
         self.history: list = []        # positions before each `play`, for `undo`
         self.done = False              # set by `quit`

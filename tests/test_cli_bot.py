@@ -454,6 +454,68 @@ def test_check_url_gives_the_address_back():
         assert check_url(url) == url
 
 
+def _no_connecting(monkeypatch) -> list:
+    """websockets' connect replaced: it records its open_timeout and refuses to connect."""
+    import websockets.sync.client
+    timeouts = []
+
+    def connect(url, open_timeout, **kwargs):
+        timeouts.append(open_timeout)
+        raise ConnectionRefusedError("not connecting in this test")
+    monkeypatch.setattr(websockets.sync.client, "connect", connect)
+    return timeouts
+
+
+@pytest.mark.parametrize("open_timeout", [-5, 0, True, float("inf"), 1e300, float("nan"),
+                                          "1", 1e6 + 1])
+def test_play_websocket_refuses_an_open_timeout_out_of_range_before_connecting(
+        open_timeout, monkeypatch):
+    """API.md, play_websocket: open_timeout is seconds above 0 and at most 1e6, or None,
+    a ValueError naming it before connecting (-5 timed out at once, True waited 1 s, inf
+    and 1e300 overflowed the clock, NaN blamed the address, '1' failed to add)."""
+    timeouts = _no_connecting(monkeypatch)
+    with pytest.raises(ValueError) as caught:
+        play_websocket(PlatformSeat(make_player("greedy")), "ws://127.0.0.1:9/game/client1",
+                       open_timeout=open_timeout)
+    assert str(caught.value) == (f"open_timeout: seconds above 0 and at most 1e+06, or "
+                                 f"None, not {open_timeout!r}")
+    assert timeouts == []
+
+
+def test_play_websocket_takes_numpy_seconds_and_none_as_an_open_timeout(monkeypatch):
+    """API.md, play_websocket: open_timeout is seconds, numpy's too (websockets' clock
+    refused a float32), or None (no limit)."""
+    timeouts = _no_connecting(monkeypatch)
+    for open_timeout in (np.float32(0.5), np.int64(2), None):
+        with pytest.raises(OSError, match="cannot connect to ws://127.0.0.1:9/game/client1"):
+            play_websocket(PlatformSeat(make_player("greedy")),
+                           "ws://127.0.0.1:9/game/client1", open_timeout=open_timeout)
+    assert timeouts == [0.5, 2.0, None]
+    assert [type(t) for t in timeouts[:2]] == [float, float]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: play_lines(None, io.StringIO(), io.StringIO()),
+     "seat must be a PlatformSeat, not None"),
+    (lambda: play_lines(PlatformSeat(make_player("greedy")), None, io.StringIO()),
+     "infile must be a text stream (with readline()), not None"),
+    (lambda: play_lines(PlatformSeat(make_player("greedy")), io.StringIO(), None),
+     "outfile must be a text stream (with write()), not None"),
+    (lambda: play_websocket(None, "ws://127.0.0.1:9/game/client1"),
+     "seat must be a PlatformSeat, not None"),
+])
+def test_play_lines_and_play_websocket_name_a_seat_or_stream_of_a_wrong_type(
+        call, message, monkeypatch):
+    """API.md, play_lines / play_websocket: seat is a PlatformSeat and the streams have
+    readline and write, else a TypeError naming the argument before anything is read or
+    connected to (they failed later with an AttributeError)."""
+    timeouts = _no_connecting(monkeypatch)
+    with pytest.raises(TypeError) as caught:
+        call()
+    assert str(caught.value) == message
+    assert timeouts == []
+
+
 @pytest.mark.parametrize("args, message", [
     (['bot', 'ws://127.0.0.1:9/game/client1'], "connecting to the platform"),
     (['serve', '--port', '0'], "serving the platform's messages")])

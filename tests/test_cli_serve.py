@@ -601,6 +601,51 @@ def test_serve_refuses_a_port_or_host_that_is_none_before_listening(port, host, 
         serve(host=host, port=port, on_ready=listening)
 
 
+_BAD_SEEDS_AND_CALLBACKS = [
+    ({"shuffle_seed": -1}, ValueError,
+     "shuffle_seed must be an int 0 or more, text or None, not -1"),
+    ({"shuffle_seed": 1.5}, ValueError,
+     "shuffle_seed must be an int 0 or more, text or None, not 1.5"),
+    ({"shuffle_seed": [1]}, ValueError,
+     "shuffle_seed must be an int 0 or more, text or None, not [1]"),
+    ({"on_event": 5}, TypeError, "on_event must be a function or None, not 5"),
+]
+
+
+@pytest.mark.parametrize("kwargs, error, message", _BAD_SEEDS_AND_CALLBACKS)
+def test_a_game_refuses_a_bad_shuffle_seed_or_on_event_before_sending_anything(
+        kwargs, error, message, monkeypatch):
+    """API (PlatformGame): shuffle_seed is taken as seed is (-1 was taken and ordered the
+    action lists as 1 does, 1.5 too, [1] failed in random's words) and on_event is a
+    function or None (5 failed in the middle of the first deal); both named."""
+    from guandan_core.platform_server import PlatformGame
+    sent = _record_messages(monkeypatch)
+    with pytest.raises(error) as caught:
+        PlatformGame([PlatformSeat(GreedyPlayer()) for _ in range(4)], **kwargs)
+    assert str(caught.value) == message
+    assert sent == []
+
+
+@pytest.mark.parametrize("kwargs, error, message", _BAD_SEEDS_AND_CALLBACKS + [
+    ({"on_ready": 5}, TypeError, "on_ready must be a function or None, not 5"),
+    ({"on_warning": 5}, TypeError, "on_warning must be a function or None, not 5"),
+])
+def test_serve_refuses_a_bad_shuffle_seed_or_callback_before_listening(
+        kwargs, error, message, monkeypatch):
+    """API, serve: the arguments are checked before it listens, the seeds as PlatformGame
+    takes them and every callback a function or None (on_event, on_warning and a bad
+    shuffle_seed were taken and it listened; on_ready=5 failed, unnamed, once listening)."""
+    from guandan_core import platform_server
+
+    def listening(host, port):
+        raise AssertionError(f"serve took {kwargs} and listened")
+
+    monkeypatch.setattr(platform_server, "_listening_socket", listening)
+    with pytest.raises(error) as caught:
+        platform_server.serve(port=0, **kwargs)
+    assert str(caught.value) == message
+
+
 def test_serve_takes_a_numpy_integer_port_and_a_numpy_timeout():
     """API, serve: a port is a whole number, numpy's too (it was checked as one, then the
     socket layer refused it: "Int or String expected"); a timeout is seconds, numpy's too

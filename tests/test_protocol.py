@@ -1426,6 +1426,16 @@ def test_rules_of_a_rules_object_are_named_custom():
     assert EngineProtocol("standard").handle("rules") == "= standard\n\n"
 
 
+@pytest.mark.parametrize("rules", [5, 1.5, [], True])
+def test_rules_that_are_no_rules_nor_a_name_are_refused_by_the_constructor(rules):
+    """PROTOCOL.md (EngineProtocol(rules=None)): rules is a Rules or a preset name;
+    anything else is a TypeError naming it, from the constructor (it was taken as custom
+    rules, and every later `position` failed with an internal error)."""
+    with pytest.raises(TypeError) as caught:
+        EngineProtocol(rules)
+    assert str(caught.value) == f"rules must be a Rules, a preset name or None, not {rules!r}"
+
+
 def test_node_counts_up_to_the_solvers_largest_are_accepted(engine):
     """PROTOCOL.md, solve: nodes=N takes a whole number from 0 to 2**63 - 1, as
     solver.solve, sample's nodes and guandan solve --node-limit do (it took at most 18
