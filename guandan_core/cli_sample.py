@@ -8,6 +8,7 @@ import json
 from .cards import format_rank
 from .cli import add_rules_option, whole_number_type
 from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, add_search_options
+from .usertext import json_kind
 
 
 def _known(text: str) -> dict:
@@ -89,7 +90,7 @@ def cmd_sample(args) -> int:
         label, obj = next(iter(found))
     try:
         if not isinstance(obj, dict):      # (a JSON string is no position, nor its text)
-            raise ValueError(f"a position is a JSON object, not {type(obj).__name__}")
+            raise ValueError(f"a position is a JSON object, not {json_kind(obj)}")
         pos = read_position(obj, rules)
     except ValueError as exc:
         raise ValueError(f"{label!r}: {exc}") from None

@@ -42,7 +42,7 @@ from .cards import (NUM_KINDS, CardError, LevelError, format_card, format_rank, 
                     parse_card, parse_level)
 from .hand import MAX_HAND, Hand, card_names
 from .jsontext import parse_json
-from .usertext import counted, quoted, quoted_json
+from .usertext import counted, json_kind, quoted, quoted_json
 from .moves import (MOVE_DTYPE, Move, MoveError, beats, checked_reading, frozen_records,
                     is_reading, listed_reading)
 from .moves import enumerate_scratch as _enumerate   # per-thread scratch buffer
@@ -453,7 +453,7 @@ class Position:
         JSON string, not a position, and is refused like any other value but an object.
         """
         if not isinstance(obj, dict):
-            raise PositionError(f"a position is a JSON object, not {type(obj).__name__}")
+            raise PositionError(f"a position is a JSON object, not {json_kind(obj)}")
         missing = [k for k in _JSON_KEYS if k not in obj]
         if missing:
             raise PositionError(f"missing key(s): {', '.join(missing)}")

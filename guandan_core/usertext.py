@@ -16,8 +16,8 @@ import json
 import numbers
 import re
 
-__all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "one_line", "out_of_memory",
-           "close_reason", "counted"]
+__all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "json_kind", "one_line",
+           "out_of_memory", "close_reason", "counted"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
 # bytes of a WebSocket close frame's reason: a control frame carries at most 125 bytes,
@@ -120,6 +120,23 @@ def quoted_json(value, limit: int = 120) -> str:
         return _elided(json.dumps(value), limit)
     except (TypeError, ValueError):
         return quoted(value, limit)
+
+
+def json_kind(value) -> str:
+    """What a value read from JSON is, in JSON's words, for "a position is a JSON object,
+    not ..." (Python's type names, "NoneType" or "list", were no words of the input's).
+
+    >>> [json_kind(v) for v in (None, True, 3, 2.5, "S3", [1], {})]
+    ['null', 'true', 'a number', 'a number', 'a string', 'an array', 'an object']
+    """
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, (int, float)):
+        return "a number"
+    for kind, name in ((str, "a string"), (list, "an array"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return type(value).__name__         # (a caller in Python may pass anything)
 
 
 def out_of_memory(exc: MemoryError) -> str:

@@ -39,7 +39,7 @@ from guandan_core.moves import Move
 from guandan_core.jsontext import parse_json
 from guandan_core.position import _JSON_KEYS as _POSITION_KEYS  # (RULES sec. 7)
 from guandan_core.position import OUTCOMES, Position, PositionError
-from guandan_core.usertext import counted, quoted
+from guandan_core.usertext import counted, json_kind, quoted
 
 from .batch import solve_many
 from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _json_object,
@@ -158,7 +158,7 @@ def position_from_view(obj, rules=None) -> Position:
     if isinstance(obj, (str, bytes, bytearray)):
         obj = _parsed(obj, "a seat's view")
     if not isinstance(obj, dict):
-        raise PositionError(f"a seat's view is a JSON object, not {type(obj).__name__}")
+        raise PositionError(f"a seat's view is a JSON object, not {json_kind(obj)}")
     missing = [k for k in _VIEW_KEYS if k not in obj]
     extra = sorted(set(obj) - set(_VIEW_KEYS) - {"played", "unseen"}, key=repr)
     if missing or extra:
@@ -242,7 +242,7 @@ def _parsed(text, what: str = "a position") -> dict:
     except ValueError as exc:
         raise PositionError(str(exc)) from None
     if not isinstance(obj, dict):
-        raise PositionError(f"{what} is a JSON object, not {type(obj).__name__}")
+        raise PositionError(f"{what} is a JSON object, not {json_kind(obj)}")
     return obj
 
 

@@ -162,7 +162,7 @@ def test_a_seat_s_view_is_read_too(tmp_path, capsys):
     bad = run_cli(["sample", "-"], stdin=json.dumps(dict(view, cards_left=[3, 3, 3, 3])))
     assert_one_line_error(bad, "'-': the other seats hold 9 cards")
     assert_one_line_error(run_cli(["sample", "-"], stdin='"text"'),
-                          "'-': a position is a JSON object, not str")
+                          "'-': a position is a JSON object, not a string")
 
 
 def test_slices_merged_on_the_command_line_are_the_whole_run(tmp_path, capsys):

@@ -221,10 +221,14 @@ def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
                  id="hand-over-with-a-seat-to-move"),
     pytest.param(["solve", "-"], "[" * 100_000, "nested too deeply", id="deep-json"),
     # valid JSON that is not a position: named by its type, not read as JSON text again
-    pytest.param(["solve", "-"], '"S3"', "a position is a JSON object, not str", id="json-string"),
-    pytest.param(["solve", "-"], "[3]", "'-#0': a position is a JSON object, not int",
+    # (in JSON's words: it said "not str", "not int", "not NoneType")
+    pytest.param(["solve", "-"], '"S3"', "a position is a JSON object, not a string",
+                 id="json-string"),
+    pytest.param(["solve", "-"], "true", "a position is a JSON object, not true",
+                 id="json-true"),
+    pytest.param(["solve", "-"], "[3]", "'-#0': a position is a JSON object, not a number",
                  id="json-number-in-list"),
-    pytest.param(["solve", "-"], "null", "a position is a JSON object, not NoneType",
+    pytest.param(["solve", "-"], "null", "a position is a JSON object, not null",
                  id="json-null"),
     # a misspelt key next to "items" (its positions were solved, the key dropped)
     pytest.param(["solve", "-"], json.dumps({"items": [EXAMPLE_POSITION], "abuot": "typo"}),
@@ -595,7 +599,7 @@ def test_solve_several_positions_names_the_bad_one(tmp_path):
                                      f"{command!r}, {str(tmp_path / 'many.json')!r}]))",
                                      "VmHWM")
             assert int(proc.stdout.split()[0]) == 2 and within(grown, 60), proc
-            assert ("#0': a position is a JSON object, not int" if command == "solve" else
+            assert ("#0': a position is a JSON object, not a number" if command == "solve" else
                     "holds 1000001 positions: guandan sample takes one") in proc.stderr
     # a long bad value is shortened on the one line
     (tmp_path / "long.json").write_text(json.dumps(dict(EXAMPLE_POSITION, level="Q" * 10**6)))

@@ -306,7 +306,7 @@ def test_position_errors_name_the_problem(engine):
     bad = dict(LEAD, to_move=2)
     assert "seat" in fail(engine.handle(pos_line(bad)))
     # valid JSON that is not an object is named by its type, not read as JSON text again
-    assert fail(engine.handle('position "S3"')).endswith("a position is a JSON object, not str")
+    assert fail(engine.handle('position "S3"')).endswith("a position is a JSON object, not a string")
 
 
 def test_moves_pass_first_when_following(engine):

@@ -614,7 +614,7 @@ def test_a_view_missing_keys_or_played_cards_is_named():
     with pytest.raises(PositionError, match="55 cards .* but 56 are hidden \\(played holds every "
                                             "card played this hand, the table play's too\\)"):
         position_from_view(view)
-    with pytest.raises(PositionError, match="a seat's view is a JSON object, not list"):
+    with pytest.raises(PositionError, match="a seat's view is a JSON object, not an array"):
         position_from_view("[1]")
 
 
@@ -632,9 +632,9 @@ def test_view_edge_cases_found_by_a_review():
         position_from_view({**VIEW, "unseen": [3] + VIEW["unseen"][1:]})
     # the JSON text of a JSON string is no position
     for twice in (json.dumps(json.dumps(FOUR_SEATS)), json.dumps(json.dumps(VIEW))):
-        with pytest.raises(PositionError, match="a position is a JSON object, not str"):
+        with pytest.raises(PositionError, match="a position is a JSON object, not a string"):
             read_position(twice)
-        with pytest.raises(PositionError, match="a position is a JSON object, not str"):
+        with pytest.raises(PositionError, match="a position is a JSON object, not a string"):
             sample_deals(twice, 1)
     # a view missing its hand, or with a misspelt key, is named as a view
     with pytest.raises(PositionError, match="a seat's view: missing key\\(s\\): hand"):
