@@ -14,7 +14,7 @@ import tracemalloc
 import pytest
 
 import guandan_core
-from cli_process import PACKAGES, ROOT, cli_env, soon
+from cli_process import PACKAGES, ROOT, cli_env, cpu_seconds, soon
 from guandan_core.position import Position
 from guandan_core import protocol
 from guandan_core.protocol import EngineProtocol
@@ -1031,14 +1031,17 @@ def _whole_deal_line() -> str:
     return pos_line(Position(7, deal(random.Random(3)), to_move=0).to_json())
 
 
-def _stopped_on_a_whole_deal(proc, command: str, wait: float):
+def _stopped_on_a_whole_deal(proc, command: str, busy: float):
     """``1 COMMAND`` on a 27-card deal (no search of it ends within a test's time), then
-    ``2 stop`` and ``3 name`` after ``wait`` seconds: the command's reply comes within
-    moments, then the others' in order. Its (info lines, JSON payload)."""
+    ``2 stop`` and ``3 name`` once the engine has used ``busy`` more seconds of CPU time,
+    so surely while it searches (a sleep of that long let the stop of a starved engine
+    come before its first deal began): the command's reply comes within moments, then
+    the others' in order. Its (info lines, JSON payload). Linux only (reads /proc)."""
     import time
     assert proc.ask(_whole_deal_line())[1][0].startswith("= to_move 0")
+    before = cpu_seconds(proc.proc.pid)
     proc.send(f"1 {command}\n")
-    time.sleep(wait)
+    assert soon(lambda: cpu_seconds(proc.proc.pid) - before >= busy, within=300)
     sent = time.monotonic()
     proc.send("2 stop\n3 name\n")
     infos, body = proc.reply(timeout=30)
