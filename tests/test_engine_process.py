@@ -700,14 +700,15 @@ def test_close_does_not_wait_for_what_holds_the_engines_pipes():
 
 
 def test_close_while_another_thread_waits_for_a_solve():
-    with _engine(timeout=60) as e:
+    # (300 s for the first info line: a starved engine took more than 60 to write it)
+    with _engine(timeout=300) as e:
         e.set_position(_hard_position())
         results, solving = [], threading.Event()
         worker = threading.Thread(target=lambda: results.append(
             e.solve(on_info=lambda fields: solving.set())))
         worker.start()
         # (the solve has begun: a sleep for it could let close() come first)
-        assert solving.wait(60)
+        assert solving.wait(300)
         start = time.perf_counter()
         assert e.close() == 0
         worker.join(30)
