@@ -847,6 +847,14 @@ cdef class Searcher:
                                "until that thread lets it go")
         return 0
 
+    cdef int _check_loaded(self) except -1:
+        # the calls that read the position: a new searcher's state is all zeros (four
+        # empty hands, seat 0 to move over its own table play), which they answered as one
+        self._check_idle()
+        if self.loads == 0:
+            raise ValueError("no position loaded: call load() first")
+        return 0
+
     def claim(self):
         """Reserve the searcher for a solve in the calling thread: until :meth:`release`,
         calls from other threads (stop() excepted) and a second claim are a RuntimeError.
@@ -2557,7 +2565,7 @@ cdef class Searcher:
         <= 4 (else a ValueError: an empty window stored a value out of range); None if
         aborted."""
         cdef int v
-        self._check_idle()
+        self._check_loaded()
         # (C ints before _begin(): nothing may raise between it and _end())
         cdef int a = _value_number("alpha", alpha), b = _value_number("beta", beta)
         if a >= b:
@@ -2576,13 +2584,13 @@ cdef class Searcher:
         return v
 
     def is_over(self):
-        self._check_idle()
+        self._check_loaded()
         return bool(_over(&self.st))
 
     def key(self, bint plain=False):
         """The canonical table key of the current state (for tests and debugging).
         ``plain``: the plain positions' search's key (ValueError if not plain)."""
-        self._check_idle()
+        self._check_loaded()
         cdef uint64_t a, b
         cdef pstate_t ps
         if plain:
@@ -2593,7 +2601,7 @@ cdef class Searcher:
         return (a, b)
 
     def outcome(self):
-        self._check_idle()
+        self._check_loaded()
         return _outcome(&self.st)
 
     def proof_move(self, value):
@@ -2601,7 +2609,7 @@ cdef class Searcher:
         current position (team-0 terms: at least ``value`` when team 0 moves, at most it
         otherwise), as an index into root_moves(); -1 when no search from this position
         proved it with a move (a forced move, or a bound that holds whatever is played)."""
-        self._check_idle()
+        self._check_loaded()
         value = _value_number("value", value)
         cdef uint64_t k1, k2
         cdef pstate_t ps
@@ -2642,7 +2650,7 @@ cdef class Searcher:
 
     def holds_position(self):
         """Whether the table holds an entry for the current position (for tests)."""
-        self._check_idle()
+        self._check_loaded()
         cdef uint64_t k1, k2
         cdef pstate_t ps
         cdef tt_entry_t* e
@@ -2655,7 +2663,7 @@ cdef class Searcher:
         """Drop the table's entry of the current position, if it holds one. solve() does
         this for its root, so that its first question is searched there and proof_move()
         can name the move that answered it (a root decided by the table alone would not)."""
-        self._check_idle()
+        self._check_loaded()
         cdef uint64_t k1, k2
         cdef tt_entry_t* e
         cdef pstate_t ps
@@ -2684,18 +2692,20 @@ cdef class Searcher:
         return False
 
     def to_move(self):
-        self._check_idle()
+        self._check_loaded()
         return self.st.to_move
 
     def root_moves(self, bint merge=True):
         """The moves of the seat to move as MOVE_DTYPE bytes, in a fixed order (the pass
         first when following); for each the index of its merge group's first move; and for
         each its score in the move order without what the search learned (higher first):
-        a preference that depends on the position alone."""
-        self._check_idle()
+        a preference that depends on the position alone. No moves once the hand is over."""
+        self._check_loaded()
         cdef int base, n = 0, i
         cdef gd_move_t* moves
         cdef sig_t si
+        if _over(&self.st):
+            return b"", [], []      # (nobody is to move: as Position.legal_moves())
         base = self._generate(&n, True)
         if base < 0:
             self._arena_full()
@@ -2802,7 +2812,7 @@ cdef class Searcher:
     def reaches(self, value, maximizing):
         """Whether the side to move holds the team-0 value at ``value`` or better for it
         (>= for team 0, ``maximizing``; <= for team 1); None when a limit stopped it."""
-        self._check_idle()
+        self._check_loaded()
         cdef int v = _value_number("value", value)
         cdef bint side = _checked_switch("maximizing", maximizing)
         cdef int r
@@ -2818,7 +2828,7 @@ cdef class Searcher:
     def child_reaches(self, const uint8_t[::1] record, value, maximizing):
         """:meth:`reaches` after playing ``record`` (a legal move of the seat to move; the
         position is left as it was)."""
-        self._check_idle()
+        self._check_loaded()
         cdef int v = _value_number("value", value)
         cdef bint side = _checked_switch("maximizing", maximizing)
         cdef gd_move_t m
@@ -2841,11 +2851,14 @@ cdef class Searcher:
         in the order of preference of :meth:`root_moves` that keeps it; it depends on the
         position alone, not on the table): its index among root_moves(), None when a
         limit stopped the choice. ``value`` must be one the side to move reaches (the
-        position's value, or one worse for it), else ValueError."""
-        self._check_idle()
+        position's value, or one worse for it), else ValueError; so is a hand that is
+        over (nobody is to move)."""
+        self._check_loaded()
         cdef int v = _value_number("value", value)
         cdef gd_move_t m
         cdef int r
+        if _over(&self.st):
+            raise ValueError("the hand is over: no move to choose")
         while True:
             self._begin()
             r = self._best_here(v, &m)
@@ -2888,7 +2901,7 @@ cdef class Searcher:
         seat in turn to the end of the hand. Returns (the moves as MOVE_DTYPE bytes, the
         seat of each, whether a limit cut the line short); the position is left as it
         was."""
-        self._check_idle()
+        self._check_loaded()
         cdef int v = _value_number("value", value)
         cdef gd_move_t m
         cdef int n = 0, r = 0, most = 4, seat
@@ -2931,7 +2944,7 @@ cdef class Searcher:
         """The moves the search tries at the current state, after its merges (suits that
         cannot matter) and without dominated plays, as MOVE_DTYPE bytes (for tests).
         ``plain``: those of the plain positions' search (ValueError if not plain)."""
-        self._check_idle()
+        self._check_loaded()
         cdef int base, n = 0, i
         cdef pstate_t ps
         cdef pmove_t pm[1024]
@@ -2952,7 +2965,7 @@ cdef class Searcher:
     def plain_can_answer(self):
         """Whether the seat to move at the current (plain) state could beat the table, as
         the plain search decides it before passing for it (for tests)."""
-        self._check_idle()
+        self._check_loaded()
         cdef pstate_t ps
         self._plain_here(&ps)
         return ps.owner >= 0 and bool(self._pcan_answer(&ps))
@@ -2962,7 +2975,7 @@ cdef class Searcher:
         or three-with-two of a queen or higher, or with a play neither opponent can beat, as
         the move order decides it (for tests). ``plain``: the plain positions' search's test
         (ValueError if not plain)."""
-        self._check_idle()
+        self._check_loaded()
         cdef pstate_t ps
         if plain:
             self._plain_here(&ps)
@@ -2973,7 +2986,7 @@ cdef class Searcher:
         """For each move of the plain positions' search at the current (plain) state: its
         record and the table key of the state it leads to, as the search's incremental
         play computes it (for tests: it must equal the key computed afresh)."""
-        self._check_idle()
+        self._check_loaded()
         cdef pstate_t ps, child
         cdef pmove_t pm[1024]
         cdef gd_move_t rec
@@ -3050,7 +3063,7 @@ cdef class Searcher:
     def push(self, const uint8_t[::1] record):
         """Play a legal move record of the seat to move (else a ValueError naming what is
         wrong); returns an undo token for :meth:`pop`."""
-        self._check_idle()
+        self._check_loaded()
         cdef gd_move_t m
         self._check_move(record, &m)
         cdef state_t* saved = <state_t*> malloc(sizeof(state_t))
@@ -3071,16 +3084,16 @@ cdef class Searcher:
         self.st = token.state[0]
 
     def hands(self):
-        self._check_idle()
+        self._check_loaded()
         return np.array([[self.st.hands[s][k] for k in range(54)] for s in range(4)],
                         dtype=np.uint8)
 
     def finished(self):
-        self._check_idle()
+        self._check_loaded()
         return [self.st.order[i] for i in range(self.st.nfinished)]
 
     def owner(self):
-        self._check_idle()
+        self._check_loaded()
         return self.st.owner
 
 

@@ -23,7 +23,7 @@ import threading
 import traceback
 import warnings
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from guandan_core.position import Position
 from guandan_core.rules import Rules
@@ -113,6 +113,10 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         # iterating one would read its characters or keys as positions
         raise TypeError(f"positions must be a list of positions (Positions or their JSON), "
                         f"not one {type(positions).__name__}")
+    if not isinstance(positions, Sequence):
+        # a set has no order for the results to follow (and equal positions in it are one)
+        raise TypeError(f"positions must be a list of positions (Positions or their JSON), "
+                        f"not a {type(positions).__name__}")
     _checked_limits(time_limit, node_limit)     # a bad limit raises before any solve
     _checked_question(at_least)
     _checked_flag("all_moves", all_moves)

@@ -81,6 +81,20 @@ def _view_of_position(position: Position, seat: int) -> _View:
 
 
 def _view_of_observation(obs: Observation) -> _View:
+    # (an Observation built by hand, dataclasses.replace: its seat indexes cards_left
+    # and its exchanges' kinds index counts, where -1 read HR and 9 was no seat at all)
+    if not is_whole(obs.seat, 0, 3):
+        raise ValueError(f"observation: seat must be a seat 0..3, not {quoted(obs.seat)}")
+    if not isinstance(obs.exchanges, (tuple, list)):
+        raise TypeError(f"observation: exchanges must be a tuple of (giver, receiver, card "
+                        f"kind), not {quoted(obs.exchanges)}")
+    for i, entry in enumerate(obs.exchanges):
+        if not (isinstance(entry, (tuple, list)) and len(entry) == 3
+                and is_whole(entry[0], 0, 3) and is_whole(entry[1], 0, 3)
+                and entry[0] != entry[1] and is_whole(entry[2], 0, NUM_KINDS - 1)):
+            raise ValueError(f"observation: exchanges[{i}] must be (giver, receiver, card "
+                             f"kind), two different seats 0..3 and a kind 0..53, not "
+                             f"{quoted(entry)}")
     if len(obs.legal_moves) == 0:
         # (what a match shows a seat choosing the card to return after a tribute: it holds
         # the tribute too, and nobody is to move)

@@ -22,10 +22,10 @@ import numpy as np
 
 from guandan_core.cards import is_whole
 from guandan_core.jsontext import parse_json
-from guandan_core.moves import MOVE_DTYPE, Move
+from guandan_core.moves import MOVE_DTYPE, Move, MoveError
 from guandan_core.position import OUTCOMES, IllegalMoveError, Position
 from guandan_core.rules import Rules
-from guandan_core.usertext import checked_seconds, quoted
+from guandan_core.usertext import quoted
 
 from ._search import (DEFAULT_MAX_TT_BITS, FIRST_ARENA_MOVES, MAX_TT_BITS, MIN_TT_BITS,
                       Searcher, _checked_limits, default_max_tt_bits)
@@ -783,12 +783,20 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
         raise ValueError(f"{what} {quoted(v)} is not a value")
 
     def count(v, what):
-        if not is_whole(v, 0):
-            raise ValueError(f"{what} {quoted(v)} is not a count")
+        if not is_whole(v, 0, 2**63 - 1):      # (as read_sampled reads them)
+            raise ValueError(f"{what} {quoted(v)} is not a count from 0 to 2**63 - 1")
+        return v
+
+    def a_list(v, what):
+        if not isinstance(v, list):     # (a dict or text was read item by item)
+            raise ValueError(f"{what} must be a list, not {quoted(v)}")
         return v
 
     def move(triple, at: Position, what):
-        m = Move.from_platform(triple, at.level, at.rules)
+        try:
+            m = Move.from_platform(triple, at.level, at.rules)
+        except MoveError as exc:
+            raise MoveError(f"{what}: {exc}") from None
         try:        # (from_platform read it at that level and rules: is_legal less the
             at._check(m, full=False)        # check that it is a reading, half the time)
         except IllegalMoveError:
@@ -807,7 +815,7 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
     if threshold != at_least or ("reached" in obj) is (at_least is None):
         raise ValueError(f"threshold {quoted(threshold)} is not the question asked")
     pv, at = [], pos.copy()
-    for step in obj["pv"]:
+    for step in a_list(obj["pv"], "pv"):
         if not (isinstance(step, list) and len(step) == 2):
             raise ValueError(f"the line's steps are [seat, move] pairs, not {quoted(step)}")
         seat, triple = step
@@ -835,7 +843,7 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
         raise ValueError("every move scored, not asked for" if not all_moves else
                          "no move scored, though every move was asked for")
     moves = []
-    for entry in obj.get("moves", []):
+    for entry in a_list(obj.get("moves", []), "moves"):
         if not isinstance(entry, Mapping):
             raise ValueError(f"a scored move is a JSON object, not {quoted(entry)}")
         _no_other_keys(entry, _MOVE_KEYS, "a scored move")
@@ -856,17 +864,28 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
             low, high = (score, score) if score is not None else _reach_bounds(reaches, at_least)
         moves.append(MoveScore(move(entry["move"], pos, "a scored move"), score,
                                [move(m, pos, "an equivalent move")
-                                for m in entry.get("equivalent", [])],
+                                for m in a_list(entry.get("equivalent", []),
+                                                "a move's equivalent")],
                                reaches, threshold, low, high))
+    seconds = obj["seconds"]
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real) or \
+            not 0 <= seconds <= 1e15:           # (as read_sampled reads it)
+        raise ValueError(f"seconds must be a number from 0 to 1e15, not {quoted(seconds)}")
     result = SolveResult(value=exact, lower=lower, upper=upper, best=best, pv=pv,
                          moves=moves, nodes=count(obj["nodes"], "nodes"),
-                         tt_hits=count(obj["tt_hits"], "tt_hits"),
-                         seconds=checked_seconds("seconds", obj["seconds"]),
+                         tt_hits=count(obj["tt_hits"], "tt_hits"), seconds=float(seconds),
                          to_move=pos.to_move, threshold=threshold, pv_cut=pv_cut is True)
     reached = result.reached
     if at_least is not None and obj["reached"] is not reached:
         raise ValueError(f"reached {quoted(obj['reached'])} where the bounds "
                          f"{lower}..{upper} answer {reached}")
+    # solve() names a move to play, but for a threshold not reached (the value not
+    # pinned by that): no move reaches it, so none is best
+    if (best is None) is not (reached is False and exact is None):
+        raise ValueError(f"best {quoted(obj['best'])} for threshold {at_least:+d}, not "
+                         "reached (the value unknown): no move reaches it, so none is best"
+                         if best is not None else "best None, which only a threshold not "
+                         "reached (the value unknown) has")
     if all_moves:
         groups = [(score, [score.move, *score.equivalent]) for score in moves]
         listed = [m for _, group in groups for m in group]

@@ -491,6 +491,35 @@ def test_exchanges_that_pin_more_than_is_hidden_are_refused_by_name():
         sample_deals(replace(obs, exchanges=many), 3, seed=1)
 
 
+def test_an_observation_with_a_bad_exchange_or_seat_is_refused_by_name():
+    """API.md (Hidden hands, sample_deals: an Observation's ``exchanges`` are
+    ``(giver, receiver, card kind)``): in an Observation built by hand each exchange is
+    two different seats 0..3 and a card kind 0..53, else a ValueError naming the entry,
+    and its seat is 0..3. A review found kind -1 read as HR (numpy's index from the end),
+    99, "HR" and 5.5 a bare IndexError, a giver of 9 or "x" ignored, and seat 7 refused
+    as "the other seats hold 108 cards". A good exchange, numpy's ints too, is taken."""
+    from guandan_core.env import HandEnv
+    obs = HandEnv().reset(seed=1)[1]["observation"]
+    a, b = (obs.seat + 1) % 4, (obs.seat + 2) % 4
+    for entry in ((a, b, -1), (a, b, 99), (a, b, "HR"), (a, b, 5.5), (9, b, 5), ("x", b, 5),
+                  (a, a, 5), (a, b, True), (a, b), (a, b, 5, 5), 5, "abc"):
+        bad = replace(obs, exchanges=((b, a, 5), entry))
+        with pytest.raises(ValueError, match=re.escape(
+                f"observation: exchanges[1] must be (giver, receiver, card kind), two "
+                f"different seats 0..3 and a kind 0..53, not {entry!r}")):
+            sample_deals(bad, 3, seed=0)
+    with pytest.raises(TypeError, match=re.escape("observation: exchanges must be a tuple "
+                                                  "of (giver, receiver, card kind), not 5")):
+        sample_deals(replace(obs, exchanges=5), 3, seed=0)
+    for seat in (7, -1, "2", 2.0):
+        with pytest.raises(ValueError, match=re.escape(
+                f"observation: seat must be a seat 0..3, not {seat!r}")):
+            sample_deals(replace(obs, seat=seat), 3, seed=0)
+    kind = int(np.flatnonzero(hidden_pool(obs))[0])
+    given = replace(obs, exchanges=((np.int64(a), np.int8(b), np.uint8(kind)),))
+    assert all(deal.counts(b)[kind] >= 1 for deal in sample_deals(given, 3, seed=0))
+
+
 def test_a_tribute_card_is_pinned_once_and_its_other_copy_dealt_at_random():
     """A seat that received a card holds that one copy surely, not the other: where the
     other copy is hidden too, it is dealt at random, to another seat in some deals and

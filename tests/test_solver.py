@@ -2389,6 +2389,24 @@ def test_solve_many_rejects_bad_input_naming_it():
             solve_many(not_a_list)
 
 
+def test_solve_many_refuses_positions_in_a_set_or_another_iterable_that_is_no_list():
+    """API.md (Solver, solve_many): ``positions`` is a list, the results in its order.
+    A set (a review found it solved: it has no order to give the results, and equal
+    positions in it are one), a frozenset, a dict's values, a generator are a TypeError
+    naming their type, as one position or its JSON text is; a tuple is a sequence too."""
+    good = _endgames_4x6(2)
+    one, two = (Position.from_json(obj) for obj in good)
+    for given, name in (({one, two}, "set"), (frozenset([one]), "frozenset"),
+                        ({0: one}.values(), "dict_values"), ((p for p in [one]), "generator"),
+                        (iter([one]), "list_iterator")):
+        with pytest.raises(TypeError, match=re.escape(
+                f"positions must be a list of positions (Positions or their JSON), "
+                f"not a {name}")):
+            solve_many(given, threads=1)
+    assert [r.value for r in solve_many(tuple(good), threads=1)] == \
+        [solve(obj).value for obj in good]
+
+
 def test_json_input_and_output():
     obj = {"level": "7", "hands": [["S3", "S4"], ["HR"], [], ["D9", "D9"]], "finished": [2],
            "to_move": 3, "table": {"owner": 1, "play": ["Single", "A", ["SA"]]}}
@@ -3353,6 +3371,53 @@ def test_a_searcher_refuses_a_seat_to_move_without_cards_unless_the_hand_is_over
         assert s.is_over() and s.outcome() == outcome
 
 
+def test_a_searcher_with_no_position_loaded_refuses_the_calls_that_read_one():
+    """API.md (Solver, Searcher): the calls that read the position refuse a searcher
+    before its first load() with a ValueError saying so. A fuzzing review found a new
+    searcher answering from its all-zero state: search(-4, 4) gave 1, root_moves() a
+    pass, best_move(1) 0, is_over(), outcome(), owner() True, 1, 0. A load() that is
+    refused loads nothing; the calls that need no position still work."""
+    s = Searcher(8)
+    record = Move.PASS.record()
+    calls = [lambda: s.search(-4, 4), s.root_moves, lambda: s.best_move(1), s.is_over,
+             s.outcome, s.owner, s.to_move, s.hands, s.finished, s.key, s.holds_position,
+             s.forget_position, lambda: s.proof_move(1), lambda: s.reaches(1, True),
+             lambda: s.child_reaches(record, 1, True), lambda: s.principal_line(record, 1),
+             lambda: s.push(record), s.searched_moves, s.plain_can_answer,
+             s.partner_holds_table, s.plain_children]
+    hands = np.zeros((4, 54), np.uint8)
+    hands[0, 5] = 1
+    with pytest.raises(ValueError, match="seat 1 is not in finished"):
+        s.load(hands, 0, [], 0, None, -1, 1, 1, 0)
+    for call in calls:
+        with pytest.raises(ValueError, match=re.escape("no position loaded: call load() "
+                                                       "first")):
+            call()
+    s.limits(node_limit=5)
+    s.reset_counters()
+    s.clear_table()
+    _load(s, Position.from_json(_LAST_ACE))
+    assert s.search(-4, 4) == 3 and s.owner() == -1 and not s.is_over()
+
+
+def test_a_searcher_at_a_finished_hand_lists_no_move_and_chooses_none():
+    """API.md (Solver, Searcher): once the hand is over nobody is to move, so
+    root_moves() lists no move (as Position.legal_moves() does) and best_move() is a
+    ValueError, as solve() refuses such a position; load() kept its to_move, and both
+    gave that seat's moves (seat 1's single here, chosen as the best). The outcome is
+    still there: both teammates 0 and 2 went out first, +3 for team 0 (RULES sec. 6)."""
+    over = Position(0, [[], ["S3"], [], ["S4"]], finished=[0, 2], to_move=None)
+    s = Searcher(8)
+    s.load(over.counts_matrix(), 0, [0, 2], 1, None, -1, 1, 1, 0)
+    assert s.root_moves() == (b"", [], []) and s.root_moves(False) == (b"", [], [])
+    for value in (3, -3, 1):
+        with pytest.raises(ValueError, match="^the hand is over: no move to choose$"):
+            s.best_move(value)
+    assert s.is_over() and s.outcome() == 3 and s.search(-4, 4) == 3
+    with pytest.raises(ValueError, match="the hand is already over: nothing to solve"):
+        solve(over)
+
+
 def test_the_lowest_threshold_is_reached_without_a_search():
     """RULES sec. 6: -3 is the lowest value, so "at least -3?" is yes for the position and
     every move, whatever the limits; with node_limit=0 the position said yes while its
@@ -3619,7 +3684,7 @@ def test_read_result_refuses_what_does_not_agree_with_the_position():
            (dict(good, pv=good["pv"][:1]), "stops before the end of the hand"),
            (dict(good, moves=good["moves"][1:]), "the scored moves and their equivalents"),
            (dict(good, threshold=9, reached=True), "threshold must be one of"),
-           (dict(good, pv=5), "does not read"),
+           (dict(good, pv=5), "pv must be a list, not 5"),
            # (an AttributeError and Python's unpacking message before)
            (dict(good, moves=["x"]), "a scored move is a JSON object, not 'x'"),
            (dict(good, pv=[[0, 1, 2]]), "the line's steps are \\[seat, move\\] pairs, "
@@ -3639,6 +3704,75 @@ def test_read_result_refuses_what_does_not_agree_with_the_position():
             entry["reaches"] = False
     with pytest.raises(ValueError, match="reaches False where the position's answer is True"):
         read_result(asked, _READ_BACK)
+
+
+def test_read_result_refuses_a_best_move_where_solve_gives_none_and_none_where_it_gives_one():
+    """API.md (Solver, solve and read_result): solve names a move to play in every
+    result but one of a threshold not reached with the value unknown ("best ... None when
+    out of reach"); read_result refuses a result that says otherwise (a review found both
+    read: a best move for a threshold not reached, None for one reached). At -1 the
+    mover's team of _READ_BACK reaches -1 (its value), not +1; seat 0 of ``low``, with
+    S3 and S4 against seat 3's ace, seat 1 out first, gets -3 whatever it leads (seat 3
+    goes out second on it, RULES sec. 6), so "at least -2?" is no and pins the value,
+    whose best move stays."""
+    from solver import read_result
+    low = {"level": "2", "hands": [["S3", "S4"], [], ["S5", "S6"], ["SA"]], "finished": [1],
+           "to_move": 0, "table": None}
+    pinned = solve(low, at_least=-2, fresh_tables=True)
+    assert (pinned.reached, pinned.value) == (False, -3) and pinned.best is not None
+    assert read_result(pinned.to_json(), low) == pinned
+    reached = solve(_READ_BACK, at_least=-1, fresh_tables=True).to_json()
+    missed = solve(_READ_BACK, at_least=1, fresh_tables=True).to_json()
+    exact = solve(_READ_BACK, fresh_tables=True).to_json()
+    assert reached["reached"] and reached["best"] is not None
+    assert missed["reached"] is False and missed["best"] is None and missed["value"] is None
+    with pytest.raises(ValueError, match=re.escape(
+            f"best {reached['best']!r} for threshold +1, not reached (the value unknown): "
+            "no move reaches it, so none is best")):
+        read_result(dict(missed, best=reached["best"]), _READ_BACK)
+    for result in (reached, dict(exact, pv=[], pv_cut=True)):
+        with pytest.raises(ValueError, match=re.escape(
+                "best None, which only a threshold not reached (the value unknown) has")):
+            read_result(dict(result, best=None), _READ_BACK)
+
+
+def test_read_result_names_the_key_of_a_bad_list_move_or_count():
+    """API.md (Solver, read_result): a ValueError names a wrong key. pv, moves and a
+    move's equivalent must be lists (pv {} read as no line; None or 5 said "'NoneType'
+    object is not iterable", naming no key); a move that does not read says where it is
+    (best's MoveError did not); nodes and tt_hits are at most 2**63 - 1 and seconds at
+    most 1e15, as read_sampled reads them (2**64 and 1e300 were read)."""
+    from guandan_core.moves import MoveError
+    from solver import read_result
+    exact = solve(_READ_BACK, fresh_tables=True).to_json()
+    scored = solve(_READ_BACK, all_moves=True, fresh_tables=True).to_json()
+    equivalent = dict(scored["moves"][0], equivalent="x")
+    for obj, message in ((dict(exact, pv={}, pv_cut=True), "pv must be a list, not {}"),
+                         (dict(exact, pv=None), "pv must be a list, not None"),
+                         (dict(scored, moves=None), "moves must be a list, not None"),
+                         (dict(scored, moves=5), "moves must be a list, not 5"),
+                         (dict(scored, moves=[equivalent] + scored["moves"][1:]),
+                          "a move's equivalent must be a list, not 'x'"),
+                         (dict(exact, nodes=2**64), f"nodes {2**64} is not a count from 0 "
+                                                    "to 2**63 - 1"),
+                         (dict(exact, tt_hits=2**63), f"tt_hits {2**63} is not a count"),
+                         (dict(exact, seconds=1e300), "seconds must be a number from 0 to "
+                                                      "1e15, not 1e+300"),
+                         (dict(exact, seconds=float("nan")), "seconds must be a number "
+                                                            "from 0 to 1e15, not nan")):
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}"):
+            read_result(obj, _READ_BACK)
+    bad_best = ["Single", "X", ["S5"]]
+    for obj, where in ((dict(exact, best=bad_best), "best"),
+                       (dict(exact, pv=[[0, bad_best]]), "the line's move"),
+                       (dict(scored, moves=[dict(scored["moves"][0], move=bad_best)]),
+                        "a scored move")):
+        with pytest.raises(MoveError, match=re.escape(
+                f"{where}: S5 is not a Single of rank 'X' at level 2")):
+            read_result(obj, _READ_BACK)
+    largest = read_result(dict(exact, nodes=2**63 - 1, tt_hits=2**63 - 1, seconds=1e15),
+                          _READ_BACK)
+    assert (largest.nodes, largest.tt_hits, largest.seconds) == (2**63 - 1, 2**63 - 1, 1e15)
 
 
 def test_solve_works_on_a_copy_of_the_position_it_is_given(monkeypatch):
