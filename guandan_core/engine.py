@@ -562,6 +562,11 @@ class _Link:
         except OSError as exc:
             raise EngineTerminatedError(f"cannot start the engine {quoted(args)}: {exc}") \
                 from None
+        except (TypeError, ValueError) as exc:
+            # (a cwd of 5, a NUL in the command: the subprocess module's words alone named
+            # neither the argument nor the engine)
+            place = "" if cwd is None else f" in cwd {quoted(cwd)}"
+            raise type(exc)(f"cannot start the engine {quoted(args)}{place}: {exc}") from None
         # (a thread each way: a write to an engine that does not read blocks no caller,
         # and close() never closes a stream a thread is reading)
         roles = ((self.read_stderr, "stderr", self.proc.stderr),      # (and the stream each

@@ -304,6 +304,14 @@ def test_a_dead_engine_says_why():
         with pytest.raises(EngineTerminatedError,
                            match=r"cannot start the engine \['/nonexistent/guandan'\]"):
             EngineProcess(command)
+    # arguments the subprocess module refuses: its words alone named neither the argument
+    # nor the engine ("expected str, bytes or os.PathLike object, not int")
+    with pytest.raises(TypeError, match=r"cannot start the engine \[.*\] in cwd 5: expected "
+                                        r"str, bytes or os.PathLike object, not int"):
+        EngineProcess(cwd=5)
+    with pytest.raises(ValueError, match=r"cannot start the engine \['a\\x00b'\]: embedded "
+                                         r"null byte"):
+        EngineProcess(["a\x00b"])
     for wait in (0, 0.5):       # (after a wait, writing the command fails: a broken pipe)
         with _fake_engine("import sys; sys.exit(3)", timeout=20) as e:
             time.sleep(wait)
