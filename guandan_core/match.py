@@ -56,7 +56,7 @@ from .moves import Move, MoveError
 from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
                        finishing_outcome)
 from .rules import PRESET_NAMES, Rules, RulesError
-from .usertext import quoted
+from .usertext import check_callback, quoted
 
 __all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
            "IllegalMoveError", "card_order", "tribute_card", "return_card",
@@ -782,8 +782,7 @@ class Match:
         self.players = players
         self.rules = MatchRules.of(rules)
         seed = _checked_seed(seed)
-        if on_event is not None and not callable(on_event):
-            raise TypeError(f"on_event must be a function or None, not {on_event!r}")
+        check_callback("on_event", on_event)
         self.rng = random.Random(seed)
         self.on_event = on_event
         self.levels = [0, 0]

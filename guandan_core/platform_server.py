@@ -52,7 +52,7 @@ from .jsontext import parse_json
 from .match import Match, MatchRules, _checked_seed, plan_tribute
 from .moves import Move
 from .platform_seat import PlatformError
-from .usertext import close_reason, closed_for_size, is_seconds, quoted
+from .usertext import check_callback, close_reason, closed_for_size, is_seconds, quoted
 
 __all__ = ["MAX_WARNINGS", "PlatformGame", "serve", "DEFAULT_PORT"]
 
@@ -83,7 +83,7 @@ class PlatformGame:
         self.rules = MatchRules.platform() if rules is None else MatchRules.of(rules)
         self.lead_style = lead_style
         self.order_rng = random.Random(_checked_seed(shuffle_seed, "shuffle_seed"))
-        _check_callback("on_event", on_event)
+        check_callback("on_event", on_event)
         self.on_event = on_event
         self.match = Match([_SeatPlayer(self, s) for s in range(4)], self.rules, seed,
                            on_event=self._event)
@@ -260,11 +260,6 @@ class _SeatPlayer:
 
 # ---------------------------------------------------------------------- WebSocket
 
-def _check_callback(name: str, function) -> None:
-    if function is not None and not callable(function):
-        raise TypeError(f"{name} must be a function or None, not {quoted(function)}")
-
-
 def _check_session(games, max_hands) -> None:
     if not is_whole(games, 1):
         raise ValueError(f"games: a number of games 1 or more, not {games!r}")
@@ -396,8 +391,8 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
         raise ValueError(f"timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or None, "
                          f"not {timeout!r}")
     timeout = None if timeout is None else float(timeout)     # (numpy's: the socket layer's)
-    _check_callback("on_ready", on_ready)
-    _check_callback("on_warning", on_warning)
+    check_callback("on_ready", on_ready)
+    check_callback("on_warning", on_warning)
     # (the seeds and on_event checked before anyone waits)
     PlatformGame([_Unused()] * 4, seed, shuffle_seed=shuffle_seed, on_event=on_event)
     try:

@@ -17,7 +17,7 @@ import numbers
 import re
 
 __all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "json_kind", "one_line",
-           "out_of_memory", "close_reason", "counted"]
+           "out_of_memory", "close_reason", "counted", "check_callback"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
 # bytes of a WebSocket close frame's reason: a control frame carries at most 125 bytes,
@@ -84,6 +84,14 @@ def checked_seconds(name: str, value) -> float:
         raise ValueError(f"{name} must be a finite number of seconds, 0 or more, not "
                          f"{quoted(value)}")
     return seconds
+
+
+def check_callback(name: str, callback) -> None:
+    """A TypeError naming ``callback`` unless it is a function or None: checked when it is
+    given, not when it is first called (possibly minutes later, in the middle of a game or
+    a search)."""
+    if callback is not None and not callable(callback):
+        raise TypeError(f"{name} must be a function or None, not {quoted(callback)}")
 
 
 def _elided(text: str, limit: int) -> str:

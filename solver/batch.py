@@ -27,10 +27,11 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from guandan_core.position import Position
 from guandan_core.rules import Rules
+from guandan_core.usertext import check_callback
 
 from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _borrow, _check_table_sizes,
-                     _checked_callback, _checked_flag, _checked_limits, _checked_question,
-                     _checked_stop, _give_back, _solvable, _trim_spares, solve)
+                     _checked_flag, _checked_limits, _checked_question, _checked_stop,
+                     _give_back, _solvable, _trim_spares, solve)
 
 __all__ = ["solve_many", "available_cores"]
 
@@ -123,7 +124,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _checked_flag("pv", pv)
     _checked_flag("fresh_tables", fresh_tables)
     _checked_stop(stop)
-    _checked_callback("on_result", on_result)
+    check_callback("on_result", on_result)
     _check_table_sizes(table_bits, max_table_bits)
     Rules.of(rules)             # a bad one raises before any position is read (None: standard)
     parsed = []

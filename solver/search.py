@@ -25,7 +25,7 @@ from guandan_core.jsontext import parse_json
 from guandan_core.moves import MOVE_DTYPE, Move, MoveError
 from guandan_core.position import OUTCOMES, IllegalMoveError, Position
 from guandan_core.rules import Rules
-from guandan_core.usertext import quoted
+from guandan_core.usertext import check_callback, quoted
 
 from ._search import (DEFAULT_MAX_TT_BITS, FIRST_ARENA_MOVES, MAX_TT_BITS, MIN_TT_BITS,
                       Searcher, _checked_limits, default_max_tt_bits)
@@ -205,12 +205,6 @@ def _start(s: Searcher, pos: Position, node_limit, time_limit) -> None:
     s.reset_counters()
     s.limits(node_limit, time_limit)
     s.check_signals = threading.current_thread() is threading.main_thread()
-
-
-def _checked_callback(name: str, callback) -> None:
-    # before the search, not when it first reports (possibly minutes later)
-    if callback is not None and not callable(callback):
-        raise TypeError(f"{name} must be a function or None, not {callback!r}")
 
 
 def _checked_stop(stop) -> Stop | None:
@@ -540,7 +534,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     all_moves, pv = _checked_flag("all_moves", all_moves), _checked_flag("pv", pv)
     fresh_tables = _checked_flag("fresh_tables", fresh_tables)
     stop = _checked_stop(stop)
-    _checked_callback("on_info", on_info)
+    check_callback("on_info", on_info)
     start = time.perf_counter()
     if searcher is not None:
         # (its own tables' sizes are used, but bad sizes are still a mistake to report)
