@@ -47,10 +47,22 @@ def cmd_bot(args) -> int:
     try:
         with terminated_as_interrupt():     # (SIGTERM as Ctrl-C: the log is written)
             _play(args, seat, log)
-    finally:
+    except BaseException:
+        _close_log(log, failing=True)
+        raise
+    _close_log(log, failing=False)
+    return 0
+
+
+def _close_log(log, failing: bool) -> None:
+    # closing writes what is buffered: an error of its own would hide the one that is
+    # leaving (a full disk's "cannot write the log" came out bare as "[Errno 28] ...")
+    try:
         if log is not None:
             log.close()
-    return 0
+    except OSError as exc:
+        if not failing:
+            raise OSError(f"cannot write the log: {exc.strerror or exc}") from None
 
 
 def _play(args, seat: PlatformSeat, log) -> None:

@@ -265,8 +265,9 @@ def add_replay_parser(subparsers) -> argparse.ArgumentParser:
                         "them in its first line (default standard)")
     p.add_argument("--complete", action="store_true",
                    help="a log cut short (its last hand unfinished, or without its end "
-                        "event) is invalid, exit 1; by default it is valid as far as it "
-                        "goes, and the summary says which hand is unfinished")
+                        "event where the log names its rules or holds match events) is "
+                        "invalid, exit 1; by default it is valid as far as it goes, and "
+                        "the summary says which hand is unfinished")
     p.set_defaults(func=cmd_replay)
     return p
 
@@ -643,7 +644,9 @@ def check_log(lines, rules: MatchRules | None = None, complete: bool = False) ->
     ``lines``: any iterable of lines (read twice when it can be). A log cut short (no hand
     dealt, the last hand unfinished or, in a log of a match, without its end event) is
     valid as far as it goes, the summary saying what is missing; with ``complete`` it is a
-    :class:`ReplayError` at its last event."""
+    :class:`ReplayError` at its last event, and so is a last hand without its end event
+    in a log that names its rules (``guandan play``'s, cut before the end event of its
+    only hand)."""
     if not isinstance(complete, (bool, np.bool_)):
         raise TypeError(f"complete must be True or False, not {complete!r}")
     if iter(lines) is lines:
@@ -680,7 +683,9 @@ def check_log(lines, rules: MatchRules | None = None, complete: bool = False) ->
         note = "no hand is dealt"
     elif checker.pos is None or not checker.pos.is_over:
         note = f"hand {checker.hand_number} is unfinished"
-    elif full and not checker.ended:
+    elif not checker.ended and (full or (complete and logged is not None)):
+        # (a log naming its rules is guandan play's, which ends each hand with its end
+        # event: a one-hand log cut before it has no other match event to tell it by)
         note = f"hand {checker.hand_number} has no end event"
     if note and complete:
         raise ReplayError(number, line, f"the log ends here, but {note} (--complete)")

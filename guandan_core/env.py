@@ -54,6 +54,7 @@ from __future__ import annotations
 import copy
 import random
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from typing import Optional
 
 import numpy as np
@@ -128,7 +129,8 @@ class HandEnv:
             player = opponents if opponents is not None else GreedyPlayer()
             players = [None if s in self.agent_seats else player for s in range(4)]
         else:
-            if isinstance(opponents, (str, bytes, Mapping)) or \
+            # (a set has no seat order: its players were seated as it iterates)
+            if isinstance(opponents, (str, bytes, Mapping, AbstractSet)) or \
                     not hasattr(opponents, "__iter__") or \
                     isinstance(opponents, np.ndarray) and opponents.ndim == 0:
                 raise TypeError(f"opponents: a player (a callable), or a list of 4 with "

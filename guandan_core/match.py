@@ -43,6 +43,7 @@ deterministic, so a seed fixes a whole match):
 from __future__ import annotations
 
 import random
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, fields, replace
 from typing import Callable, Optional
 
@@ -770,6 +771,8 @@ class Match:
     def __init__(self, players, rules: MatchRules | str | None = None, seed=None,
                  on_event: Callable[[dict], None] | None = None):
         try:
+            if isinstance(players, AbstractSet):
+                raise TypeError     # (no seat order: they were seated as the set iterates)
             players = list(players)
         except TypeError:       # (not iterable, or a 0-d array)
             raise TypeError(f"a match needs a list of 4 players, not {quoted(players)}") \

@@ -76,7 +76,7 @@ _MOST_CARDS = 10        # a play has at most 10 cards (sec. 4; long sequences: s
 def _listed(values, name: str) -> tuple:
     # (tuple(None) would say only "'NoneType' object is not iterable"; a string was read
     # as its characters: wild_as="44" as two readings, "S7" refused as ('S', '7'))
-    if isinstance(values, str):
+    if isinstance(values, (str, bytes, bytearray)):
         raise MoveError(f"{name} must be a list of values, not the string {quoted(values)}")
     try:
         return tuple(values)

@@ -43,16 +43,22 @@ def check_url(url: str) -> str:
     return url
 
 
-def _check_seat(seat) -> None:
+def _check_seat_and_log(seat, log) -> None:
     if not isinstance(seat, PlatformSeat):
         raise TypeError(f"seat must be a PlatformSeat, not {quoted(seat)}")
+    if log is not None and not callable(getattr(log, "write", None)):
+        raise TypeError(f"log must be a text stream (with write()) or None, not "
+                        f"{quoted(log)}")
 
 
 def _logged(log: Optional[TextIO], direction: str, message) -> None:
     if log is not None:
-        # (ASCII escapes: a lone surrogate in a message cannot be written as UTF-8)
-        log.write(json.dumps({direction: message}) + "\n")
-        log.flush()
+        try:
+            # (ASCII escapes: a lone surrogate in a message cannot be written as UTF-8)
+            log.write(json.dumps({direction: message}) + "\n")
+            log.flush()
+        except OSError as exc:      # (a full disk: named as the log's, not bare)
+            raise OSError(f"cannot write the log: {exc.strerror or exc}") from None
 
 
 def _parsed(text, log: Optional[TextIO]):
@@ -102,7 +108,7 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
     :class:`PlatformError` (the connection is closed first); a connection that cannot be
     made, that the server breaks, or that it closes in the middle of a hand, an OSError.
     ``open_timeout``: seconds above 0 and at most 1e6 (None: no limit)."""
-    _check_seat(seat)
+    _check_seat_and_log(seat, log)
     check_url(url)
     if open_timeout is not None and not is_seconds(open_timeout, MAX_TIMEOUT):
         raise ValueError(f"open_timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or "
@@ -169,7 +175,7 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
     each answer to ``outfile`` as one line, flushed;
     the number of answers. :class:`PlatformError` names the line it cannot take, or one
     longer than ``MAX_LINE`` characters (read no further than that)."""
-    _check_seat(seat)
+    _check_seat_and_log(seat, log)
     for name, stream, method in (("infile", infile, "readline"), ("outfile", outfile, "write")):
         if not callable(getattr(stream, method, None)):
             raise TypeError(f"{name} must be a text stream (with {method}()), not "
@@ -179,6 +185,9 @@ def play_lines(seat: PlatformSeat, infile: TextIO, outfile: TextIO,
         line = infile.readline(MAX_LINE + 1)
         if not line:
             break
+        if not isinstance(line, str):       # (a binary stream: nothing is read)
+            raise TypeError(f"play_lines reads a text stream, not one of "
+                            f"{type(line).__name__}")
         if number == 1:         # a byte order mark some editors write (a log saved again)
             line = line.removeprefix("\ufeff")
         if len(line) > MAX_LINE and not line.endswith("\n"):

@@ -44,6 +44,7 @@ import random
 import socket
 import threading
 import time
+from collections.abc import Set as AbstractSet
 from typing import Callable, Optional
 
 from .cards import format_card, format_rank, is_whole, parse_card
@@ -72,6 +73,9 @@ class PlatformGame:
 
     def __init__(self, clients, seed=None, rules=None, shuffle_seed=0,
                  on_event: Callable[[dict], None] | None = None, lead_style: str = "minus-one"):
+        if isinstance(clients, AbstractSet):     # (no seat order)
+            raise TypeError(f"a game's clients are a list of 4, in seat order, not "
+                            f"{quoted(clients)}")
         self.clients = list(clients)
         if len(self.clients) != 4:
             raise ValueError(f"a game has 4 clients, not {len(self.clients)}")

@@ -95,6 +95,14 @@ def _view_of_observation(obs: Observation) -> _View:
             raise ValueError(f"observation: exchanges[{i}] must be (giver, receiver, card "
                              f"kind), two different seats 0..3 and a kind 0..53, not "
                              f"{quoted(entry)}")
+    left = obs.cards_left
+    if not (isinstance(left, (tuple, list)) and len(left) == 4
+            and all(is_whole(n, 0, 28) for n in left)):      # (28: a tribute received)
+        raise ValueError(f"observation: cards_left must be the 4 seats' numbers of cards "
+                         f"(0..28 each), not {quoted(left)}")
+    if not hasattr(obs.legal_moves, "__len__"):
+        raise TypeError(f"observation: legal_moves must be the seat's legal moves, not "
+                        f"{quoted(obs.legal_moves)}")
     if len(obs.legal_moves) == 0:
         # (what a match shows a seat choosing the card to return after a tribute: it holds
         # the tribute too, and nobody is to move)

@@ -503,6 +503,18 @@ def test_play_websocket_takes_numpy_seconds_and_none_as_an_open_timeout(monkeypa
      "outfile must be a text stream (with write()), not None"),
     (lambda: play_websocket(None, "ws://127.0.0.1:9/game/client1"),
      "seat must be a PlatformSeat, not None"),
+    # a log that cannot be written (an AttributeError at the first message), and a binary
+    # input (its first line's byte order mark was looked for as text, a TypeError of
+    # bytes.removeprefix)
+    (lambda: play_lines(PlatformSeat(make_player("greedy")), io.StringIO(), io.StringIO(),
+                        log=5),
+     "log must be a text stream (with write()) or None, not 5"),
+    (lambda: play_websocket(PlatformSeat(make_player("greedy")),
+                            "ws://127.0.0.1:9/game/client1", log=5),
+     "log must be a text stream (with write()) or None, not 5"),
+    (lambda: play_lines(PlatformSeat(make_player("greedy")), io.BytesIO(b'{"type": 1}\n'),
+                        io.StringIO()),
+     "play_lines reads a text stream, not one of bytes"),
 ])
 def test_play_lines_and_play_websocket_name_a_seat_or_stream_of_a_wrong_type(
         call, message, monkeypatch):
@@ -692,3 +704,16 @@ def test_the_bot_says_it_played_as_seat_0():
     assert proc.returncode == 0, proc.stderr
     assert server.answers == answers
     assert proc.stdout == f"1 hand played as seat 0, {len(answers)} acts answered\n"
+
+
+def test_a_log_that_cannot_be_written_to_is_named_as_the_log(game):
+    """guandan bot --log: a write that fails (a full disk: /dev/full) is one line saying it
+    was the log's (it was "[Errno 28] No space left on device" alone), exit 2."""
+    import os
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    messages, _ = game
+    proc = run_cli(["bot", "--stdio", "--player", "greedy", "--log", "/dev/full"],
+                   stdin=_lines(messages[:2]))
+    assert_one_line_error(proc, "guandan bot: error: cannot write the log: No space left "
+                                "on device")

@@ -418,6 +418,17 @@ def test_replay_complete_refuses_a_log_cut_short(log_file, tmp_path, capsys):
     assert code == 0 and out.strip() == whole and whole.startswith("valid") and ";" not in whole
     with pytest.raises(TypeError, match="complete must be True or False, not 'yes'"):
         cli_play.check_log([json.dumps(e) for e in events], complete="yes")
+    # a one-hand log of guandan play cut before its end event holds no match event to tell
+    # it by, but names its rules (it passed --complete); a log of deals and plays alone
+    # has no end events to miss
+    one = events[:events.index(next(e for e in events if e["event"] == "end"))]
+    assert {e["event"] for e in one} == {"rules", "deal", "play"}
+    code, out, _ = run(["replay", "--complete", write(tmp_path, one)], capsys)
+    assert code == 1 and out.strip() == (f"invalid: event {len(one)} (line {len(one)}): the "
+                                         f"log ends here, but hand 1 has no end event "
+                                         f"(--complete)"), out
+    code, out, _ = run(["replay", "--complete", write(tmp_path, one[1:])], capsys)
+    assert code == 0 and out.startswith("valid: "), out
 
 
 def test_replay_a_log_of_a_match_starts_with_hand_1(log_file, tmp_path, capsys):

@@ -1030,6 +1030,25 @@ def test_sec8_match_helpers_take_seats_and_teams_in_order_and_counts_as_numbers(
             apply_tribute(plan, hands)
 
 
+def test_players_in_a_set_have_no_seats_and_are_refused():
+    """A match, an environment's opponents and a platform game seat players by their
+    order; a set has none (they were seated as the set iterates, and the match's players
+    were not those given), so it is a TypeError naming it; a tuple is taken."""
+    from guandan_core.env import HandEnv
+    from guandan_core.platform_server import PlatformGame
+    players = [RandomPlayer(i) for i in range(4)]
+    with pytest.raises(TypeError, match=re.escape("a match needs a list of 4 players, not {")):
+        Match(set(players))
+    with pytest.raises(TypeError, match=re.escape("opponents: a player (a callable), or a "
+                                                  "list of 4 with None at the agent's seats, "
+                                                  "not {")):
+        HandEnv(opponents={None, *players[1:]})
+    with pytest.raises(TypeError, match=re.escape("a game's clients are a list of 4, in seat "
+                                                  "order, not frozenset({")):
+        PlatformGame(frozenset(players))
+    assert Match(tuple(players)).players == players
+
+
 def test_api_wrong_types_are_named_not_attribute_errors():
     """A value of the wrong type is a TypeError (or the module's ValueError) naming it,
     not an AttributeError from inside (a review helper's findings)."""

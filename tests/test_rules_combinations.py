@@ -1455,6 +1455,9 @@ def test_api_values_that_were_read_loosely_or_named_badly():
     with pytest.raises(MoveError, match="wild_as must be a list of values, not the string "
                                         "'44'"):
         Move(8, 3, 3, [12, 16, 20, 21, 28], wild_as="44")
+    with pytest.raises(MoveError, match=re.escape("wild_as must be a list of values, not the "
+                                                  "string b'4'")):     # (not as [52])
+        Move(2, 2, 2, [1, 9], wild_as=b"4")
     # -1, the mark of no table play, was taken as an owner without one, as None is
     hands = [["S3"], ["S4"], ["S5"], ["S6"]]
     for owner in (-1, -1.0, 2):

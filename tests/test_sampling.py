@@ -491,7 +491,7 @@ def test_exchanges_that_pin_more_than_is_hidden_are_refused_by_name():
         sample_deals(replace(obs, exchanges=many), 3, seed=1)
 
 
-def test_an_observation_with_a_bad_exchange_or_seat_is_refused_by_name():
+def test_an_observation_with_a_bad_exchange_seat_or_count_is_refused_by_name():
     """API.md (Hidden hands, sample_deals: an Observation's ``exchanges`` are
     ``(giver, receiver, card kind)``): in an Observation built by hand each exchange is
     two different seats 0..3 and a card kind 0..53, else a ValueError naming the entry,
@@ -515,6 +515,16 @@ def test_an_observation_with_a_bad_exchange_or_seat_is_refused_by_name():
         with pytest.raises(ValueError, match=re.escape(
                 f"observation: seat must be a seat 0..3, not {seat!r}")):
             sample_deals(replace(obs, seat=seat), 3, seed=0)
+    # its cards_left and legal_moves too ("'NoneType' object is not iterable", "'>' not
+    # supported between instances of 'str' and 'int'", a fifth seat's count taken)
+    for left in (None, 5, "abcd", (3, 3, 3), (3, 3, 3, 3, 3), (3, 3, -1, 3), (3, 29, 3, 3)):
+        with pytest.raises(ValueError, match=re.escape(
+                f"observation: cards_left must be the 4 seats' numbers of cards (0..28 "
+                f"each), not {left!r}")):
+            sample_deals(replace(obs, cards_left=left), 3, seed=0)
+    with pytest.raises(TypeError, match=re.escape("observation: legal_moves must be the "
+                                                  "seat's legal moves, not None")):
+        sample_deals(replace(obs, legal_moves=None), 3, seed=0)
     kind = int(np.flatnonzero(hidden_pool(obs))[0])
     given = replace(obs, exchanges=((np.int64(a), np.int8(b), np.uint8(kind)),))
     assert all(deal.counts(b)[kind] >= 1 for deal in sample_deals(given, 3, seed=0))
