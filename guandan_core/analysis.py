@@ -101,6 +101,7 @@ from .hand import MAX_HAND, Hand, to_counts
 from .moves import (PAIR, SINGLE, STRAIGHT, STRAIGHT_FLUSH, THREE_PAIR, THREE_WITH_TWO,
                     TRIPS, TWO_TRIPS, Move, MoveError, checked_reading, classify, moves_array)
 from .rules import Rules
+from .usertext import quoted
 
 __all__ = ["SplitResult", "Bomb", "ControlInfo", "best_split", "list_bombs", "control",
            "analyze", "split_score", "unseen_pool", "MAX_HAND"]
@@ -201,11 +202,11 @@ def _checked_split(split) -> list:
     if isinstance(split, SplitResult):
         return list(split.split)
     if isinstance(split, (str, bytes, Move)) or not isinstance(split, Iterable):
-        raise TypeError(f"a split is a list of Moves, not {split!r}")
+        raise TypeError(f"a split is a list of Moves, not {quoted(split)}")
     split = list(split)
     for play in split:
         if not isinstance(play, Move):
-            raise MoveError(f"a split is a list of Moves, not one holding {play!r}")
+            raise MoveError(f"a split is a list of Moves, not one holding {quoted(play)}")
         if play.is_pass:        # (split_score counted it as a play)
             raise MoveError("a split holds plays, not the pass")
     return split
@@ -672,7 +673,7 @@ def best_split(hand, level, rules=None, runners_up: int = 5) -> SplitResult:
     if len(hand) > MAX_HAND:
         raise CardError(f"a hand holds at most {MAX_HAND} cards, not {len(hand)}")
     if not is_whole(runners_up, 0):        # (int() read 2.7 as 2, and -1 became 0)
-        raise ValueError(f"runners_up must be a whole number 0 or more, not {runners_up!r}")
+        raise ValueError(f"runners_up must be a whole number 0 or more, not {quoted(runners_up)}")
     runners_up = int(runners_up)
     if len(hand) == 0:
         return SplitResult([], 0, [], lvl, rules)

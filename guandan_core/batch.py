@@ -27,6 +27,7 @@ except ImportError as exc:      # an optional dependency: only this module needs
 from .cards import NUM_KINDS, format_cards, is_whole
 from .hand import hand_batch, level_batch
 from .moves import MOVE_DTYPE, MoveError, _dtype_name
+from .usertext import quoted
 
 MAX_MOVE_CARDS = 10       # a move's cards field (the largest bomb)
 
@@ -90,7 +91,7 @@ def _whole(value, what: str, low: int, high: int | None = None) -> int:
     ValueError naming it."""
     if not is_whole(value, low, high):
         bound = f"{low}..{high}" if high is not None else f"{low} or more"
-        raise ValueError(f"{what} must be a whole number {bound}, not {value!r}")
+        raise ValueError(f"{what} must be a whole number {bound}, not {quoted(value)}")
     return int(value)
 
 

@@ -94,14 +94,14 @@ def format_card(kind: int) -> str:
     """Platform notation of a card kind: ``H7``, ``ST``, ``SB``, ``HR``."""
     if type(kind) is not int:       # (True was H2 and 52.0 SB)
         if not is_whole(kind, 0, NUM_KINDS - 1):
-            raise CardError(f"not a card kind index: {kind!r}")
+            raise CardError(f"not a card kind index: {quoted(kind)}")
         kind = int(kind)
     if kind == SMALL_JOKER:
         return "SB"
     if kind == BIG_JOKER:
         return "HR"
     if not 0 <= kind < 52:
-        raise CardError(f"not a card kind index: {kind!r}")
+        raise CardError(f"not a card kind index: {quoted(kind)}")
     return SUITS[kind & 3] + RANKS[kind >> 2]
 
 
@@ -170,7 +170,7 @@ def parse_level(level: str | int) -> int:
     if isinstance(level, int) or isinstance(level, numbers.Integral):   # numpy ints too
         if 0 <= level <= 12:
             return int(level)
-        raise LevelError(f"level index must be 0..12, not {level!r}")
+        raise LevelError(f"level index must be 0..12, not {quoted(level)}")
     if isinstance(level, str):
         rank = _parse_rank(level)
         if rank >= 0:

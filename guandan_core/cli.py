@@ -19,7 +19,7 @@ from .cards import CardError, format_card, format_rank, parse_cards, parse_level
 from .hand import Hand, player_hand
 from .moves import Move, MoveError, classify, legal_moves
 from .rules import PRESET_NAMES, Rules
-from .usertext import counted, one_line, out_of_memory, read_count, read_seconds
+from .usertext import counted, one_line, out_of_memory, quoted, read_count, read_seconds
 
 EXAMPLE_HAND = ("S2 H2 C2 H4 C4 D5 S6 H6 C6 D6 H7 D8 D9 D9 ST HT CT DT SJ DJ CQ CQ CK "
                 "SA HA CA CA")
@@ -35,28 +35,29 @@ def option_cards(option: str, read, text: str):
     try:
         return read(text)
     except CardError as exc:
-        raise CardError(f"{option} {text!r}: {exc}") from None
+        raise CardError(f"{option} {quoted(text)}: {exc}") from None
 
 
 def _beat_move(cards: str, beat_type: str | None, level: int, rules: Rules) -> Move:
     readings = option_cards("--beat", lambda text: classify(parse_cards(text), level, rules),
                             cards)
     if not readings:
-        raise MoveError(f"--beat {cards!r} is not a combination at level {format_rank(level)}")
+        raise MoveError(f"--beat {quoted(cards)} is not a combination at level "
+                        f"{format_rank(level)}")
     if beat_type is not None:      # a type, or a type and a rank as the readings are shown
         wanted = beat_type.lower().split()
         if not wanted:          # (it would match every reading)
-            raise MoveError(f"--beat-type {beat_type!r} is empty: give a type (e.g. Bomb) "
+            raise MoveError(f"--beat-type {quoted(beat_type)} is empty: give a type (e.g. Bomb) "
                             "or a type and a rank (e.g. 'Straight 3')")
         if wanted[1:2] == ["10"]:       # a rank as cards read it (RULES sec. 1: 10 for T)
             wanted[1] = "t"
         readings = [m for m in readings
                     if [m.type.lower(), m.rank.lower()][:len(wanted)] == wanted]
         if not readings:
-            raise MoveError(f"--beat {cards!r} cannot be read as {beat_type!r}")
+            raise MoveError(f"--beat {quoted(cards)} cannot be read as {quoted(beat_type)}")
     if len(readings) > 1:
         options = ", ".join(m.type + " " + m.rank for m in readings)
-        raise MoveError(f"--beat {cards!r} has several readings ({options}); "
+        raise MoveError(f"--beat {quoted(cards)} has several readings ({options}); "
                         "choose one with --beat-type, e.g. --beat-type "
                         f"'{readings[-1].type} {readings[-1].rank}'")
     return readings[0]
@@ -105,7 +106,7 @@ def cmd_classify(args) -> int:
     level = parse_level(args.level)
     cards = parse_cards(args.cards)
     if not cards:
-        raise ValueError(f"no cards to classify in {args.cards!r}")
+        raise ValueError(f"no cards to classify in {quoted(args.cards)}")
     readings = classify(cards, level, _rules(args))
     if args.json:
         json.dump([m.to_platform() for m in readings], sys.stdout)
@@ -124,7 +125,7 @@ def whole_number_type(description: str, low: int, high: int):
     def parse(text: str) -> int:
         value = read_count(text, digits=len(str(high)))
         if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{description}, not {text!r}")
+            raise argparse.ArgumentTypeError(f"{description}, not {quoted(text)}")
         return value
     return parse
 
@@ -141,7 +142,7 @@ def bounded_seconds_type(high: float = 1e6, inf_means_none: bool = False):
         value = read_seconds(text)
         if value is None or not 0 < value <= high:
             raise argparse.ArgumentTypeError(f"seconds above 0 and at most {high:g}{also}, "
-                                             f"not {text!r}")
+                                             f"not {quoted(text)}")
         return value
     return parse
 
@@ -173,7 +174,8 @@ class _StoreOnce(argparse.Action):
         given = namespace.__dict__.setdefault(_GIVEN, {})
         if self.dest in given:
             raise argparse.ArgumentError(
-                self, f"given twice ({given[self.dest]!r} and {values!r}): give it once")
+                self, f"given twice ({quoted(given[self.dest])} and {quoted(values)}): give "
+                      f"it once")
         given[self.dest] = values
         setattr(namespace, self.dest, values)
 

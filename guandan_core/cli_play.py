@@ -55,7 +55,7 @@ from .cards import (CardError, LevelError, format_card, format_rank, is_whole, p
                     parse_cards, parse_level)
 from .cli import say, whole_number_type
 from .jsontext import parse_json, read_text
-from .usertext import counted, one_line
+from .usertext import counted, one_line, quoted
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
 from .moves import Move, MoveError
@@ -137,14 +137,14 @@ def _first_leader(text: str) -> str:
         MatchRules(first_leader=text)
     except RulesError:
         raise argparse.ArgumentTypeError(
-            f"random or a card such as H2, not {text!r}") from None
+            f"random or a card such as H2, not {quoted(text)}") from None
     return text
 
 
 def _build_players(spec: str, seed):
     names = [n.strip() for n in spec.split(",")]
     if len(names) != 4 or not all(names):
-        raise ValueError(f"--players needs 4 comma-separated names, got {spec!r}")
+        raise ValueError(f"--players needs 4 comma-separated names, got {quoted(spec)}")
     return [make_player(name, None if seed is None else f"{seed}/{seat}")
             for seat, name in enumerate(names)]
 
@@ -328,7 +328,7 @@ def _read_events(lines):
             raise LogFormatError(f"{where}: not an event object with an \"event\" field")
         fields = _FIELDS.get(ev["event"]) if isinstance(ev["event"], str) else None
         if fields is None:
-            raise LogFormatError(f"{where}: unknown event {ev['event']!r}")
+            raise LogFormatError(f"{where}: unknown event {quoted(ev['event'])}")
         if ev["event"] == "rules" and number != 1:
             raise LogFormatError(f"{where}: a rules event comes first in a log, or not at "
                                  "all")
@@ -337,24 +337,24 @@ def _read_events(lines):
             unknown = sorted(set(ev) - set(fields) - {"event"}, key=str)
             if unknown:
                 raise LogFormatError(f"{where}: {ev['event']} event with unknown field "
-                                     f"{unknown[0]!r} (its fields: "
+                                     f"{quoted(unknown[0])} (its fields: "
                                      f"{', '.join(['event', *fields])})")
         for name, typ in fields.items():
             if name not in ev:
-                raise LogFormatError(f"{where}: {ev['event']} event without {name!r}")
+                raise LogFormatError(f"{where}: {ev['event']} event without {quoted(name)}")
             value = ev[name]
             if isinstance(value, bool) or not isinstance(value, typ):
-                raise LogFormatError(f"{where}: {ev['event']} field {name!r} has a wrong "
-                                     f"type: {value!r}")
+                raise LogFormatError(f"{where}: {ev['event']} field {quoted(name)} has a wrong "
+                                     f"type: {quoted(value)}")
             item = _ITEMS.get((ev["event"], name))
             if item is not None and any(isinstance(x, bool) or not isinstance(x, item)
                                         for x in value):
-                raise LogFormatError(f"{where}: {ev['event']} field {name!r} holds a value of "
-                                     f"a wrong type: {value!r}")
+                raise LogFormatError(f"{where}: {ev['event']} field {quoted(name)} holds a "
+                                     f"value of a wrong type: {quoted(value)}")
             shape = _SHAPES.get((ev["event"], name))
             if shape is not None and not shape[1](value):
-                raise LogFormatError(f"{where}: {ev['event']} field {name!r} is not "
-                                     f"{shape[0]}: {value!r}")
+                raise LogFormatError(f"{where}: {ev['event']} field {quoted(name)} is not "
+                                     f"{shape[0]}: {quoted(value)}")
         yield number, line_no, ev
 
 
@@ -389,7 +389,7 @@ _LINE_BREAK = re.compile(r"\r\n?|\n")
 
 def _seat(value, what):
     if not is_whole(value, 0, 3):
-        raise ValueError(f"{what} {value!r} is not a seat 0..3")
+        raise ValueError(f"{what} {quoted(value)} is not a seat 0..3")
     return value
 
 
@@ -456,7 +456,7 @@ class _Checker:
         for seat, cards in enumerate(hands):
             if not isinstance(cards, list) or len(cards) != 27:
                 raise ValueError(f"seat {seat} is dealt "
-                                 f"{len(cards) if isinstance(cards, list) else cards!r} "
+                                 f"{quoted(len(cards) if isinstance(cards, list) else cards)} "
                                  "cards, not 27")
             c = np.zeros(54, dtype=np.int64)
             try:
@@ -648,7 +648,7 @@ def check_log(lines, rules: MatchRules | None = None, complete: bool = False) ->
     in a log that names its rules (``guandan play``'s, cut before the end event of its
     only hand)."""
     if not isinstance(complete, (bool, np.bool_)):
-        raise TypeError(f"complete must be True or False, not {complete!r}")
+        raise TypeError(f"complete must be True or False, not {quoted(complete)}")
     if iter(lines) is lines:
         lines = list(lines)         # (a one-way iterator, read twice)
     logged, count_events, full = None, 0, False

@@ -13,7 +13,7 @@ import threading
 from .cards import format_rank
 from .cli import add_rules_option, say, whole_number_type
 from .jsontext import parse_json, read_text
-from .usertext import one_line, read_seconds
+from .usertext import one_line, quoted, read_seconds
 
 # A 4 x 6 endgame (from benchmarks/data/endgames_4x6.json, item 32) that solves in
 # a few hundredths of a second.
@@ -58,7 +58,7 @@ def _positions_in(obj, source: str) -> _Labelled:
     if isinstance(obj, dict) and "items" in obj and "hands" not in obj:
         extra = sorted(set(obj) - {"items", "about"})
         if extra:       # a misspelt key would be dropped silently
-            raise ValueError(f"{source!r}: unknown key(s) {', '.join(map(repr, extra))} "
+            raise ValueError(f"{source!r}: unknown key(s) {', '.join(map(quoted, extra))} "
                              "next to \"items\" (a set of positions has \"items\" and "
                              "\"about\")")
         obj = obj["items"]
@@ -90,7 +90,7 @@ def _seconds(text: str) -> float:
     if value is None:
         raise argparse.ArgumentTypeError(
             f"seconds 0 or more, at most 18 digits before the point (1e30 is read; inf: no "
-            f"limit), not {text!r}")
+            f"limit), not {quoted(text)}")
     return value
 
 

@@ -310,7 +310,7 @@ class EngineProcess:
         if isinstance(rules, Rules):
             name = _preset_name(rules)
             if name is None:
-                raise ValueError(f"the engine takes rule sets by name; {rules!r} is not a "
+                raise ValueError(f"the engine takes rule sets by name; {quoted(rules)} is not a "
                                  "preset")
         elif isinstance(rules, str):
             name = rules
@@ -327,8 +327,8 @@ class EngineProcess:
         first, so a bad one raises what :meth:`Position.from_json` raises."""
         if isinstance(position, Position):
             if position.rules != self.rules:
-                raise ValueError(f"the position is under the rules {position.rules!r}, the "
-                                 f"engine's are {_preset_name(self.rules)!r}: set_rules "
+                raise ValueError(f"the position is under the rules {quoted(position.rules)}, the "
+                                 f"engine's are {quoted(_preset_name(self.rules))}: set_rules "
                                  "first")
             pos = position
         else:
@@ -766,7 +766,7 @@ def parse_info(text: str) -> dict:
     out = {}
     for key, value in zip(words[::2], words[1::2]):
         if key in out:
-            raise ValueError(f"an info line names {key!r} twice: {quoted(_shortened(text))}")
+            raise ValueError(f"an info line names {quoted(key)} twice: {quoted(_shortened(text))}")
         try:
             out[key] = json.loads(value, parse_constant=_no_constant)
         except (ValueError, RecursionError):

@@ -65,6 +65,7 @@ from .moves import MOVE_DTYPE, Move, classify
 from .players import GreedyPlayer
 from .position import MoveList, Position
 from .rules import Rules
+from .usertext import quoted
 
 __all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv", "opponent_seed"]
 
@@ -81,7 +82,7 @@ def opponent_seed(seed, seat: int) -> int:
     if seed is None:
         raise ValueError("opponent_seed needs a seed (None: fresh seeds, drawn at random)")
     if not is_whole(seat, 0, 3):
-        raise ValueError(f"seat must be 0..3, not {seat!r}")
+        raise ValueError(f"seat must be 0..3, not {quoted(seat)}")
     # (random.Random hashes text with SHA-512, not with hash(): the same everywhere)
     return random.Random(f"guandan_core.env opponent {int(seat)} {seed!r}").getrandbits(63)
 
@@ -123,7 +124,7 @@ class HandEnv:
         if isinstance(agent_seats, (str, bytes)) or not seats or \
                 len(set(seats)) != len(seats) or not all(is_whole(s, 0, 3) for s in seats):
             raise ValueError(f"agent_seats: distinct seats 0..3, at least one, not "
-                             f"{agent_seats!r}")
+                             f"{quoted(agent_seats)}")
         self.agent_seats = tuple(sorted(int(s) for s in seats))
         if opponents is None or callable(opponents):
             player = opponents if opponents is not None else GreedyPlayer()
@@ -134,7 +135,7 @@ class HandEnv:
                     not hasattr(opponents, "__iter__") or \
                     isinstance(opponents, np.ndarray) and opponents.ndim == 0:
                 raise TypeError(f"opponents: a player (a callable), or a list of 4 with "
-                                f"None at the agent's seats, not {opponents!r}")
+                                f"None at the agent's seats, not {quoted(opponents)}")
             players = list(opponents)
             if len(players) != 4:
                 raise ValueError(f"opponents: a player, or a list of 4 with None at the "
@@ -142,11 +143,11 @@ class HandEnv:
         for s in range(4):
             if s not in self.agent_seats and not callable(players[s]):
                 raise TypeError(f"seat {s} is not the agent's and has no player: "
-                                f"{players[s]!r}")
+                                f"{quoted(players[s])}")
             if s in self.agent_seats and players[s] is not None:
                 # (the agent moves there: a player given for it would never be asked)
                 raise ValueError(f"opponents: seat {s} is the agent's, so its item must be "
-                                 f"None, not {players[s]!r}")
+                                 f"None, not {quoted(players[s])}")
         self.players = players
         self.level = parse_level(level)
         self.rules = Rules.of(rules)
@@ -187,7 +188,7 @@ class HandEnv:
         moves = self._observation.legal_moves
         action = _number_of(action)
         if not is_whole(action, 0, len(moves) - 1):
-            raise ValueError(f"action {action!r} is not a legal move's index 0.."
+            raise ValueError(f"action {quoted(action)} is not a legal move's index 0.."
                              f"{len(moves) - 1} (seat {self.position.to_move}, "
                              f"{len(moves)} legal moves)")
         pos = self.position
@@ -293,7 +294,7 @@ class HandEnv:
                     answer = pos.parse_move(answer)
                 index = _legal_index(obs.legal_moves, answer)
             except ValueError as exc:
-                raise ValueError(f"seat {seat}'s player answered {answer!r}: {exc}") from None
+                raise ValueError(f"seat {seat}'s player answered {quoted(answer)}: {exc}") from None
             if index is None:
                 raise ValueError(f"seat {seat}'s player answered {answer}, not a legal move"
                                  f"{_misread(obs.legal_moves, answer, pos.level)}")
@@ -480,9 +481,9 @@ class GameEnv(HandEnv):
         super().__init__(agent_seats, opponents, "2", match_rules.core)
         if max_hands is not None and not is_whole(max_hands, 1):
             raise ValueError(f"max_hands must be a whole number >= 1 or None, not "
-                             f"{max_hands!r}")
+                             f"{quoted(max_hands)}")
         if not isinstance(card_actions, bool):
-            raise TypeError(f"card_actions must be True or False, not {card_actions!r}")
+            raise TypeError(f"card_actions must be True or False, not {quoted(card_actions)}")
         if card_actions and agent_cards is not None:
             raise ValueError("give agent_cards or card_actions=True, not both: with "
                              "card_actions the agent's cards come from step")
@@ -490,7 +491,7 @@ class GameEnv(HandEnv):
                 callable(getattr(agent_cards, name, None)) for name in _AgentSeat._HOOKS):
             # (an object with neither hook would be ignored without a word)
             raise TypeError(f"agent_cards: an object with a choose_tribute or choose_return "
-                            f"method, or None, not {agent_cards!r}")
+                            f"method, or None, not {quoted(agent_cards)}")
         self.match_rules = match_rules
         self.max_hands = None if max_hands is None else int(max_hands)
         self.agent_cards = agent_cards
@@ -528,7 +529,7 @@ class GameEnv(HandEnv):
         except CardError as exc:
             raise ValueError(f"seat {seat} chooses a card: {exc}") from None
         if not _is_allowed_kind(kind, allowed):
-            raise ValueError(f"{move!r} is not one of the cards seat {seat} may choose "
+            raise ValueError(f"{quoted(move)} is not one of the cards seat {seat} may choose "
                              f"({' '.join(format_card(k) for k in allowed)})")
         return allowed.index(int(kind))
 
@@ -582,7 +583,7 @@ class GameEnv(HandEnv):
         name, seat, _, allowed = self._choice
         action = _number_of(action)
         if not is_whole(action, 0, len(allowed) - 1):
-            raise ValueError(f"action {action!r} is not a card's index 0..{len(allowed) - 1} "
+            raise ValueError(f"action {quoted(action)} is not a card's index 0..{len(allowed) - 1} "
                              f"(seat {seat} chooses its {_CARD_NAMES[name]} among "
                              f"{' '.join(format_card(k) for k in allowed)})")
         match = self.match
@@ -725,9 +726,9 @@ class VectorEnv:
 
     def __init__(self, env, num_envs: int):
         if not isinstance(env, HandEnv):
-            raise TypeError(f"env must be a HandEnv or GameEnv, not {env!r}")
+            raise TypeError(f"env must be a HandEnv or GameEnv, not {quoted(env)}")
         if not is_whole(num_envs, 1):
-            raise ValueError(f"num_envs must be a whole number >= 1, not {num_envs!r}")
+            raise ValueError(f"num_envs must be a whole number >= 1, not {quoted(num_envs)}")
         self.num_envs = int(num_envs)
         self.envs = [copy.deepcopy(env) for _ in range(self.num_envs)]
         for row in self.envs:
@@ -752,7 +753,7 @@ class VectorEnv:
             if seed is not None and not is_whole(seed, 0):
                 raise ValueError(f"seed must be an int 0 or more, a list of "
                                  f"{self.num_envs} seeds (ints, text or None) or None, "
-                                 f"not {seed!r}")
+                                 f"not {quoted(seed)}")
             seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
         else:
             seeds = list(seed)
@@ -781,7 +782,7 @@ class VectorEnv:
         for i, (env, a) in enumerate(zip(self.envs, actions)):
             count, seat = env._actions()
             if not is_whole(a, 0, count - 1):
-                raise ValueError(f"environment {i}: action {a!r} is not a legal move's "
+                raise ValueError(f"environment {i}: action {quoted(a)} is not a legal move's "
                                  f"index 0..{count - 1} (seat {seat})")
         rows, infos = [], []
         rewards = np.zeros(self.num_envs, dtype=np.int8)

@@ -72,7 +72,7 @@ def _check_counts(array: np.ndarray, name: str, holder) -> None:
             if broken.any():
                 *at, kind = np.argwhere(broken)[0]
                 raise CardError(f"{holder(tuple(at))} holds {format_card(int(kind))} "
-                                f"{array[tuple(at) + (kind,)].item()!r} times "
+                                f"{quoted(array[tuple(at) + (kind,)].item())} times "
                                 "(counts are whole numbers)")
         bad = (array > 2) | (array < 0)
     if bad.any():
@@ -108,7 +108,7 @@ def level_batch(levels, n: int) -> np.ndarray:
     if array.dtype.kind in "iu":
         if array.size and (array.min() < 0 or array.max() > 12):
             bad = array.flat[int(np.flatnonzero((array < 0) | (array > 12))[0])].item()
-            raise LevelError(f"levels: {bad!r} is not a level (rank index 0..12)")
+            raise LevelError(f"levels: {quoted(bad)} is not a level (rank index 0..12)")
         parsed = array.astype(np.int32)
     else:       # level text, or anything else for parse_level to name
         try:
@@ -161,7 +161,7 @@ def to_counts(cards, what: str = "hand") -> np.ndarray:
             kinds = [int(x) for x in items]
             for k in kinds:
                 if not 0 <= k < NUM_KINDS:
-                    raise CardError(f"not a card kind index: {k!r}")
+                    raise CardError(f"not a card kind index: {quoted(k)}")
             if isinstance(cards, np.ndarray):   # (of another length than 54)
                 hint = (f"; an array of shape {cards.shape} is read as card kinds, only one "
                         f"of {NUM_KINDS} entries as counts")

@@ -107,7 +107,7 @@ def parse_json(text):
     except RecursionError:
         raise ValueError("not valid JSON: nested too deeply") from None
     except _RepeatedKey as exc:
-        raise ValueError(f"not valid JSON: key {exc.args[0]!r} given twice in one "
+        raise ValueError(f"not valid JSON: key {quoted(exc.args[0])} given twice in one "
                          "object") from None
     except ValueError as exc:       # JSONDecodeError, UnicodeDecodeError
         raise ValueError(f"not valid JSON: {exc}") from None

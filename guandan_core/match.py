@@ -94,28 +94,28 @@ class MatchRules:
 
     def __post_init__(self):
         if not isinstance(self.core, Rules):
-            raise RulesError(f"core must be a Rules, not {self.core!r}")
+            raise RulesError(f"core must be a Rules, not {quoted(self.core)}")
         # (text first: a numpy array compared element by element, and its truth was the error)
         if not isinstance(self.win_at_a, str) or self.win_at_a not in WIN_AT_A:
             raise RulesError(f"win_at_a must be one of {', '.join(WIN_AT_A)}, "
-                             f"not {self.win_at_a!r}")
+                             f"not {quoted(self.win_at_a)}")
         if not is_whole(self.fail_at_a, 0, 3) or self.fail_at_a == 1:
             # (2.0 was taken and written to logs as 2.0, numpy's 2 could not be written)
-            raise RulesError(f"fail_at_a must be 0, 2 or 3, not {self.fail_at_a!r}")
+            raise RulesError(f"fail_at_a must be 0, 2 or 3, not {quoted(self.fail_at_a)}")
         object.__setattr__(self, "fail_at_a", int(self.fail_at_a))
         for name in ("tribute", "tribute_first_last"):
             if not isinstance(getattr(self, name), bool):
-                raise RulesError(f"{name} must be True or False, not {getattr(self, name)!r}")
+                raise RulesError(f"{name} must be True or False, not {quoted(getattr(self, name))}")
         if not isinstance(self.lead_after_tribute, str) or \
                 self.lead_after_tribute not in LEAD_AFTER_TRIBUTE:
             raise RulesError(f"lead_after_tribute must be payer or first, "
-                             f"not {self.lead_after_tribute!r}")
+                             f"not {quoted(self.lead_after_tribute)}")
         if not isinstance(self.first_leader, str) or self.first_leader != "random":
             try:
                 kind = parse_card(self.first_leader)
             except CardError:
                 raise RulesError(f"first_leader must be random or a card such as H2, "
-                                 f"not {self.first_leader!r}") from None
+                                 f"not {quoted(self.first_leader)}") from None
             object.__setattr__(self, "first_leader", format_card(kind))
 
     @property
@@ -161,7 +161,7 @@ class MatchRules:
         try:
             return cls(core=Rules.by_name(name))
         except RulesError:
-            raise RulesError(f"unknown match rules {name!r} "
+            raise RulesError(f"unknown match rules {quoted(name)} "
                              f"(known: {', '.join(PRESET_NAMES)})") from None
 
     @classmethod
@@ -186,7 +186,7 @@ class MatchRules:
         hint = " (for other combination rules: MatchRules(core=...))" \
             if isinstance(rules, Rules) else ""
         raise TypeError(f"match rules must be a MatchRules, a preset name "
-                        f"({', '.join(PRESET_NAMES)}) or None, not {rules!r}{hint}")
+                        f"({', '.join(PRESET_NAMES)}) or None, not {quoted(rules)}{hint}")
 
     def to_json(self) -> dict:
         """Every option as a JSON object (the ``rules`` event of a game log); read back
@@ -225,11 +225,11 @@ class MatchRules:
         core_names = {f.name for f in fields(Rules)}
         if not isinstance(core, dict) or set(core) != core_names:
             raise RulesError(f"match rules: core must hold {', '.join(sorted(core_names))}, "
-                             f"not {core!r}")
+                             f"not {quoted(core)}")
         for name, value in core.items():
             if not isinstance(value, bool):
                 raise RulesError(f"match rules: core {name} must be true or false, "
-                                 f"not {value!r}")
+                                 f"not {quoted(value)}")
         return cls(core=Rules(**core), **{n: obj[n] for n in names - {"core"}})
 
     def replace(self, **changes) -> "MatchRules":
@@ -272,7 +272,7 @@ def _checked_counts(counts, what: str) -> np.ndarray:
         array = None
     if array is None or array.shape != (NUM_KINDS,):
         raise CardError(f"{what}: expected {NUM_KINDS} card counts (one per card kind), "
-                        f"not {counts!r}")
+                        f"not {quoted(counts)}")
     _check_counts(array, what, lambda at: what)     # (to_counts' hint is for cards)
     return to_counts(array, what)
 
@@ -281,7 +281,7 @@ def _checked_hands(hands) -> list:
     """Four hands as int64 count arrays, checked: 54 counts each and no card more than
     twice among them (sec. 1)."""
     if not _is_ordered(hands) or len(hands) != 4:
-        raise ValueError(f"expected the four hands (54 card counts each), not {hands!r}")
+        raise ValueError(f"expected the four hands (54 card counts each), not {quoted(hands)}")
     counts = [_checked_counts(h, f"hand of seat {seat}").astype(np.int64)
               for seat, h in enumerate(hands)]
     total = sum(counts)
@@ -297,13 +297,13 @@ def _checked_kind(kind, what: str = "card") -> int:
     if isinstance(kind, str):
         return parse_card(kind)
     if not is_whole(kind, 0, NUM_KINDS - 1):
-        raise CardError(f"{what}: {kind!r} is not a card kind 0..53 or a card")
+        raise CardError(f"{what}: {quoted(kind)} is not a card kind 0..53 or a card")
     return int(kind)
 
 
 def _checked_seat(seat, what: str) -> int:
     if not is_whole(seat, 0, 3):
-        raise ValueError(f"{what}: {seat!r} is not a seat 0..3")
+        raise ValueError(f"{what}: {quoted(seat)} is not a seat 0..3")
     return int(seat)
 
 
@@ -466,7 +466,7 @@ def plan_tribute(prev_order, hands, level: int, rules: MatchRules,
     for name, chooser in (("choose_return", choose_return),
                           ("choose_tribute", choose_tribute)):
         if chooser is not None and not callable(chooser):
-            raise TypeError(f"{name} must be callable or None, not {chooser!r}")
+            raise TypeError(f"{name} must be callable or None, not {quoted(chooser)}")
     if choose_return is not None:
         public_return = choose_return
 
@@ -558,26 +558,26 @@ def apply_tribute(plan: TributePlan, hands) -> list:
     """The four hands (uint8 count arrays) after the tribute and returns of ``plan``; a
     ValueError when a card moved is not in the giver's hand at that moment."""
     if not isinstance(plan, TributePlan):
-        raise TypeError(f"plan must be a TributePlan, not {plan!r}")
+        raise TypeError(f"plan must be a TributePlan, not {quoted(plan)}")
     after = _checked_hands(hands)
     for name in ("payments", "returns"):
         if not _is_ordered(getattr(plan, name)):
             raise TypeError(f"plan.{name} is a list of (giver, receiver, card kind), not "
-                            f"{getattr(plan, name)!r}")
+                            f"{quoted(getattr(plan, name))}")
     moves = [(entry, "tribute") for entry in plan.payments] + \
         [(entry, "return") for entry in plan.returns]
     for entry, what in moves:
         # (a sequence: a mapping of three keys passed the length check, then entry[0]
         # was a KeyError)
         if not isinstance(entry, (tuple, list, np.ndarray)) or len(entry) != 3:
-            raise ValueError(f"a {what} is (giver, receiver, card kind), not {entry!r}")
+            raise ValueError(f"a {what} is (giver, receiver, card kind), not {quoted(entry)}")
         giver = _checked_seat(entry[0], f"{what} {entry!r}: giver")
         taker = _checked_seat(entry[1], f"{what} {entry!r}: receiver")
         card = _checked_kind(entry[2], f"{what} {entry!r}")
         if giver == taker:
-            raise ValueError(f"{what} {entry!r}: seat {giver} cannot give to itself")
+            raise ValueError(f"{what} {quoted(entry)}: seat {giver} cannot give to itself")
         if not after[giver][card]:
-            raise ValueError(f"{what} {entry!r}: seat {giver} does not hold "
+            raise ValueError(f"{what} {quoted(entry)}: seat {giver} does not hold "
                              f"{format_card(card)}")
         after[giver][card] -= 1
         after[taker][card] += 1
@@ -625,16 +625,16 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
 def _checked_pair(values, what: str, check) -> list:
     """One value per team, each passed through ``check`` (which raises naming it)."""
     if not _is_ordered(values) or len(values) != 2:
-        raise ValueError(f"{what}: one value per team (two), not {values!r}")
+        raise ValueError(f"{what}: one value per team (two), not {quoted(values)}")
     try:
         return [check(v) for v in values]
     except ValueError as exc:
-        raise type(exc)(f"{what} {values!r}: {exc}") from None
+        raise type(exc)(f"{what} {quoted(values)}: {exc}") from None
 
 
 def _failure_count(n) -> int:
     if not is_whole(n, 0):
-        raise ValueError(f"a count of failed hands is a whole number 0 or more, not {n!r}")
+        raise ValueError(f"a count of failed hands is a whole number 0 or more, not {quoted(n)}")
     return int(n)
 
 
@@ -646,7 +646,7 @@ def _checked_seed(seed, what: str = "seed"):
     if not (seed is None or isinstance(seed, str) or is_whole(seed, 0)):
         # random.Random takes an int's absolute value: -1 would deal what 1 deals;
         # it would also take 1.5 or bytes
-        raise ValueError(f"{what} must be an int 0 or more, text or None, not {seed!r}")
+        raise ValueError(f"{what} must be an int 0 or more, text or None, not {quoted(seed)}")
     return seed
 
 
@@ -654,7 +654,7 @@ def deal(rng: random.Random) -> list:
     """Shuffle the 108 cards with ``rng`` and deal 27 to each seat: four uint8[54] count
     arrays. The same generator state always gives the same deal."""
     if not isinstance(rng, random.Random):      # (numpy's generators have no randbytes)
-        raise TypeError(f"rng must be a random.Random, not {rng!r}")
+        raise TypeError(f"rng must be a random.Random, not {quoted(rng)}")
     # a uniform random permutation: sort the 108 cards by 64-bit random keys drawn from
     # ``rng`` (faster than random.shuffle, and as deterministic for a seed)
     keys = np.frombuffer(rng.randbytes(108 * 8), dtype=np.uint64)
@@ -781,7 +781,7 @@ class Match:
             raise ValueError(f"a match needs 4 players, not {len(players)}")
         for i, p in enumerate(players):
             if not callable(p):
-                raise TypeError(f"player {i} is not callable: {p!r}")
+                raise TypeError(f"player {i} is not callable: {quoted(p)}")
         self.players = players
         self.rules = MatchRules.of(rules)
         seed = _checked_seed(seed)
@@ -813,7 +813,7 @@ class Match:
     def play(self, hands: int) -> list:
         """Play ``hands`` hands (a won match is followed by a new one); their results."""
         if not is_whole(hands, 0):
-            raise ValueError(f"hands: a number of hands 0 or more, not {hands!r}")
+            raise ValueError(f"hands: a number of hands 0 or more, not {quoted(hands)}")
         return [self.play_hand() for _ in range(hands)]
 
     def play_hand(self) -> HandResult:
@@ -992,9 +992,9 @@ class Match:
             try:
                 answer = Move.from_platform(list(answer), format_rank(pos.level), pos.rules)
             except (MoveError, ValueError) as exc:
-                raise IllegalMoveError(f"seat {seat} answered {answer!r}: {exc}") from None
+                raise IllegalMoveError(f"seat {seat} answered {quoted(answer)}: {exc}") from None
         else:
-            raise IllegalMoveError(f"seat {seat} answered {answer!r}, not a Move")
+            raise IllegalMoveError(f"seat {seat} answered {quoted(answer)}, not a Move")
         try:
             pos.check(answer)
         except IllegalMoveError as exc:

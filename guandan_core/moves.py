@@ -277,7 +277,7 @@ class Move:
     def parse(cls, text: str, level, rules: Rules | None = None) -> "Move":
         """Parse ``str(move)``: ``"Pair 4: H2 C4"`` or ``"PASS"``."""
         if not isinstance(text, str):
-            raise TypeError(f"Move.parse reads text such as 'Pair 4: H2 C4', not {text!r}")
+            raise TypeError(f"Move.parse reads text such as 'Pair 4: H2 C4', not {quoted(text)}")
         text = text.strip()
         if text.isascii() and text.upper() == "PASS":       # ("paß".upper() is "PASS")
             return cls.from_platform(["PASS", "PASS", "PASS"], level, rules)   # (checks them)
@@ -381,7 +381,7 @@ def _field(name: str, value, low: int, high: int) -> int:
     """A whole number from ``low`` to ``high`` (a Move's field), else a MoveError naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
             or not low <= value <= high:
-        raise MoveError(f"a move's {name} is a whole number {low}..{high}, not {value!r}")
+        raise MoveError(f"a move's {name} is a whole number {low}..{high}, not {quoted(value)}")
     return int(value)
 
 
@@ -755,7 +755,7 @@ def is_reading(move: "Move", level, rules: Rules | None = None) -> bool:
     (True, False, True)
     """
     if not isinstance(move, Move):
-        raise TypeError(f"is_reading takes a Move, not {move!r}")
+        raise TypeError(f"is_reading takes a Move, not {quoted(move)}")
     level, rules = parse_level(level), Rules.of(rules)   # (a bad one named, not "no")
     if move.is_pass:
         return not move.kinds
@@ -818,5 +818,5 @@ def beats(a: Move, b: Move) -> bool:
 def bomb_order_key(move: Move) -> int:
     """A total order of bombs (RULES sec. 5): larger beats smaller; -1 for a non-bomb."""
     if not isinstance(move, Move):
-        raise TypeError(f"bomb_order_key takes a Move, not {move!r}")
+        raise TypeError(f"bomb_order_key takes a Move, not {quoted(move)}")
     return move.key if move.is_bomb else -1

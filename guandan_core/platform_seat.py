@@ -322,7 +322,7 @@ class PlatformSeat:
 
     def __init__(self, player, rules=None):
         if not callable(player):
-            raise TypeError(f"player must be callable (observation -> move), not {player!r}")
+            raise TypeError(f"player must be callable (observation -> move), not {quoted(player)}")
         self.player = player
         # a MatchRules gives its tribute options too (when tribute is due: a PlatformGame
         # under rules without tribute sends none); otherwise the platform's

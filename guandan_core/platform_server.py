@@ -81,9 +81,9 @@ class PlatformGame:
             raise ValueError(f"a game has 4 clients, not {len(self.clients)}")
         for seat, client in enumerate(self.clients):
             if not callable(getattr(client, "receive", None)):
-                raise TypeError(f"client {seat} has no receive(text) method: {client!r}")
+                raise TypeError(f"client {seat} has no receive(text) method: {quoted(client)}")
         if lead_style not in ("minus-one", "owner"):
-            raise ValueError(f"lead_style is 'minus-one' or 'owner', not {lead_style!r}")
+            raise ValueError(f"lead_style is 'minus-one' or 'owner', not {quoted(lead_style)}")
         self.rules = MatchRules.platform() if rules is None else MatchRules.of(rules)
         self.lead_style = lead_style
         self.order_rng = random.Random(_checked_seed(shuffle_seed, "shuffle_seed"))
@@ -107,7 +107,7 @@ class PlatformGame:
         ``settingTimes`` 0, as no number of games was asked; no ``gameResult``); their
         :class:`HandResult` s."""
         if not is_whole(hands, 0):
-            raise ValueError(f"hands: a number of hands 0 or more, not {hands!r}")
+            raise ValueError(f"hands: a number of hands 0 or more, not {quoted(hands)}")
         return [self.match.play_hand() for _ in range(hands)]
 
     def play(self, games: int = 1, max_hands: int = 10_000) -> list:
@@ -139,7 +139,7 @@ class PlatformGame:
     def _notify(self, seat: int, stage: str, **fields) -> None:
         answer = self.send(seat, {"type": "notify", "stage": stage, **fields})
         if answer is not None:
-            raise PlatformError(f"seat {seat} answered a notify {stage} with {answer!r}")
+            raise PlatformError(f"seat {seat} answered a notify {stage} with {quoted(answer)}")
 
     def act(self, seat: int, stage: str, hand: list, cards_left, team_levels, level: int,
             actions: list, last=None, greater=None) -> list:
@@ -162,7 +162,7 @@ class PlatformGame:
         index = answer.get("actIndex") if isinstance(answer, dict) else None
         if not (isinstance(answer, dict) and set(answer) == {"actIndex"}
                 and is_whole(index, 0, len(actions) - 1)):
-            raise PlatformError(f"seat {seat} answered an act {stage} with {answer!r}, not "
+            raise PlatformError(f"seat {seat} answered an act {stage} with {quoted(answer)}, not "
                                 f"{{\"actIndex\": 0..{len(actions) - 1}}}")
         return actions[index]
 
@@ -266,9 +266,9 @@ class _SeatPlayer:
 
 def _check_session(games, max_hands) -> None:
     if not is_whole(games, 1):
-        raise ValueError(f"games: a number of games 1 or more, not {games!r}")
+        raise ValueError(f"games: a number of games 1 or more, not {quoted(games)}")
     if not is_whole(max_hands, 1):
-        raise ValueError(f"max_hands: a number of hands 1 or more, not {max_hands!r}")
+        raise ValueError(f"max_hands: a number of hands 1 or more, not {quoted(max_hands)}")
 
 
 MAX_TIMEOUT = 1e6       # seconds (threading refuses waits much past 2**31 s)
@@ -393,7 +393,7 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
         raise TypeError(f"host: an address to listen on (text), not {quoted(host)}")
     if timeout is not None and not is_seconds(timeout, MAX_TIMEOUT):
         raise ValueError(f"timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or None, "
-                         f"not {timeout!r}")
+                         f"not {quoted(timeout)}")
     timeout = None if timeout is None else float(timeout)     # (numpy's: the socket layer's)
     check_callback("on_ready", on_ready)
     check_callback("on_warning", on_warning)

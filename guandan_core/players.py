@@ -30,6 +30,7 @@ import numpy as np
 
 from .match import _checked_seed
 from .moves import Move
+from .usertext import quoted
 
 __all__ = ["RandomPlayer", "GreedyPlayer", "make_player", "PLAYERS"]
 
@@ -136,10 +137,10 @@ def make_player(name: str, seed=None):
     :class:`solver.players.SamplingPlayer`); ``seed`` seeds a random or sampling player."""
     if not isinstance(name, str):
         raise TypeError(f"a player's name is a string (known: {', '.join(sorted(PLAYERS))}), "
-                        f"not {name!r}")
+                        f"not {quoted(name)}")
     try:
         cls = PLAYERS[name.strip().lower()]
     except KeyError:
-        raise ValueError(f"unknown player {name!r} (known: {', '.join(sorted(PLAYERS))})") \
+        raise ValueError(f"unknown player {quoted(name)} (known: {', '.join(sorted(PLAYERS))})") \
             from None
     return cls(seed)

@@ -459,7 +459,7 @@ class Position:
             raise PositionError(f"missing key(s): {', '.join(missing)}")
         extra = sorted(set(obj) - set(_JSON_KEYS), key=repr)   # (a dict may mix key types)
         if extra:
-            raise PositionError(f"unknown key(s): {', '.join(map(repr, extra))} "
+            raise PositionError(f"unknown key(s): {', '.join(map(quoted, extra))} "
                                 f"(expected {', '.join(_JSON_KEYS)})")
         hands = obj["hands"]
         if not isinstance(hands, list) or len(hands) != 4:
@@ -907,7 +907,8 @@ class Position:
         the moves played before it left on the stack (one of 1.0 or more would pick a move
         past the last, and looped for ever at 7)."""
         if not callable(getattr(rng, "random", None)):
-            raise TypeError(f"rng must be a random.Random (or have its random()), not {rng!r}")
+            raise TypeError(f"rng must be a random.Random (or have its random()), not "
+                            f"{quoted(rng)}")
         views = self._views
         flags = self._flags
         level = self._level
@@ -921,7 +922,7 @@ class Position:
             except TypeError:
                 unit = False
             if not unit:
-                raise ValueError(f"rng.random() must give a number in [0, 1), not {r!r}")
+                raise ValueError(f"rng.random() must give a number in [0, 1), not {quoted(r)}")
             if trec is None:
                 self._push_index(buf, int(r * n))
             else:

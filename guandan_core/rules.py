@@ -58,7 +58,7 @@ class Rules:
             return rules
         if isinstance(rules, str):
             return cls.by_name(rules)
-        raise TypeError(f"rules must be a Rules, a preset name or None, not {rules!r}")
+        raise TypeError(f"rules must be a Rules, a preset name or None, not {quoted(rules)}")
 
     @classmethod
     def standard(cls) -> "Rules":

@@ -44,6 +44,8 @@ import numbers
 
 import numpy as np
 
+from guandan_core.usertext import quoted
+
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats, gd_classify,
                                     GD_EOVERFLOW, GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO,
                                     GD_STRAIGHT_FLUSH, GD_LABEL_PASS, GD_WILD_ANY_SUIT,
@@ -440,7 +442,7 @@ def orders_holding(uint64_t counts, int least):
     """The bit mask of orders 0..13 whose 4-bit field in ``counts`` is at least ``least``
     (1 to 3): the plain search's test of where an opponent can answer, for tests."""
     if not 1 <= least <= 3:
-        raise ValueError(f"least must be 1, 2 or 3, not {least!r}")
+        raise ValueError(f"least must be 1, 2 or 3, not {quoted(least)}")
     return _orders_holding(counts, least)
 
 
@@ -597,18 +599,20 @@ def _checked_limits(time_limit, node_limit):
     if time_limit is not None:
         if type(time_limit) is not float and not _whole(time_limit) and (
                 isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)):
-            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
+            raise ValueError(f"time_limit must be a number of seconds >= 0, not "
+                             f"{quoted(time_limit)}")
         try:
             seconds = float(time_limit)
         except OverflowError:       # an integer beyond any float: as good as infinite
             seconds = math.inf if time_limit > 0 else -math.inf
         if math.isnan(seconds) or seconds < 0:
-            raise ValueError(f"time_limit must be a number of seconds >= 0, not {time_limit!r}")
+            raise ValueError(f"time_limit must be a number of seconds >= 0, not "
+                             f"{quoted(time_limit)}")
         time_limit = None if math.isinf(seconds) else seconds
     if node_limit is not None:
         if not _whole(node_limit) or not 0 <= node_limit <= _NODE_LIMIT_MAX:
             raise ValueError(f"node_limit must be a whole number from 0 to 2**63 - 1, "
-                             f"not {node_limit!r}")
+                             f"not {quoted(node_limit)}")
     return time_limit, None if node_limit is None else int(node_limit)
 
 
@@ -616,7 +620,7 @@ def _checked_switch(name, value):
     """True or False (numpy's too), else a TypeError naming it: a C ``bint`` argument
     would take ``use_tt="no"`` as true."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, not {value!r}")
+        raise TypeError(f"{name} must be True or False, not {quoted(value)}")
     return bool(value)
 
 
@@ -674,14 +678,14 @@ def _value_number(name, value):
     """A team-0 value argument: a whole number -4..4 (the values are -3..3; one beyond
     is what no side reaches), else a ValueError naming it (a C int would overflow)."""
     if not _whole(value) or not -4 <= value <= 4:
-        raise ValueError(f"{name} must be a whole number -4..4, not {value!r}")
+        raise ValueError(f"{name} must be a whole number -4..4, not {quoted(value)}")
     return int(value)
 
 
 def _seat_number(name, value, low=0):
     """A seat (``low`` to 3) given as a whole number, else a ValueError naming it."""
     if not _whole(value) or not low <= value <= 3:
-        raise ValueError(f"{name} must be a whole number {low}..3, not {value!r}")
+        raise ValueError(f"{name} must be a whole number {low}..3, not {quoted(value)}")
     return int(value)
 
 
@@ -779,14 +783,14 @@ cdef class Searcher:
         if isinstance(tt_bits, bool) or not isinstance(tt_bits, numbers.Integral) \
                 or not MIN_TT_BITS <= tt_bits <= MAX_TT_BITS:
             raise ValueError(f"tt_bits must be a whole number {MIN_TT_BITS}..{MAX_TT_BITS}, "
-                             f"not {tt_bits!r}")
+                             f"not {quoted(tt_bits)}")
         tt_bits = int(tt_bits)
         if max_tt_bits is None:
             max_tt_bits = default_max_tt_bits(tt_bits)
         if isinstance(max_tt_bits, bool) or not isinstance(max_tt_bits, numbers.Integral) \
                 or not tt_bits <= max_tt_bits <= MAX_TT_BITS:
             raise ValueError(f"max_tt_bits must be tt_bits ({tt_bits}) to {MAX_TT_BITS}, "
-                             f"not {max_tt_bits!r}")
+                             f"not {quoted(max_tt_bits)}")
         # every argument checked before anything is allocated
         self.use_tt = _checked_switch("use_tt", use_tt)
         self.use_merge = _checked_switch("use_merge", use_merge)
@@ -1094,7 +1098,7 @@ cdef class Searcher:
                 raise ValueError(f"hands: seat {seat} holds {counted[seat]} cards, a hand "
                                  "at most 27")
         if not _whole(level) or not 0 <= level <= 12:
-            raise ValueError(f"level must be a rank index 0..12, not {level!r}")
+            raise ValueError(f"level must be a rank index 0..12, not {quoted(level)}")
         level = int(level)
         to_move = _seat_number("to_move", to_move)
         owner = _seat_number("owner", owner, -1)
@@ -1102,7 +1106,7 @@ cdef class Searcher:
         for name, flag in (("sf_is_bomb", sf_is_bomb), ("sf_wild_any_suit", sf_wild_any_suit),
                            ("long_sequences", long_sequences)):
             if not (_whole(flag) or isinstance(flag, (bool, np.bool_))) or flag not in (0, 1):
-                raise ValueError(f"{name} must be 0 or 1, not {flag!r}")
+                raise ValueError(f"{name} must be 0 or 1, not {quoted(flag)}")
             flags.append(int(flag))
         rules.sf_is_bomb, rules.sf_wild_any_suit, rules.long_sequences = flags
         # the seats out, in order: each once, holding nothing, and the others holding
@@ -1112,7 +1116,7 @@ cdef class Searcher:
         if not isinstance(finished, (list, tuple)) or len(finished) > 3 or any(
                 not _whole(s) or not 0 <= s <= 3
                 for s in finished) or len(set(finished)) != len(finished):
-            raise ValueError(f"finished: at most 3 distinct seats 0..3, not {finished!r}")
+            raise ValueError(f"finished: at most 3 distinct seats 0..3, not {quoted(finished)}")
         for seat in range(4):
             if (seat in finished) != (counted[seat] == 0):
                 raise ValueError(f"seat {seat} {'is' if seat in finished else 'is not'} in "
@@ -3080,7 +3084,7 @@ cdef class Searcher:
         if token is None or token.state == NULL or token.owner is not self \
                 or token.loads != self.loads:
             raise ValueError("pop takes an undo token that push gave on this searcher since "
-                             f"its last load(), not {token!r}")
+                             f"its last load(), not {quoted(token)}")
         self.st = token.state[0]
 
     def hands(self):

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from guandan_core.position import Position
 from guandan_core.rules import Rules
-from guandan_core.usertext import check_callback
+from guandan_core.usertext import check_callback, quoted
 
 from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _borrow, _check_table_sizes,
                      _checked_flag, _checked_limits, _checked_question, _checked_stop,
@@ -105,11 +105,11 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     if threads is None:
         threads = available_cores()
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1:
-        raise ValueError(f"threads must be a whole number of at least 1, not {threads!r}")
+        raise ValueError(f"threads must be a whole number of at least 1, not {quoted(threads)}")
     threads = int(threads)
     if not isinstance(positions, Iterable):
         raise TypeError(f"positions must be a list of positions (Positions or their JSON), "
-                        f"not {positions!r}")
+                        f"not {quoted(positions)}")
     if isinstance(positions, (str, bytes, bytearray, Mapping, Position)):
         # iterating one would read its characters or keys as positions
         raise TypeError(f"positions must be a list of positions (Positions or their JSON), "

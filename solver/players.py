@@ -28,7 +28,7 @@ from guandan_core.cards import is_whole
 from guandan_core.match import _checked_seed
 from guandan_core.moves import Move
 from guandan_core.players import GreedyPlayer
-from guandan_core.usertext import is_seconds
+from guandan_core.usertext import is_seconds, quoted
 
 from .sampling import solve_sampled
 from .search import Stop
@@ -56,10 +56,10 @@ class SamplingPlayer:
                                        ("threads", threads, 1, 9999)):
             if not is_whole(value, low, high):
                 raise ValueError(f"{name} must be a whole number from {low} to {high}, "
-                                 f"not {value!r}")
+                                 f"not {quoted(value)}")
         if move_time is not None and not is_seconds(move_time, 1e6):
             raise ValueError(f"move_time must be seconds above 0 and at most 1e6, or None, "
-                             f"not {move_time!r}")
+                             f"not {quoted(move_time)}")
         self.move_time = None if move_time is None else float(move_time)
         self.seed = _checked_seed(seed)
         self.rng = random.Random(self.seed)

@@ -186,7 +186,7 @@ def position_from_view(obj, rules=None) -> Position:
     if missing or extra:
         # both at once: a misspelt key is one of each
         problems = ([f"missing key(s): {', '.join(missing)}"] if missing else []) + \
-            ([f"unknown key(s): {', '.join(map(repr, extra))}"] if extra else [])
+            ([f"unknown key(s): {', '.join(map(quoted, extra))}"] if extra else [])
         raise PositionError(f"a seat's view: {'; '.join(problems)} (expected "
                             f"{', '.join(_VIEW_KEYS)}, and played or unseen)")
     if ("played" in obj) == ("unseen" in obj):
@@ -287,7 +287,8 @@ def _view(position, seat, rules) -> _View:
         if rules is not None:
             raise ValueError("rules given with an Observation, which keeps its own")
         if seat is not None and seat != position.seat:
-            raise ValueError(f"seat {seat!r} given with an Observation of seat {position.seat}")
+            raise ValueError(f"seat {quoted(seat)} given with an Observation of seat "
+                             f"{position.seat}")
         return _view_of_observation(position)
     if not isinstance(position, (Position, dict, str, bytes, bytearray)):
         raise TypeError(f"a position is a Position, its JSON, a seat's view or a match's "
@@ -297,7 +298,7 @@ def _view(position, seat, rules) -> _View:
     pos = _solvable(read_position(position, rules))
     if seat is not None and _is_view(position) and seat != pos.to_move:
         # a view knows one hand: the others it shares out are made up
-        raise ValueError(f"seat {seat!r} given with the view of seat {pos.to_move}: a view "
+        raise ValueError(f"seat {quoted(seat)} given with the view of seat {pos.to_move}: a view "
                          "is that seat's alone")
     return _view_of_position(pos, pos.to_move if seat is None else int(seat))
 
@@ -729,7 +730,7 @@ def read_sampled(obj, position, known=None, rules=None) -> SampledResult:
     for key in ("view", "node_limit", "tables", "samples", "solved", "nodes", "moves", "seed",
                 "deals", "seconds"):
         if key not in obj:
-            raise ValueError(f"a sampled result needs the key {key!r}")
+            raise ValueError(f"a sampled result needs the key {quoted(key)}")
     _no_other_keys(obj, _RESULT_KEYS, "a sampled result")
     expected = _view_key(view, known)
     if obj["view"] != expected:

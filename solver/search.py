@@ -139,7 +139,7 @@ def _in_use(s: Searcher) -> Searcher:
     solves at once) is a RuntimeError, not a corrupted search, and so is any call on it
     from another thread meanwhile (but stop())."""
     if not isinstance(s, Searcher):
-        raise TypeError(f"searcher must be a solver.Searcher, not {s!r}")
+        raise TypeError(f"searcher must be a solver.Searcher, not {quoted(s)}")
     return s
 
 
@@ -209,7 +209,7 @@ def _start(s: Searcher, pos: Position, node_limit, time_limit) -> None:
 
 def _checked_stop(stop) -> Stop | None:
     if stop is not None and not isinstance(stop, Stop):
-        raise TypeError(f"stop must be a solver.Stop, not {stop!r}")
+        raise TypeError(f"stop must be a solver.Stop, not {quoted(stop)}")
     return stop
 
 
@@ -232,7 +232,7 @@ def _check_table_sizes(table_bits, max_table_bits) -> None:
     for name, bits in (("table_bits", table_bits), ("max_table_bits", max_table_bits)):
         if isinstance(bits, bool) or not (isinstance(bits, numbers.Integral) or
                                           (bits is None and name == "max_table_bits")):
-            raise ValueError(f"{name} must be a whole number, not {bits!r}")
+            raise ValueError(f"{name} must be a whole number, not {quoted(bits)}")
     if not MIN_TT_BITS <= table_bits <= MAX_TT_BITS:
         raise ValueError(f"table_bits must be {MIN_TT_BITS}..{MAX_TT_BITS}, not {table_bits}")
     if max_table_bits is not None and not table_bits <= max_table_bits <= MAX_TT_BITS:
@@ -256,8 +256,8 @@ def as_position(position, rules=None) -> Position:
     ValueError naming both."""
     if isinstance(position, Position):
         if rules is not None and Rules.of(rules) != position.rules:
-            raise ValueError(f"rules {rules!r} given with a Position made under "
-                             f"{position.rules!r}: a Position keeps its own rules")
+            raise ValueError(f"rules {quoted(rules)} given with a Position made under "
+                             f"{quoted(position.rules)}: a Position keeps its own rules")
         return position
     if isinstance(position, (dict, str, bytes, bytearray)):
         return Position.from_json(position, rules)     # (which reads JSON text too)
@@ -362,7 +362,7 @@ def _checked_flag(name: str, value) -> bool:
     """True or False (numpy's too), else a TypeError naming it: ``all_moves="no"`` would
     otherwise mean yes."""
     if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False, not {value!r}")
+        raise TypeError(f"{name} must be True or False, not {quoted(value)}")
     return bool(value)
 
 
@@ -370,7 +370,7 @@ def _checked_threshold(name: str, t) -> int:
     """A value a team can reach (RULES sec. 6), else a ValueError naming it."""
     if isinstance(t, bool) or not isinstance(t, numbers.Integral) or t not in VALUES:
         raise ValueError(f"{name} must be one of {', '.join(f'{v:+d}' for v in VALUES)}, "
-                         f"not {t!r}")
+                         f"not {quoted(t)}")
     return int(t)
 
 

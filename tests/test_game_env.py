@@ -17,6 +17,7 @@ from guandan_core.cards import parse_card, parse_level
 from guandan_core.env import GameEnv, opponent_seed
 from guandan_core.match import Match
 from guandan_core.players import GreedyPlayer, RandomPlayer
+from guandan_core.usertext import quoted
 
 
 class LastCards:
@@ -366,7 +367,7 @@ def test_card_actions_bad_choices_are_named_and_a_failing_opponent_undoes_the_st
     for bad in (5, Misspelt(), NotCallable()):
         with pytest.raises(TypeError, match=f"agent_cards: an object with a choose_tribute "
                                             f"or choose_return method, or None, not "
-                                            f"{re.escape(repr(bad))}"):
+                                            f"{re.escape(quoted(bad))}$"):
             GameEnv(agent_cards=bad)
     with pytest.raises(TypeError, match="card_actions must be True or False, not 'yes'"):
         GameEnv(card_actions="yes")

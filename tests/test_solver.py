@@ -17,6 +17,7 @@ from differential import dominated_drops, searched_and_legal as _searched_and_le
 from guandan_core import Move, legal_moves
 from guandan_core.position import Position
 from guandan_core.rules import PRESET_NAMES, Rules
+from guandan_core.usertext import quoted
 from reference_minimax import (Budget, minimax, random_long_play_position, random_position,
                                rule_option_position, spaced_ranks_case)
 from solver import Searcher, probe, solve, solve_many
@@ -2223,7 +2224,8 @@ def test_solve_many_works_in_a_child_forked_after_it_ran():
     ({"time_limit": -1}, "-1"), ({"time_limit": float("nan")}, "nan"),
     ({"time_limit": "1"}, "'1'"), ({"node_limit": -5}, "-5"), ({"node_limit": 1.5}, "1.5"),
     ({"node_limit": True}, "True"), ({"node_limit": 2 ** 63}, str(2 ** 63)),
-    ({"time_limit": -10 ** 400}, str(-10 ** 400)),     # beyond any float: not an OverflowError
+    # beyond any float: not an OverflowError (named in a message of bounded length)
+    ({"time_limit": -10 ** 400}, quoted(-10 ** 400)),
 ])
 def test_bad_limits_are_rejected_naming_them(limits, named):
     """A limit that is not one is an error naming it (a node count too big for the search's

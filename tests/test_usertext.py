@@ -233,3 +233,72 @@ def test_closed_for_size_is_only_this_side_closing_with_1009():
     for code in (1000, 1008, 1011, None):
         assert not closed_for_size(_Closed(code)), code
     assert not closed_for_size(ValueError("no close frame at all"))
+
+
+def test_a_long_bad_value_is_quoted_short_by_every_public_function():
+    """A bad value of 100,000 characters (text, or inside a list or a dict's key) given to
+    any argument of the packages' public functions and classes is named in a message of
+    at most 2,000 characters (a review found about 150 messages quoting such a value
+    whole: 100 kB each). Arguments that name what is checked (what, name) are labels the
+    caller chose, not values, and are left out; so are the calls that open connections or
+    processes."""
+    import importlib
+    import inspect
+    import signal
+    import warnings
+    long_text = "x" * 100_000
+    modules = ["guandan_core", "guandan_core.match", "guandan_core.analysis",
+               "guandan_core.moves", "guandan_core.cards", "guandan_core.hand",
+               "guandan_core.position", "guandan_core.rules", "guandan_core.env",
+               "guandan_core.players", "guandan_core.platform_seat", "guandan_core.protocol",
+               "solver", "solver.sampling", "solver.search"]
+    skipped = {"serve", "play_websocket", "play_lines", "EngineProcess", "free_tables",
+               "clear_tables", "main"}
+    labels = {"what", "name", "where"}
+    good = {"level": "2", "hand": "S3 S4", "cards": "S3", "counts": [0] * 54, "rules": None,
+            "n": 1, "seed": 1, "move": None,
+            "position": {"level": "2", "hands": [["S5"], ["S3", "S4"], [], ["HR"]],
+                         "finished": [2], "to_move": 0, "table": None}}
+
+    def alarm(signum, frame):
+        raise TimeoutError
+    previous = signal.signal(signal.SIGALRM, alarm)
+    long_messages, calls, seen = [], 0, set()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for module_name in modules:
+                module = importlib.import_module(module_name)
+                for name in dir(module):
+                    function = getattr(module, name)
+                    if name.startswith("_") or name in skipped or not callable(function) \
+                            or id(function) in seen:
+                        continue
+                    seen.add(id(function))
+                    try:
+                        params = [p for p in inspect.signature(function).parameters.values()
+                                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+                    except (TypeError, ValueError):
+                        continue
+                    for i, param in enumerate(params):
+                        if param.name in labels:
+                            continue
+                        for bad in (long_text, [long_text], {long_text: 1}):
+                            args = [bad if j == i else p.default if p.default is not p.empty
+                                    else good.get(p.name, 1) for j, p in enumerate(params)]
+                            calls += 1
+                            signal.setitimer(signal.ITIMER_REAL, 3)
+                            try:
+                                function(*args)
+                            except TimeoutError:
+                                pass
+                            except Exception as exc:
+                                if len(str(exc)) > 2000:
+                                    long_messages.append((module_name, name, param.name,
+                                                          type(bad).__name__, len(str(exc))))
+                            finally:
+                                signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+    assert calls > 500
+    assert long_messages == []
