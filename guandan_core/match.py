@@ -54,8 +54,8 @@ from .cards import (BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, 
 from .hand import Hand, _check_counts, _no_bools, to_counts
 from .jsontext import parse_json
 from .moves import Move, MoveError
-from .position import (IllegalMoveError, MoveList, Position, check_finishing_order,
-                       finishing_outcome)
+from .position import (IllegalMoveError, MoveList, Position, _is_sequence,
+                       check_finishing_order, finishing_outcome)
 from .rules import PRESET_NAMES, Rules, RulesError
 from .usertext import check_callback, quoted
 
@@ -253,13 +253,6 @@ def _kinds(counts) -> list:
     return [k for k in range(54) for _ in range(int(counts[k]))]
 
 
-def _is_ordered(values) -> bool:
-    """A list, a tuple or an array (its first axis): one value per seat or team, in their
-    order (a set has none: {12, 0} was read as levels [0, 12], the teams swapped)."""
-    return isinstance(values, (list, tuple)) or \
-        (isinstance(values, np.ndarray) and values.ndim >= 1)
-
-
 def _checked_counts(counts, what: str) -> np.ndarray:
     """A hand given to this module as 54 card counts (0, 1 or 2 each), as uint8; a
     CardError naming anything else."""
@@ -280,7 +273,8 @@ def _checked_counts(counts, what: str) -> np.ndarray:
 def _checked_hands(hands) -> list:
     """Four hands as int64 count arrays, checked: 54 counts each and no card more than
     twice among them (sec. 1)."""
-    if not _is_ordered(hands) or len(hands) != 4:
+    # (a list, a tuple or an array: a set has no seat order)
+    if not _is_sequence(hands) or len(hands) != 4:
         raise ValueError(f"expected the four hands (54 card counts each), not {quoted(hands)}")
     counts = [_checked_counts(h, f"hand of seat {seat}").astype(np.int64)
               for seat, h in enumerate(hands)]
@@ -561,7 +555,7 @@ def apply_tribute(plan: TributePlan, hands) -> list:
         raise TypeError(f"plan must be a TributePlan, not {quoted(plan)}")
     after = _checked_hands(hands)
     for name in ("payments", "returns"):
-        if not _is_ordered(getattr(plan, name)):
+        if not _is_sequence(getattr(plan, name)):
             raise TypeError(f"plan.{name} is a list of (giver, receiver, card kind), not "
                             f"{quoted(getattr(plan, name))}")
     moves = [(entry, "tribute") for entry in plan.payments] + \
@@ -624,7 +618,8 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
 
 def _checked_pair(values, what: str, check) -> list:
     """One value per team, each passed through ``check`` (which raises naming it)."""
-    if not _is_ordered(values) or len(values) != 2:
+    # (a set has no team order: {12, 0} was read as levels [0, 12], the teams swapped)
+    if not _is_sequence(values) or len(values) != 2:
         raise ValueError(f"{what}: one value per team (two), not {quoted(values)}")
     try:
         return [check(v) for v in values]
