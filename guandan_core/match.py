@@ -57,7 +57,7 @@ from .moves import Move, MoveError
 from .position import (IllegalMoveError, MoveList, Position, _is_sequence,
                        check_finishing_order, finishing_outcome)
 from .rules import PRESET_NAMES, Rules, RulesError
-from .usertext import check_callback, quoted
+from .usertext import check_callback, quoted, quoted_read
 
 __all__ = ["MatchRules", "Match", "Observation", "HandResult", "TributePlan",
            "IllegalMoveError", "card_order", "tribute_card", "return_card",
@@ -211,7 +211,7 @@ class MatchRules:
             except ValueError as exc:
                 raise RulesError(f"match rules: {exc}") from None
         if not isinstance(obj, dict):
-            raise RulesError(f"match rules must be a JSON object, not {quoted(obj)}")
+            raise RulesError(f"match rules must be a JSON object, not {quoted_read(obj)}")
         names = {f.name for f in fields(cls)}
         given = set(obj) - {"event"}
         if given != names:

@@ -87,7 +87,7 @@ from .match import MatchRules, Observation, allowed_returns, allowed_tributes, t
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
-from .usertext import counted, quoted
+from .usertext import counted, quoted, quoted_read
 
 __all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act", "read_message"]
 
@@ -367,7 +367,7 @@ class PlatformSeat:
         if isinstance(message, (str, bytes, bytearray)):
             message = read_message(message)
         if not isinstance(message, dict):
-            raise PlatformError(f"a message is a JSON object, not {quoted(message)}")
+            raise PlatformError(f"a message is a JSON object, not {quoted_read(message)}")
         kind, stage = message.get("type"), message.get("stage")
         if "type" not in message:
             raise PlatformError(f"a message has a type (notify or act); this one has none: "

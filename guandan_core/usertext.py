@@ -16,8 +16,8 @@ import json
 import numbers
 import re
 
-__all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "json_kind", "one_line",
-           "out_of_memory", "close_reason", "counted", "check_callback"]
+__all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "quoted_read", "json_kind",
+           "one_line", "out_of_memory", "close_reason", "counted", "check_callback"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
 # bytes of a WebSocket close frame's reason: a control frame carries at most 125 bytes,
@@ -128,6 +128,19 @@ def quoted_json(value, limit: int = 120) -> str:
         return _elided(json.dumps(value), limit)
     except (TypeError, ValueError):
         return quoted(value, limit)
+
+
+def quoted_read(value, limit: int = 120) -> str:
+    """A value that should have been a JSON object, for "... is a JSON object, not ...":
+    null, true and false in JSON's words (Python's None and True were no words of the
+    input's), anything else as :func:`quoted` shows it.
+
+    >>> quoted_read(None), quoted_read(False), quoted_read([1, "S3"])
+    ('null', 'false', "[1, 'S3']")
+    """
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    return quoted(value, limit)
 
 
 def json_kind(value) -> str:

@@ -25,7 +25,7 @@ from guandan_core.jsontext import parse_json
 from guandan_core.moves import MOVE_DTYPE, Move, MoveError
 from guandan_core.position import OUTCOMES, IllegalMoveError, Position
 from guandan_core.rules import Rules
-from guandan_core.usertext import check_callback, quoted
+from guandan_core.usertext import check_callback, quoted, quoted_read
 
 from ._search import (DEFAULT_MAX_TT_BITS, FIRST_ARENA_MOVES, MAX_TT_BITS, MIN_TT_BITS,
                       Searcher, _checked_limits, default_max_tt_bits)
@@ -756,7 +756,7 @@ def _json_object(obj, what: str) -> Mapping:
     if isinstance(obj, (str, bytes, bytearray)):
         obj = parse_json(obj)
     if not isinstance(obj, Mapping):
-        raise ValueError(f"{what} is a JSON object, not {quoted(obj)}")
+        raise ValueError(f"{what} is a JSON object, not {quoted_read(obj)}")
     return obj
 
 
@@ -839,7 +839,7 @@ def _result_from_json(obj: dict, pos: Position, at_least, all_moves: bool):
     moves = []
     for entry in a_list(obj.get("moves", []), "moves"):
         if not isinstance(entry, Mapping):
-            raise ValueError(f"a scored move is a JSON object, not {quoted(entry)}")
+            raise ValueError(f"a scored move is a JSON object, not {quoted_read(entry)}")
         _no_other_keys(entry, _MOVE_KEYS, "a scored move")
         reaches = entry.get("reaches")
         if not (reaches is True or reaches is False or reaches is None) \

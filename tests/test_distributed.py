@@ -357,6 +357,7 @@ def test_read_sampled_takes_seconds_up_to_1e15():
 
 def test_read_sampled_refuses_what_is_not_a_result():
     for bad, message in (([1], "a sampled result is a JSON object, not [1]"),
+                         ("null", "a sampled result is a JSON object, not null"),
                          ("{", "not valid JSON")):
         with pytest.raises(ValueError, match=re.escape(message)):
             read_sampled(bad, FOUR_SEATS)

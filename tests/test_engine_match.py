@@ -943,7 +943,9 @@ def test_match_rules_json_round_trip_and_errors():
     obj = STD.to_json()
     with pytest.raises(RulesError, match="match rules: not valid JSON"):
         MatchRules.from_json('{"tribute": ')
-    for bad, named in (("[1, 2]", "[1, 2]"), (7, "7")):
+    # (null and true in JSON's words: "not None" named no word of the input's)
+    for bad, named in (("[1, 2]", "[1, 2]"), (7, "7"), ("null", "null"), (None, "null"),
+                       ("true", "true")):
         with pytest.raises(RulesError, match=re.escape(f"must be a JSON object, not {named}")):
             MatchRules.from_json(bad)
     with pytest.raises(RulesError, match="missing tribute"):

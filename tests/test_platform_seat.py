@@ -368,6 +368,8 @@ def _lead_list(hand=HAND):
 @pytest.mark.parametrize("message, error", [
     ("{not json", "a message is JSON text"),
     ([1, 2], "a message is a JSON object, not [1, 2]"),
+    ("null", "a message is a JSON object, not null"),
+    ("false", "a message is a JSON object, not false"),
     ({"type": "ask", "stage": "play"}, "unknown message type 'ask'"),
     ({"type": "notify", "stage": "deal"}, "unknown notify stage 'deal'"),
     ({"type": ["notify"], "stage": "play"}, "unknown message type ['notify']"),

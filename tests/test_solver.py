@@ -3670,6 +3670,8 @@ def test_read_result_refuses_what_does_not_agree_with_the_position():
     other = solve(dict(_READ_BACK, to_move=1), fresh_tables=True).to_json()
     illegal = ["Single", "A", ["SA"]]
     bad = [("[1]", "a solve result is a JSON object, not \\[1\\]"),
+           ("null", "a solve result is a JSON object, not null$"),
+           (dict(good, moves=[None]), "a scored move is a JSON object, not null$"),
            ("{", "JSON"),
            (dict(good, extra=1), "a solve result has no key 'extra'"),
            ({k: v for k, v in good.items() if k != "nodes"}, "needs the key 'nodes'"),
