@@ -116,8 +116,16 @@ def parse_cards(cards: str | Iterable[str]) -> list[int]:
 
     >>> parse_cards("S5 h7,10d")
     [12, 21, 35]
+    >>> parse_cards("S5,,H7")
+    Traceback (most recent call last):
+    ...
+    guandan_core.cards.CardError: an empty card between commas in 'S5,,H7'
     """
     if isinstance(cards, str):
+        pieces = cards.split(",")
+        if len(pieces) > 1 and not all(piece.strip() for piece in pieces):
+            # ("S3,,S4" may be a card left out; skipping the gap would hide it)
+            raise CardError(f"an empty card between commas in {quoted(cards)}")
         tokens = cards.replace(",", " ").split()
     elif isinstance(cards, (bytes, bytearray, dict)) or not _iterable(cards):
         # bytes would be read as numbers, a dict as its keys

@@ -159,6 +159,9 @@ def test_valid_seconds_are_taken():
     (["moves", "S3 S4", "--level", "7", "--beat", "S5 S8"],
      "error: --beat 'S5 S8' is not a combination at level 7"),
     (["classify", "", "--level", "7"], "no cards"),
+    # (a gap between commas was skipped: "S3,,S4" may have lost a card)
+    (["classify", "S3,,S4", "--level", "7"], "an empty card between commas in 'S3,,S4'"),
+    (["moves", "S3 S4,", "--level", "7"], "an empty card between commas in 'S3 S4,'"),
     (["classify", "S5 S5 S5", "--level", "7"], "S5 more than twice"),
     (["classify", "S3", "--rules", "nope"], "guandan classify: error: unknown rules 'nope'"),
     (["solve", "--example", "--time-limit", "x"], "'x'"),

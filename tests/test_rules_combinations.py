@@ -98,6 +98,17 @@ def test_sec1_platform_card_order_in_str():
     assert len(Hand("HR SB 10d h7 S5 H7")) == 6
 
 
+def test_sec1_cards_separated_by_blanks_or_commas():
+    """RULES 1 (notation): a card list is split at blanks and commas, in any mix; a comma
+    with no card after it is refused rather than skipped, since the card may be lost."""
+    assert Hand("S5,H7, SB ,\tHR") == Hand("S5 H7 SB HR")
+    assert Hand("  ") == Hand([]) and Hand("") == Hand([])
+    for text in ("S5,,H7", "S5, ,H7", ",S5", "S5,", " , ", ","):
+        with pytest.raises(CardError, match="an empty card between commas in "
+                                            + re.escape(repr(text))):
+            Hand(text)
+
+
 def test_sec1_order_never_matters():
     """RULES 1: a hand or a play is a multiset; order never matters."""
     assert Hand("S5 H7 SB") == Hand("SB S5 H7") == Hand(["H7", "SB", "S5"])
