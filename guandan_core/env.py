@@ -760,7 +760,8 @@ class VectorEnv:
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed: a list of {self.num_envs} seeds (one an "
                                  f"environment), not {len(seeds)}")
-            seeds = [_checked_seed(s, f"seed[{i}]") for i, s in enumerate(seeds)]
+            # (each as a HandEnv takes it: a 0-d integer array too)
+            seeds = [_checked_seed(_number_of(s), f"seed[{i}]") for i, s in enumerate(seeds)]
         self._ready = False
         rows = []
         for i, (env, s) in enumerate(zip(self.envs, seeds)):

@@ -254,6 +254,9 @@ class Move:
         if not isinstance(actions, (list, tuple)):
             raise TypeError(f"actions must be a list of platform actions, not "
                             f"{type(actions).__name__}")
+        # read up front: only actions of this move's type and size are read below, so a
+        # bad level or rules were blamed on an action, or never named
+        level, rules = parse_level(level), Rules.of(rules)
         mine = self.to_platform()
         misread = False
         for i, triple in enumerate(actions):

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from guandan_core import Hand, Move, MoveError, Rules, legal_moves
+from guandan_core import Hand, LevelError, Move, MoveError, Rules, RulesError, legal_moves
 from reference import _cards, ref_legal_moves
 
 DATA = os.path.join(os.path.dirname(__file__), "data", "platform_actionlist_level2.json")
@@ -91,6 +91,18 @@ def test_sec7_a_move_is_answered_by_its_index_in_the_platform_list(actionlist):
         with pytest.raises(MoveError, match=r"action 0: cards must be a list of card "
                                             r"strings, not"):
             nine.index_in([["Single", "9", cards], ["Pair", "9", ["D9", "S9"]]], level, rules)
+
+
+def test_sec7_index_in_reads_level_and_rules_before_the_actions():
+    """RULES 7 (API: index_in): a bad level or rules name is that argument's error, the
+    same whatever the list holds (it was blamed on the first action of the move's type
+    and size as a MoveError, and never named when the list had none)."""
+    nine = Move.from_platform(["Pair", "9", ["S9", "D9"]], "2")
+    for actions in ([["Pair", "9", ["D9", "S9"]]], [], [["PASS", "PASS", "PASS"]]):
+        with pytest.raises(RulesError, match="unknown rules 'bogus'"):
+            nine.index_in(actions, "2", rules="bogus")
+        with pytest.raises(LevelError, match="'Z'"):
+            nine.index_in(actions, "Z")
 
 
 def test_sec7_index_in_passes_over_an_action_of_its_type_and_another_size():

@@ -120,6 +120,10 @@ def test_a_seed_names_the_whole_run_and_a_copy_continues_alike():
     other, _ = VectorHandEnv(2, agent_seats=(1, 3)).reset(seed=78)
     first, _ = VectorHandEnv(2, agent_seats=(1, 3)).reset(seed=77)
     assert _same(_row(other, 0), _row(first, 1))        # (row 0 of 78 is row 1 of 77)
+    # a list's seeds are each what a HandEnv takes: a 0-d integer array too (a tensor's
+    # .numpy()), which HandEnv.reset took and the list refused
+    listed, _ = VectorHandEnv(2, agent_seats=(1, 3)).reset(seed=[np.array(77), np.int64(78)])
+    assert _same(_row(listed, 0), _row(first, 0)) and _same(_row(listed, 1), _row(other, 0))
 
 
 def test_each_row_has_its_own_opponents():
