@@ -26,7 +26,7 @@ from typing import Optional, TextIO
 
 from .platform_seat import PlatformError, PlatformSeat, read_message
 from .platform_server import MAX_TIMEOUT
-from .usertext import close_reason, closed_for_size, counted, is_seconds, quoted
+from .usertext import close_reason, closed_for_size, counted, how_closed, is_seconds, quoted
 
 __all__ = ["play_websocket", "play_lines", "check_url"]
 
@@ -142,13 +142,18 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
                 # (1011: the client stops on an error, which a normal close would hide)
                 ws.close(code=1011, reason=close_reason(exc))
                 raise
+            except KeyboardInterrupt:
+                # (1001, going away: stopped by its user, where the with block would send
+                # 1011, an internal error, for any exception)
+                ws.close(code=1001, reason="the client was stopped")
+                raise
     except ConnectionClosedError as exc:
         if closed_for_size(exc):
             raise OSError(f"the server at {url} sent a message of more than "
                           f"{MAX_MESSAGE_BYTES:,} bytes, more than any of the platform's "
                           f"needs: the connection was closed ({exc}) after "
                           f"{counted(answered, 'answer')}") from None
-        raise OSError(f"the server at {url} broke the connection ({exc}) after "
+        raise OSError(f"the server at {url} broke the connection ({how_closed(exc)}) after "
                       f"{counted(answered, 'answer')}") from None
     except ConnectionClosedOK:
         # the server closed while this seat was answering (a close while it waits ends the

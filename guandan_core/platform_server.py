@@ -53,7 +53,8 @@ from .jsontext import parse_json
 from .match import Match, MatchRules, _checked_seed, plan_tribute
 from .moves import Move
 from .platform_seat import PlatformError
-from .usertext import check_callback, close_reason, closed_for_size, is_seconds, quoted
+from .usertext import (check_callback, close_reason, closed_for_size, how_closed,
+                       is_seconds, quoted)
 
 __all__ = ["MAX_WARNINGS", "PlatformGame", "serve", "DEFAULT_PORT"]
 
@@ -312,7 +313,7 @@ class _Connection:
                 raise OSError(f"seat {self.seat} sent a message of more than "
                               f"{_MAX_MESSAGE_BYTES:,} bytes, which an answer never needs: "
                               f"its connection was closed ({exc})") from None
-            raise OSError(f"seat {self.seat} left the game ({exc})") from None
+            raise OSError(f"seat {self.seat} left the game ({how_closed(exc)})") from None
 
     def _drop_unasked(self) -> None:
         while True:

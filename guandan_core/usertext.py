@@ -17,7 +17,7 @@ import numbers
 import re
 
 __all__ = ["read_count", "read_seconds", "quoted", "quoted_json", "quoted_read", "json_kind",
-           "one_line", "out_of_memory", "close_reason", "counted", "check_callback"]
+           "one_line", "out_of_memory", "how_closed", "close_reason", "counted", "check_callback"]
 
 MAX_MESSAGE = 2000      # characters of an error line; a bad value can be megabytes long
 # bytes of a WebSocket close frame's reason: a control frame carries at most 125 bytes,
@@ -200,6 +200,22 @@ def closed_for_size(exc) -> bool:
     side sent a message over the size this side takes."""
     sent = getattr(exc, "sent", None)
     return sent is not None and sent.code == 1009
+
+
+def how_closed(exc) -> str:
+    """How the other side closed a WebSocket connection, from websockets'
+    ``ConnectionClosed``: its code and reason once ("closed with 1011: seat 0 left the
+    game"), where the library's own text gives the reason twice, received and sent back,
+    and a reason that holds such a text nests it again at every hop.
+
+    >>> class Closed: rcvd = type("Close", (), {"code": 1001, "reason": "stopped"})()
+    >>> how_closed(Closed())
+    'closed with 1001: stopped'
+    """
+    rcvd = getattr(exc, "rcvd", None)
+    if rcvd is None:
+        return str(exc)         # (no close frame received: the library says what happened)
+    return f"closed with {rcvd.code}" + (f": {rcvd.reason}" if rcvd.reason else "")
 
 
 def close_reason(text) -> str:
