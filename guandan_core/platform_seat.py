@@ -87,7 +87,7 @@ from .match import MatchRules, Observation, allowed_returns, allowed_tributes, t
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
-from .usertext import counted, quoted, quoted_read
+from .usertext import counted, quoted, quoted_json, quoted_read
 
 __all__ = ["PlatformSeat", "PlatformError", "HandEnd", "ActRequest", "read_act", "read_message"]
 
@@ -177,23 +177,23 @@ def _key(msg: dict, key: str, where: str):
 
 def _seat(value, where: str, what: str, lead_ok: bool = False) -> int:
     if not is_whole(value, -1 if lead_ok else 0, 3):
-        _fail(where, f"{what} is a seat 0..3{' or -1' if lead_ok else ''}, not {quoted(value)}")
+        _fail(where, f"{what} is a seat 0..3{' or -1' if lead_ok else ''}, not {quoted_json(value)}")
     return int(value)
 
 
 def _level(value, where: str, what: str) -> int:
     # the platform writes ranks as strings; an int would be ambiguous (rank or index)
     if not isinstance(value, str):
-        _fail(where, f"{what} is a rank such as \"2\" or \"A\", not {quoted(value)}")
+        _fail(where, f"{what} is a rank such as \"2\" or \"A\", not {quoted_json(value)}")
     try:
         return parse_level(value)
     except LevelError:
-        _fail(where, f"{what} is a rank from 2 to A, not {quoted(value)}")
+        _fail(where, f"{what} is a rank from 2 to A, not {quoted_json(value)}")
 
 
 def _cards(value, where: str, what: str) -> np.ndarray:
     if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-        _fail(where, f"{what} is a list of card strings, not {quoted(value)}")
+        _fail(where, f"{what} is a list of card strings, not {quoted_json(value)}")
     try:
         return to_counts(value, what)
     except (CardError, ValueError) as exc:
@@ -204,7 +204,7 @@ def _action_cards(triple, where: str, what: str) -> np.ndarray:
     """The cards of a platform action (none for a pass); the action's reading is checked
     once the level is known."""
     if not isinstance(triple, list) or len(triple) != 3:
-        _fail(where, f"{what} is [type, rank, cards], not {quoted(triple)}")
+        _fail(where, f"{what} is [type, rank, cards], not {quoted_json(triple)}")
     if triple[0] == "PASS":
         try:
             Move.from_platform(triple, 0)
@@ -227,7 +227,7 @@ def _special(triple, kind: str, where: str, i: int) -> str:
     if not (isinstance(triple, list) and len(triple) == 3 and triple[0] == kind
             and triple[1] == kind and isinstance(triple[2], list) and len(triple[2]) == 1
             and isinstance(triple[2][0], str)):
-        _fail(where, f"action {i} is [{kind!r}, {kind!r}, [card]], not {quoted(triple)}")
+        _fail(where, f'action {i} is ["{kind}", "{kind}", [card]], not {quoted_json(triple)}')
     try:
         return format_card(parse_card(triple[2][0]))
     except CardError as exc:
@@ -268,11 +268,11 @@ def read_act(message: dict | str, rules=None) -> ActRequest:
     if isinstance(message, (str, bytes, bytearray)):    # (was "not an act message")
         message = read_message(message)
     if not isinstance(message, dict) or message.get("type") != "act":
-        raise PlatformError(f"not an act message: {quoted(message)}")
+        raise PlatformError(f"not an act message: {quoted_json(message)}")
     stage = message.get("stage")
     where = f"act {stage}"
     if stage not in STAGES["act"]:
-        _fail("act", f"unknown stage {quoted(stage)} (known: {', '.join(STAGES['act'])})")
+        _fail("act", f"unknown stage {quoted_json(stage)} (known: {', '.join(STAGES['act'])})")
     counts = _cards(_key(message, "handCards", where), where, "handCards")
     level = _level(_key(message, "curRank", where), where, "curRank")
     mine = _level(_key(message, "selfRank", where), where, "selfRank")
@@ -283,7 +283,7 @@ def read_act(message: dict | str, rules=None) -> ActRequest:
         if not isinstance(public, list) or len(public) != 4 or \
                 not all(isinstance(p, dict) and is_whole(p.get("rest"), 0, 28) for p in public):
             _fail(where, f"publicInfo is four {{\"rest\": cards left, ...}}, not "
-                         f"{quoted(public)}")
+                         f"{quoted_json(public)}")
         cards_left = tuple(int(p["rest"]) for p in public)
         owner = _seat(_key(message, "greaterPos", where), where, "greaterPos", lead_ok=True)
         greater = _key(message, "greaterAction", where)
@@ -292,14 +292,14 @@ def read_act(message: dict | str, rules=None) -> ActRequest:
             if table.is_pass:
                 _fail(where, f"greaterAction is a pass, with greaterPos {owner}")
         elif owner >= 0:
-            _fail(where, f"greaterPos is {owner} but greaterAction is {quoted(greater)}")
+            _fail(where, f"greaterPos is {owner} but greaterAction is {quoted_json(greater)}")
         else:
             owner = None
     raw = _key(message, "actionList", where)
     if not isinstance(raw, list) or not raw:
-        _fail(where, f"actionList is a non-empty list of actions, not {quoted(raw)}")
+        _fail(where, f"actionList is a non-empty list of actions, not {quoted_json(raw)}")
     if "indexRange" in message and message["indexRange"] != len(raw) - 1:
-        _fail(where, f"indexRange is {quoted(message['indexRange'])} for {len(raw)} actions")
+        _fail(where, f"indexRange is {quoted_json(message['indexRange'])} for {len(raw)} actions")
     team_levels = (mine, theirs)
     return ActRequest(stage, Hand.from_counts(counts), level, team_levels, cards_left,
                       table, owner, raw, rules)
@@ -371,11 +371,11 @@ class PlatformSeat:
         kind, stage = message.get("type"), message.get("stage")
         if "type" not in message:
             raise PlatformError(f"a message has a type (notify or act); this one has none: "
-                                f"{quoted(message)}")
+                                f"{quoted_json(message)}")
         if not isinstance(kind, str) or kind not in STAGES:
-            raise PlatformError(f"unknown message type {quoted(kind)} (known: notify, act)")
+            raise PlatformError(f"unknown message type {quoted_json(kind)} (known: notify, act)")
         if not isinstance(stage, str) or stage not in STAGES[kind]:
-            raise PlatformError(f"unknown {kind} stage {quoted(stage)} (known: "
+            raise PlatformError(f"unknown {kind} stage {quoted_json(stage)} (known: "
                                 f"{', '.join(STAGES[kind])})")
         where = f"{kind} {stage}"
         if kind == "act":
@@ -397,7 +397,7 @@ class PlatformSeat:
         elif stage == "anti-tribute":
             seats = _key(message, "antiPos", where)
             if not isinstance(seats, list) or not seats or len(seats) > 2:
-                _fail(where, f"antiPos is a list of one or two seats, not {quoted(seats)}")
+                _fail(where, f"antiPos is a list of one or two seats, not {quoted_json(seats)}")
             seats = [_seat(s, where, "antiPos") for s in seats]
             if len(set(seats)) != len(seats):
                 _fail(where, f"antiPos {seats} names a seat twice")
@@ -461,7 +461,7 @@ class PlatformSeat:
         triple = _key(msg, "curAction", where)
         cards = _action_cards(triple, where, "curAction")
         n = int(cards.sum())
-        what = f"seat {seat}'s {quoted(triple)}"
+        what = f"seat {seat}'s {quoted_json(triple)}"
         if self._over:
             _fail(where, f"{what} after the hand is over (seats {self._finished} are out)")
         if seat in self._finished:
@@ -477,7 +477,7 @@ class PlatformSeat:
         if n > self._cards_left[seat]:
             _fail(where, f"{what}: {n} cards, but seat {seat} holds {self._cards_left[seat]}")
         if seat == self.seat:
-            self._take(cards, where, f"its own play {quoted(triple)}")
+            self._take(cards, where, f"its own play {quoted_json(triple)}")
         else:
             seen = self._played + cards + self._counts
             if seen.max() > 2:
@@ -588,42 +588,42 @@ class PlatformSeat:
         result = _key(msg, "result", where)
         if not isinstance(result, list) or not result or len(result) > 2:
             _fail(where, f"result is a list of one or two [giver, receiver, card], not "
-                         f"{quoted(result)}")
+                         f"{quoted_json(result)}")
         self._check_exchange_stage(stage, where)
         entries = []        # (giver, receiver, card kind, the entry as sent)
         for entry in result:
             if not isinstance(entry, list) or len(entry) != 3:
-                _fail(where, f"a result entry is [giver, receiver, card], not {quoted(entry)}")
+                _fail(where, f"a result entry is [giver, receiver, card], not {quoted_json(entry)}")
             giver = _seat(entry[0], where, "a giver")
             receiver = _seat(entry[1], where, "a receiver")
             if giver == receiver:
-                _fail(where, f"{quoted(entry)}: seat {giver} cannot give a card to itself")
+                _fail(where, f"{quoted_json(entry)}: seat {giver} cannot give a card to itself")
             try:
                 if not isinstance(entry[2], str):
                     raise CardError(f"a card is a string such as \"S3\", not "
-                                    f"{quoted(entry[2])}")
+                                    f"{quoted_json(entry[2])}")
                 kind = parse_card(entry[2])
             except CardError as exc:
-                _fail(where, f"{quoted(entry)}: {exc}")
+                _fail(where, f"{quoted_json(entry)}: {exc}")
             entries.append((giver, receiver, kind, entry))
         pairs = [(g, r) for g, r, _, _ in entries]
         givers, receivers = [g for g, _ in pairs], [r for _, r in pairs]
         if len(set(givers)) != len(givers) or len(set(receivers)) != len(receivers):
-            _fail(where, f"result {quoted(result)} names a seat twice as giver or receiver")
+            _fail(where, f"result {quoted_json(result)} names a seat twice as giver or receiver")
         if stage == "tribute":
             payers = self._payers()
             if payers is not None and sorted(givers) != sorted(payers):
-                _fail(where, f"result {quoted(result)}: after the last hand seats "
+                _fail(where, f"result {quoted_json(result)}: after the last hand seats "
                              f"{sorted(payers)} pay tribute (RULES sec. 8)")
             if payers:
                 winners = sorted(self._last_order[:len(payers)])
                 if sorted(receivers) != winners:
-                    _fail(where, f"result {quoted(result)}: after the last hand seats "
+                    _fail(where, f"result {quoted_json(result)}: after the last hand seats "
                                  f"{winners} receive the tribute (RULES sec. 8)")
         else:
             paid = sorted((r, g) for g, r, _ in self._exchanges)
             if sorted(pairs) != paid:
-                _fail(where, f"result {quoted(result)}: each receiver returns one card to "
+                _fail(where, f"result {quoted_json(result)}: each receiver returns one card to "
                              f"the seat that paid it ({', '.join(f'{g} to {r}' for g, r in paid)})")
         # every entry checked before any is applied: a refused second entry leaves the
         # first one's card where it was
@@ -633,11 +633,11 @@ class PlatformSeat:
             card[kind] = 1
             if giver == self.seat:
                 if self._offered is not None and kind != self._offered:
-                    _fail(where, f"{quoted(entry)}: this seat offered "
+                    _fail(where, f"{quoted_json(entry)}: this seat offered "
                                  f"{format_card(self._offered)}")
-                counts = _without(counts, card, where, f"{quoted(entry)}")
+                counts = _without(counts, card, where, f"{quoted_json(entry)}")
             elif counts[kind] >= 2:
-                _fail(where, f"{quoted(entry)}: this seat holds both copies of {entry[2]}")
+                _fail(where, f"{quoted_json(entry)}: this seat holds both copies of {entry[2]}")
             elif receiver == self.seat:
                 counts = counts + card
             cards_left[giver] -= 1
@@ -653,7 +653,7 @@ class PlatformSeat:
         order = _key(msg, "order", where)
         if not isinstance(order, list) or len(order) != 4 or \
                 not all(is_whole(s, 0, 3) for s in order) or len(set(order)) != 4:
-            _fail(where, f"order is the four seats in finishing order, not {quoted(order)}")
+            _fail(where, f"order is the four seats in finishing order, not {quoted_json(order)}")
         order = tuple(int(s) for s in order)
         if order[:len(self._finished)] != tuple(self._finished):
             _fail(where, f"order {list(order)} does not start with the seats seen going out "
@@ -664,11 +664,11 @@ class PlatformSeat:
                          f"{format_rank(self.level)}")
         entries = _key(msg, "restCards", where)
         if not isinstance(entries, list):
-            _fail(where, f"restCards is a list of [seat, cards], not {quoted(entries)}")
+            _fail(where, f"restCards is a list of [seat, cards], not {quoted_json(entries)}")
         rest, given, seen = {}, set(), self._played.copy()
         for entry in entries:
             if not isinstance(entry, list) or len(entry) != 2:
-                _fail(where, f"a restCards entry is [seat, cards], not {quoted(entry)}")
+                _fail(where, f"a restCards entry is [seat, cards], not {quoted_json(entry)}")
             seat = _seat(entry[0], where, "a restCards seat")
             counts = _cards(entry[1], where, f"seat {seat}'s rest cards")
             if seat in given or int(counts.sum()) != self._cards_left[seat]:
@@ -735,7 +735,7 @@ class PlatformSeat:
             self.level = request.level
             # the plays before this seat's first act, read now that the level is known
             self._history = [(s, _read_play(t, self.level, self.rules, where,
-                                            f"seat {s}'s {quoted(t)}"))
+                                            f"seat {s}'s {quoted_json(t)}"))
                              for s, t in self._plays]
             for (s, m), beaten in zip(self._history, self._beaten):
                 if beaten >= 0:

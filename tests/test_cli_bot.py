@@ -226,6 +226,29 @@ def test_an_error_in_chinese_reaches_the_server_in_its_close(game):
     assert reason.startswith("notify play: unknown card '红桃") and len(reason.encode()) >= 121
 
 
+def test_a_bot_stopped_by_its_user_says_goodbye_not_internal_error(game):
+    """API (play_websocket): Ctrl-C or SIGTERM (raised as Ctrl-C) while the bot plays
+    closes with 1001, going away, and a reason; the server then names that in its error
+    once. (The with block closed with 1011, an internal error, with no reason, and the
+    server's error repeated websockets' text at every hop: "received 1011 (internal
+    error); then sent 1011 (internal error)".)"""
+    messages, _ = game
+
+    def stopped(observation):
+        raise KeyboardInterrupt
+    server = _Server(messages, wait_for_close=True)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            play_websocket(PlatformSeat(stopped), f"ws://127.0.0.1:{server.port}/game/c1")
+    finally:
+        server.stop()
+    assert (server.conn.close_code, server.conn.close_reason) == (1001, "the client was stopped")
+    from guandan_core.platform_server import _Connection
+    with pytest.raises(OSError) as left:
+        _Connection(server.conn, 2, 5.0, None).receive(json.dumps(messages[0]))
+    assert str(left.value) == "seat 2 left the game (closed with 1001: the client was stopped)"
+
+
 def test_sec7_a_bad_message_stops_the_bot_with_one_line(game, tmp_path):
     """Bad input: a message the seat cannot take ends the bot with one line naming it,
     over the WebSocket and on stdin."""
@@ -290,9 +313,10 @@ def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game, tmp_path):
         proc = run_cli(["bot", f"ws://127.0.0.1:{server.port}/game/client1"])
     finally:
         server.stop()
+    # (its close named once: websockets' text gave the reason received and sent back)
     assert_one_line_error(proc, f"the server at ws://127.0.0.1:{server.port}/game/client1 "
-                                "broke the connection")
-    assert proc.stderr.strip().endswith(") after 1 answer"), proc.stderr
+                                "broke the connection (closed with 1011: server fault) after "
+                                "1 answer")
     # a message over MAX_MESSAGE_BYTES: websockets closes with 1009, and the error says
     # why (it read as though the server had broken the connection)
     from guandan_core.platform_client import MAX_MESSAGE_BYTES
@@ -326,7 +350,7 @@ def test_the_bot_reports_a_connection_it_cannot_make_or_keep(game, tmp_path):
 def test_play_lines_names_the_line_it_cannot_take():
     """The library call behind --stdio: a PlatformError naming the line."""
     seat = PlatformSeat(make_player("greedy"))
-    with pytest.raises(PlatformError, match=r"line 2: unknown message type 'hello'"):
+    with pytest.raises(PlatformError, match=r'line 2: unknown message type "hello"'):
         play_lines(seat, io.StringIO('\n{"type": "hello"}\n'), io.StringIO())
 
 

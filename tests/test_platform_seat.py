@@ -370,16 +370,16 @@ def _lead_list(hand=HAND):
     ([1, 2], "a message is a JSON object, not [1, 2]"),
     ("null", "a message is a JSON object, not null"),
     ("false", "a message is a JSON object, not false"),
-    ({"type": "ask", "stage": "play"}, "unknown message type 'ask'"),
-    ({"type": "notify", "stage": "deal"}, "unknown notify stage 'deal'"),
-    ({"type": ["notify"], "stage": "play"}, "unknown message type ['notify']"),
-    ({"type": "notify", "stage": {"x": 1}}, "unknown notify stage {'x': 1}"),
+    ({"type": "ask", "stage": "play"}, "unknown message type \"ask\""),
+    ({"type": "notify", "stage": "deal"}, "unknown notify stage \"deal\""),
+    ({"type": ["notify"], "stage": "play"}, "unknown message type [\"notify\"]"),
+    ({"type": "notify", "stage": {"x": 1}}, "unknown notify stage {\"x\": 1}"),
     ("[" * 100000, "a message is JSON text: not valid JSON: nested too deeply"),
     ('{"type": "notify", "type": "act"}', "key 'type' given twice"),
     # (a message without a type was "unknown message type None")
     ({"stage": "play"}, "a message has a type (notify or act); this one has none: "
-                        "{'stage': 'play'}"),
-    ({"type": "act", "stage": "beginning"}, "unknown act stage 'beginning'"),
+                        '{"stage": "play"}'),
+    ({"type": "act", "stage": "beginning"}, "unknown act stage \"beginning\""),
     ({"type": "notify", "stage": "play", "curPos": 0, "curAction": ["PASS"] * 3},
      "notify play: a hand's messages before its beginning message"),
     (_act(HAND, [["Single", "4", ["H4"]]]),
@@ -418,13 +418,13 @@ def _lead_act(**changes):
 @pytest.mark.parametrize("changes, error", [
     ({"type": "notify"}, "not an act message"),
     ({"actionList": []}, "actionList is a non-empty list of actions, not []"),
-    ({"actionList": "PASS"}, "actionList is a non-empty list of actions, not 'PASS'"),
+    ({"actionList": "PASS"}, "actionList is a non-empty list of actions, not \"PASS\""),
     ({"publicInfo": [{"rest": 27}] * 3}, "publicInfo is four"),
     ({"publicInfo": [{"rest": 27}] * 3 + [{"rest": 29}]}, "publicInfo is four"),
     ({"publicInfo": [{"rest": 27}] * 3 + [27]}, "publicInfo is four"),
     ({"greaterPos": 0, "greaterAction": [None] * 3}, "greaterPos is 0 but greaterAction is"),
     ({"handCards": " ".join(HAND)}, "handCards is a list of card strings, not"),
-    ({"handCards": None}, "handCards is a list of card strings, not None"),
+    ({"handCards": None}, "handCards is a list of card strings, not null"),
     ({"handCards": {"S2": 1}}, "handCards is a list of card strings, not"),
     # (card indices are no card strings, an int no rank: API.md, ranks are strings)
     ({"handCards": [0, 1]}, "handCards is a list of card strings, not [0, 1]"),
@@ -456,9 +456,9 @@ def test_sec7_malformed_actions_and_plays_are_named():
                   ranks=AFTER_A_HAND), "unknown card 'XX'"),
             # a tribute action is ["tribute", "tribute", [card]]: one card, named twice
             (_act(HAND, [["tribute", "back", ["S2"]]], stage="tribute", ranks=AFTER_A_HAND),
-             "action 0 is ['tribute', 'tribute', [card]], not ['tribute', 'back', ['S2']]"),
+             'action 0 is ["tribute", "tribute", [card]], not ["tribute", "back", ["S2"]]'),
             (_act(HAND, [["tribute", "tribute", ["S2", "C2"]]], stage="tribute",
-                  ranks=AFTER_A_HAND), "action 0 is ['tribute', 'tribute', [card]], not")):
+                  ranks=AFTER_A_HAND), 'action 0 is ["tribute", "tribute", [card]], not')):
         with pytest.raises(PlatformError, match=re.escape(error)):
             read_act(message).actions
     with pytest.raises(PlatformError, match=re.escape("unknown move type ['Single']")):
@@ -604,7 +604,7 @@ def test_sec8_tribute_and_return_acts():
         chooser.receive(_act(held, backs, stage="back", ranks=AFTER_A_HAND))
     with pytest.raises(PlatformError, match="seat 2 cannot give a card to itself"):
         _begun().receive({"type": "notify", "stage": "tribute", "result": [[2, 2, "S3"]]})
-    with pytest.raises(PlatformError, match=r"action 0 is \['tribute', 'tribute', \[card\]\]"):
+    with pytest.raises(PlatformError, match=r'action 0 is \["tribute", "tribute", \[card\]\]'):
         _begun(seat=3).receive(_act(HAND, [["tribute", "tribute", "SA"]], stage="tribute",
                                     ranks=AFTER_A_HAND))
 
@@ -747,7 +747,7 @@ def test_sec8_episode_over_must_agree_with_the_plays():
         ({"order": [2, 0, 1, 3]}, r"order \[2, 0, 1, 3\] does not start with the seats seen "
                                   r"going out \[0, 2\]"),
         ({"order": [None, 0, 1, 3]}, r"order is the four seats in finishing order, not "
-                                     r"\[None, 0, 1, 3\]"),
+                                     r"\[null, 0, 1, 3\]"),
         ({"order": [0, 2, 1, 1]}, "order is the four seats"),
         ({"restCards": 5}, "restCards is a list of .seat, cards., not 5"),
         ({"restCards": [[1, HAND]]}, r"restCards leaves out seats \[3\]"),
@@ -989,7 +989,7 @@ def test_sec8_tribute_messages_out_of_order_are_refused():
     # to this seat was kept, and counted, when the second entry was refused)
     unchanged(refused(_begun(seat=0), [_notify("tribute", result=[[1, 0, "S5"],
                                                                  [3, 2, "D9"]])],
-                      r"\[3, 2, 'D9'\]: this seat holds both copies of D9"))
+                      r'\[3, 2, "D9"\]: this seat holds both copies of D9'))
     refused(_begun(seat=0), [_notify("tribute", result=[[1, 3, "D9"]])],
             "this seat holds both copies of D9")
     tribute = _notify("tribute", result=[[1, 3, "S5"]])
