@@ -55,7 +55,7 @@ from .cards import (CardError, LevelError, format_card, format_rank, is_whole, p
                     parse_cards, parse_level)
 from .cli import say, whole_number_type
 from .jsontext import parse_json, read_text
-from .usertext import counted, one_line, quoted
+from .usertext import counted, one_line, quoted, quoted_json
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
                     plan_tribute, settle_hand)
 from .moves import Move, MoveError
@@ -594,9 +594,12 @@ class _Checker:
         try:
             move = Move.from_platform(action, format_rank(pos.level), pos.rules)
         except (MoveError, ValueError, TypeError) as exc:
-            raise ValueError(f"seat {seat} plays {json.dumps(action)}: {exc}") from None
+            # (the action named once: Move.from_platform's message may end with it too)
+            shown = quoted_json(action)
+            raise ValueError(f"seat {seat} plays {shown}: "
+                             f"{str(exc).removesuffix(f' in {shown}')}") from None
         if seat != pos.to_move:
-            raise ValueError(f"seat {seat} plays {json.dumps(action)} but it is seat "
+            raise ValueError(f"seat {seat} plays {quoted_json(action)} but it is seat "
                              f"{pos.to_move}'s turn")
         try:
             pos.push(move)

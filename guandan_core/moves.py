@@ -31,7 +31,7 @@ from .cards import (CARD_NAMES, NUM_KINDS, RANKS, CardError, format_card, format
                     parse_level)
 from .hand import Hand, hand_batch, level_batch, to_counts
 from .rules import Rules
-from .usertext import one_line, quoted
+from .usertext import one_line, quoted, quoted_json
 
 __all__ = [
     "Move", "MoveError", "LegalMoves", "MOVE_DTYPE", "TYPE_NAMES",
@@ -207,7 +207,7 @@ class Move:
         # (a list or tuple alone: a dict's three keys or an iterator's items were unpacked
         # as a move)
         if not isinstance(triple, (list, tuple)) or len(triple) != 3:
-            raise MoveError(f"a move is [type, rank, cards], not {quoted(triple)}")
+            raise MoveError(f"a move is [type, rank, cards], not {quoted_json(triple)}")
         mtype, rank, cards = triple
         # read first, so that a pass too, which needs neither, takes no bad argument
         level, rules = parse_level(level), Rules.of(rules)
@@ -217,21 +217,21 @@ class Move:
             no_cards = cards is None or (isinstance(cards, str) and cards == "PASS") \
                 or (isinstance(cards, (list, tuple)) and not cards)
             if not (rank is None or (isinstance(rank, str) and rank == "PASS")) or not no_cards:
-                raise MoveError(f"malformed pass {quoted(triple)}")
+                raise MoveError(f"malformed pass {quoted_json(triple)}")
             return cls.PASS
         if not isinstance(mtype, str) or mtype not in _TYPE_IDS:
-            raise MoveError(f"unknown move type {quoted(mtype)} in {quoted(triple)}")
+            raise MoveError(f"unknown move type {quoted(mtype)} in {quoted_json(triple)}")
         if not isinstance(rank, str):
             raise MoveError(f"a move's rank is a string such as \"9\" or \"T\", not "
-                            f"{quoted(rank)} in {quoted(triple)}")
+                            f"{quoted(rank)} in {quoted_json(triple)}")
         if not isinstance(cards, (list, tuple)) or not all(isinstance(c, str) for c in cards):
             raise MoveError(f"cards must be a list of card strings, not {quoted(cards)} in "
-                            f"{quoted(triple)}")
+                            f"{quoted_json(triple)}")
         label = "T" if rank == "10" else rank.upper()     # as card notation reads ranks (sec. 1)
         try:
             readings = classify(cards, level, rules)
         except CardError as exc:        # (an unknown card, a card three times)
-            raise MoveError(f"{exc} in {quoted(triple)}") from None
+            raise MoveError(f"{exc} in {quoted_json(triple)}") from None
         for reading in readings:
             if reading.type == mtype and reading.rank == label:
                 return reading

@@ -844,10 +844,12 @@ def _named_counts(cards, what: str) -> np.ndarray:
 
 def _shared(results: list, field: str, differ: str):
     """The value of ``field`` that every result has; a ValueError ``differ`` (its ``{}``
-    the values, sorted as text) when they differ."""
+    the values, sorted as text, None written "none" for Python's and JSON's readers
+    alike) when they differ."""
     values = {getattr(r, field) for r in results}
     if len(values) > 1:
-        raise ValueError(differ.format(", ".join(sorted(str(v) for v in values))))
+        raise ValueError(differ.format(", ".join(sorted("none" if v is None else str(v)
+                                                        for v in values))))
     return values.pop()
 
 
@@ -890,7 +892,7 @@ def merge_sampled(results) -> SampledResult:
     view = _shared(results, "view", "the results are of different positions or known "
                                     "cards (views {})")
     node_limit = _shared(results, "node_limit", "the results were solved under different "
-                                                "node limits: {} (None: no limit)")
+                                                "node limits: {} (none: no limit)")
     tables = _shared(results, "tables", "the results were solved with different table "
                                         "sizes: {} (table_bits, max_table_bits)")
     named = [r for r in results if r.seed is not None]

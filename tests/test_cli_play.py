@@ -619,7 +619,9 @@ def _mutations(events):
     # exist breaks the rules (invalid, exit 1), it is not unreadable input (exit 2)
     bad = [dict(e) for e in events]
     bad[i] = dict(bad[i], action=["Single", "9", ["X9"]])
-    out.append(("an unknown card played", bad, i + 1, "unknown card 'X9'"))
+    # (the action named once: it came again after the card, as a Python list)
+    out.append(("an unknown card played", bad, i + 1, re.compile(re.escape(
+        f'seat {bad[i]["seat"]} plays ["Single", "9", ["X9"]]: unknown card \'X9\'') + "$")))
     bad = [dict(e) for e in events]
     bad[deal1] = dict(bad[deal1], level="Z")
     out.append(("a level that is no level", bad, deal1 + 1, "not 'Z'"))

@@ -230,7 +230,7 @@ def test_bad_merges_are_one_line(tmp_path):
                                  "to 2"),
         ([str(part), str(other)], "the results are of different seeds: 1, 2"),
         ([str(part), str(limited)], "the results were solved under different node limits: "
-                                    "1000000, None"),
+                                    "1000000, none (none: no limit)"),
         ([str(broken)], f"{str(broken)!r}: not valid JSON"),
         ([str(wrong)], f"{str(wrong)!r}: moves[0].move: "),
         # (named once: it was "'.../missing.json': cannot read '.../missing.json': ...")

@@ -78,7 +78,7 @@ def test_sec7_a_move_is_answered_by_its_index_in_the_platform_list(actionlist):
         pair.index_in([actions[0], ["Pair", "A", ["D9", "S9"]]], level, rules)
     with pytest.raises(ValueError, match="action 1: unknown card 'XX'"):
         pair.index_in([actions[0], ["Pair", "9", ["S9", "XX"]]], level, rules)
-    with pytest.raises(ValueError, match="action 1: a move is .type, rank, cards., not 'x'"):
+    with pytest.raises(ValueError, match='action 1: a move is .type, rank, cards., not "x"'):
         pair.index_in([actions[0], "x"], level, rules)
     with pytest.raises(TypeError, match="actions must be a list of platform actions, not str"):
         pair.index_in("PASS", level, rules)
@@ -116,7 +116,7 @@ def test_sec7_index_in_passes_over_an_action_of_its_type_and_another_size():
     assert nine.index_in(actions, "2", rules) == 2
     # an action of two parts has no cards: it is read, and named (not an IndexError)
     with pytest.raises(MoveError, match=re.escape("action 0: a move is [type, rank, cards], "
-                                                  "not ['Single', '9']")):
+                                                  'not ["Single", "9"]')):
         nine.index_in([["Single", "9"], actions[2]], "2", rules)
     # the actions are a list (or tuple) of actions, nothing else that can be iterated
     for bad in ({"Pair": ["D9", "S9"]}, iter(actions), "PASS"):

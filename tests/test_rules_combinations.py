@@ -479,9 +479,9 @@ def test_sec4_move_from_platform_bad_reading():
     (["Single", "A", 5], "5"),
     ([["Single"], "A", ["SA"]], "['Single']"),
     (["PASS", "PASS", {}], "{}"),
-    (["PASS", "PASS", ""], "''"),
+    (["PASS", "PASS", ""], '""'),      # (the action quoted as the JSON it came as)
     (["PASS", "PASS", 5], "5"),
-    (["PASS", "A", "PASS"], "'A'"),
+    (["PASS", "A", "PASS"], '"A"'),
     # numpy arrays compare element by element: numpy's "truth value is ambiguous" before
     ([np.array(["S3", "S4"]), "3", ["S3"]], "array(['S3', 'S4']"),
     (["PASS", np.array([1]), None], "array([1])"),
