@@ -105,10 +105,13 @@ class PlatformGame:
 
     def play_hands(self, hands: int) -> list:
         """Play ``hands`` hands (a won game is followed by a new one, with ``gameOver``:
-        ``settingTimes`` 0, as no number of games was asked; no ``gameResult``); their
-        :class:`HandResult` s."""
+        ``curTimes`` the games won in this call, ``settingTimes`` 0, as no number of games
+        was asked; no ``gameResult``); their :class:`HandResult` s."""
         if not is_whole(hands, 0):
             raise ValueError(f"hands: a number of hands 0 or more, not {quoted(hands)}")
+        # (counted from this call: a play() before it had left its games and its number
+        # asked, so gameOver said curTimes 2 of settingTimes 1)
+        self.games_won, self.games_asked = [0, 0], 0
         return [self.match.play_hand() for _ in range(hands)]
 
     def play(self, games: int = 1, max_hands: int = 10_000) -> list:

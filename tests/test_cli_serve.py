@@ -513,6 +513,22 @@ def test_sec8_game_over_counts_the_games_won_by_either_team_in_the_call():
              "draws": [0, 0, 0, 0]}]
 
 
+def test_sec8_play_hands_counts_games_from_its_own_call():
+    """API (PlatformGame.play_hands): gameOver's curTimes counts the games won in the
+    call and settingTimes is 0, after a play() too (which left its counts: curTimes 2 of
+    settingTimes 1 told the clients the session was over)."""
+    from guandan_core.platform_server import PlatformGame
+    clients = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+    game = PlatformGame(clients, seed=3)
+    game.play()
+    before = len(clients[0].game_results)
+    results = game.play_hands(40)
+    won = sum(r.winner is not None for r in results)
+    assert won >= 1, "choose another seed or more hands"
+    assert clients[0].game_results[before:] == [
+        {"stage": "gameOver", "curTimes": n, "settingTimes": 0} for n in range(1, won + 1)]
+
+
 @pytest.mark.parametrize("call, error, message", [
     (lambda g: g([PlatformSeat(GreedyPlayer())] * 3), ValueError,
      "a game has 4 clients, not 3"),
