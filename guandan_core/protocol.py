@@ -39,7 +39,7 @@ from .hand import Hand, player_hand, to_counts
 from .jsontext import parse_json
 from .moves import Move
 from .position import Position, parse_outcome
-from .rules import Rules
+from .rules import PRESET_NAMES, Rules
 from .usertext import SECONDS_FORM, one_line, out_of_memory, read_count, read_seconds
 
 __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
@@ -224,8 +224,8 @@ class EngineProtocol:
 
     ``rules`` is the rule set used for positions set from now on (a :class:`Rules` or a
     preset name, default ``standard``). The ``rules`` command without a name answers the
-    preset's name, or ``custom`` when a :class:`Rules` object was given (it is not looked
-    up among the presets, even when it equals one). Anything else is a TypeError.
+    preset's name: that of the preset a :class:`Rules` object equals, ``custom`` for one
+    that equals none. Anything else is a TypeError.
     """
 
     def __init__(self, rules=None):
@@ -235,8 +235,11 @@ class EngineProtocol:
             self.rules_name = rules
             self.rules = Rules.by_name(rules)
         else:
-            self.rules_name = "custom"
             self.rules = Rules.of(rules)
+            # (named as the preset it equals, so that `rules` answers a name that `rules
+            # NAME` takes: it answered custom for Rules.platform() itself)
+            self.rules_name = next((name for name in PRESET_NAMES
+                                    if Rules.by_name(name) == self.rules), "custom")
         self.position: Position | None = None
         self.history: list = []        # positions before each `play`, for `undo`
         self.done = False              # set by `quit`

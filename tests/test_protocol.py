@@ -1422,11 +1422,19 @@ def test_refusals_name_the_command_and_what_is_wrong(engine, position, line, rea
     assert engine.position is None or engine.position.to_json() == position
 
 
-def test_rules_of_a_rules_object_are_named_custom():
-    """EngineProtocol's docstring: given a Rules object (not a preset name) the engine
-    cannot name it, so `rules` answers `custom`, even for one equal to a preset."""
-    assert EngineProtocol(Rules.by_name("standard")).handle("rules") == "= custom\n\n"
+def test_rules_of_a_rules_object_are_named_as_the_preset_they_equal():
+    """EngineProtocol's docstring: given a Rules object, `rules` answers the name of the
+    preset it equals (it answered custom even then, a name `rules NAME` refuses), and
+    `custom` for one that equals no preset."""
+    from guandan_core.rules import PRESET_NAMES
+    for name in PRESET_NAMES:
+        engine = EngineProtocol(Rules.by_name(name))
+        assert engine.handle("rules") == f"= {name}\n\n"
+        assert engine.handle(f"rules {name}") == "=\n\n"
     assert EngineProtocol("standard").handle("rules") == "= standard\n\n"
+    odd = Rules.platform().replace(long_sequences=True)
+    assert odd not in [Rules.by_name(name) for name in PRESET_NAMES]
+    assert EngineProtocol(odd).handle("rules") == "= custom\n\n"
 
 
 @pytest.mark.parametrize("rules", [5, 1.5, [], True])
