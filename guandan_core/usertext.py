@@ -83,7 +83,7 @@ def checked_seconds(name: str, value) -> float:
     if seconds is None or not 0 <= seconds < float("inf"):
         raise ValueError(f"{name} must be a finite number of seconds, 0 or more, not "
                          f"{quoted(value)}")
-    return seconds
+    return seconds + 0.0        # (-0.0 as 0.0: written out, "-0.0" is refused as negative)
 
 
 def check_callback(name: str, callback) -> None:

@@ -1176,6 +1176,13 @@ def test_a_time_limit_is_sent_as_given(engine):
     assert not engine.solve(time_limit=0.0).exact
     assert engine.sample(deals=3, seed=2, time_limit=0) == \
         solve_sampled(EXAMPLE, 3, seed=2, time_limit=0, threads=1)
+    # -0.0, which solve takes as 0, is sent as 0.0 (the engine refused "time=-0.0")
+    import numpy as np
+    for zero in (-0.0, np.float64(-0.0)):
+        engine.clear_table()
+        assert engine.solve(time_limit=zero) == solve(EXAMPLE, time_limit=0, fresh_tables=True)
+        assert engine.sample(deals=3, seed=2, time_limit=zero) == \
+            solve_sampled(EXAMPLE, 3, seed=2, time_limit=0, threads=1)
 
 
 def test_a_node_limit_up_to_the_solvers_largest_is_sent(engine):

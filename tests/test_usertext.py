@@ -198,6 +198,7 @@ def test_checked_seconds_are_finite_numbers_of_zero_or_more():
     import numpy as np
     assert checked_seconds("t", 0) == 0.0 and checked_seconds("t", np.float32(0.5)) == 0.5
     assert checked_seconds("t", 10 ** 300) == 1e300
+    assert str(checked_seconds("t", -0.0)) == "0.0"        # (not "-0.0", refused if sent)
     for bad in (float("inf"), float("nan"), -1, True, "1", None, 10 ** 400, np.inf):
         with pytest.raises(ValueError, match=re.escape(
                 f"t must be a finite number of seconds, 0 or more, not {quoted(bad)}")):
