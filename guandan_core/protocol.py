@@ -40,7 +40,7 @@ from .jsontext import parse_json
 from .moves import Move
 from .position import Position, parse_outcome
 from .rules import PRESET_NAMES, Rules
-from .usertext import SECONDS_FORM, one_line, out_of_memory, read_count, read_seconds
+from .usertext import SECONDS_FORM, one_line, out_of_memory, quoted, read_count, read_seconds
 
 __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
 
@@ -352,6 +352,11 @@ class EngineProtocol:
         """
         if stdin is None:               # a process started with stdin closed: no input
             stdin = io.StringIO("")
+        # (checked before any command runs: a binary one failed at the first reply, after
+        # its command had been carried out, and not at all without a reply)
+        if isinstance(stdout, (io.RawIOBase, io.BufferedIOBase)) \
+                or not callable(getattr(stdout, "write", None)):
+            raise TypeError(f"serve() writes a text stream, not {quoted(stdout)}")
 
         def emit(info_line: str) -> None:
             stdout.write(info_line + "\n")

@@ -704,6 +704,14 @@ def test_handle_and_serve_take_text_only():
     with pytest.raises(TypeError, match="serve\\(\\) reads a text stream, not one of bytes"):
         engine.serve(io.BytesIO(b"1 name\n"), out)
     assert out.getvalue() == "" and engine.handle("2 name") == "=2 guandan-core\n\n"
+    # a binary output before any command runs (it failed at the first reply, after the
+    # command had been carried out, and returned 0 when no reply came)
+    for sink in (io.BytesIO(), io.BufferedWriter(io.BytesIO()), None):
+        engine = EngineProtocol()
+        with pytest.raises(TypeError, match="serve\\(\\) writes a text stream, not "):
+            engine.serve(io.StringIO('position {"level": "2", "hands": [["S3"], ["S4"], '
+                                     '["S5"], ["S6"]], "to_move": 0}\n'), sink)
+        assert engine.position is None
 
 
 def test_a_stream_of_digits_without_a_line_break_is_not_held(monkeypatch):
