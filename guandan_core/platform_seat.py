@@ -177,7 +177,8 @@ def _key(msg: dict, key: str, where: str):
 
 def _seat(value, where: str, what: str, lead_ok: bool = False) -> int:
     if not is_whole(value, -1 if lead_ok else 0, 3):
-        _fail(where, f"{what} is a seat 0..3{' or -1' if lead_ok else ''}, not {quoted_json(value)}")
+        _fail(where, f"{what} is a seat 0..3{' or -1' if lead_ok else ''}, not "
+                     f"{quoted_json(value)}")
     return int(value)
 
 
@@ -299,7 +300,8 @@ def read_act(message: dict | str, rules=None) -> ActRequest:
     if not isinstance(raw, list) or not raw:
         _fail(where, f"actionList is a non-empty list of actions, not {quoted_json(raw)}")
     if "indexRange" in message and message["indexRange"] != len(raw) - 1:
-        _fail(where, f"indexRange is {quoted_json(message['indexRange'])} for {len(raw)} actions")
+        _fail(where, f"indexRange is {quoted_json(message['indexRange'])} for "
+                     f"{len(raw)} actions")
     team_levels = (mine, theirs)
     return ActRequest(stage, Hand.from_counts(counts), level, team_levels, cards_left,
                       table, owner, raw, rules)
@@ -373,7 +375,8 @@ class PlatformSeat:
             raise PlatformError(f"a message has a type (notify or act); this one has none: "
                                 f"{quoted_json(message)}")
         if not isinstance(kind, str) or kind not in STAGES:
-            raise PlatformError(f"unknown message type {quoted_json(kind)} (known: notify, act)")
+            raise PlatformError(f"unknown message type {quoted_json(kind)} (known: notify, "
+                                "act)")
         if not isinstance(stage, str) or stage not in STAGES[kind]:
             raise PlatformError(f"unknown {kind} stage {quoted_json(stage)} (known: "
                                 f"{', '.join(STAGES[kind])})")
@@ -593,7 +596,8 @@ class PlatformSeat:
         entries = []        # (giver, receiver, card kind, the entry as sent)
         for entry in result:
             if not isinstance(entry, list) or len(entry) != 3:
-                _fail(where, f"a result entry is [giver, receiver, card], not {quoted_json(entry)}")
+                _fail(where, f"a result entry is [giver, receiver, card], not "
+                             f"{quoted_json(entry)}")
             giver = _seat(entry[0], where, "a giver")
             receiver = _seat(entry[1], where, "a receiver")
             if giver == receiver:
@@ -609,7 +613,8 @@ class PlatformSeat:
         pairs = [(g, r) for g, r, _, _ in entries]
         givers, receivers = [g for g, _ in pairs], [r for _, r in pairs]
         if len(set(givers)) != len(givers) or len(set(receivers)) != len(receivers):
-            _fail(where, f"result {quoted_json(result)} names a seat twice as giver or receiver")
+            _fail(where, f"result {quoted_json(result)} names a seat twice as giver or "
+                         "receiver")
         if stage == "tribute":
             payers = self._payers()
             if payers is not None and sorted(givers) != sorted(payers):
@@ -653,7 +658,8 @@ class PlatformSeat:
         order = _key(msg, "order", where)
         if not isinstance(order, list) or len(order) != 4 or \
                 not all(is_whole(s, 0, 3) for s in order) or len(set(order)) != 4:
-            _fail(where, f"order is the four seats in finishing order, not {quoted_json(order)}")
+            _fail(where, f"order is the four seats in finishing order, not "
+                         f"{quoted_json(order)}")
         order = tuple(int(s) for s in order)
         if order[:len(self._finished)] != tuple(self._finished):
             _fail(where, f"order {list(order)} does not start with the seats seen going out "
