@@ -28,7 +28,9 @@ cdef extern from *:
         uint8_t nwild;     /* wild cards among the cards (they come last in cards[]) */
         int16_t key;       /* order within the type; for bombs the global bomb power */
         uint8_t cards[10]; /* card kinds: natural cards ascending, then the wild cards */
-        uint8_t wild_as[2];/* per wild: a card kind 0..51 (straight flush), or 64 + rank (any suit) */
+        uint8_t wild_as[2];/* per wild: a card kind 0..51 (in a straight flush, and the wild's own
+                              kind in a lone wild single or a pair of two wilds), or
+                              64 + rank (any suit) */
     } gd_move_t;
 
     /* The rule options of RULES.md section 9 that change combinations: 0 off, any other
@@ -111,8 +113,9 @@ cdef bint gd_beats(const gd_move_t* a, const gd_move_t* b) noexcept nogil
 # `out` and returns how many there are, or GD_EOVERFLOW when they do not fit (call again
 # with a larger buffer; what `out` holds then is unspecified. A dealt 27-card hand has
 # about 500 moves at the median under the standard rules and at most a few thousand;
-# under long sequences about 1,300 at the median, 26,000 at the 99th percentile and up
-# to 80,000 in 6,000 dealt hands), or GD_EBADLEVEL / GD_EBADHAND / GD_EBADMOVE (checked
+# under long sequences, at random levels, about 1,300 at the median, 26,000 at the 99th
+# percentile and up to 125,000 in 24,000 dealt hands, and at level 2 about 2,250, 38,000
+# and 120,000: size a buffer to grow on GD_EOVERFLOW rather than by these), or GD_EBADLEVEL / GD_EBADHAND / GD_EBADMOVE (checked
 # in that order). Of `beat` only the type, ncards, nwild and key are read. `rules` NULL:
 # the standard rules (straight flushes are bombs, a wild completes one of any suit, no
 # long sequences).

@@ -5,7 +5,9 @@
 
 The kernels (``gd_*``) are ``noexcept nogil`` C functions over C arrays, declared in
 ``_kernels.pxd``. The ``py_*`` functions at the bottom are thin typed wrappers that the
-Python layer (``moves.py``) calls; all validation lives there.
+Python layer (``moves.py``) calls; it validates the values (cards, levels, moves), and the
+wrappers check only what would make a kernel read or write out of bounds (array lengths
+and alignment), with a ValueError.
 
 How the enumeration avoids duplicates: the wild cards are taken out of the hand first, so
 "natural" cards never include a wild. A move is then natural cards chosen per rank plus a

@@ -16,7 +16,8 @@ pass first when following): ``observation["legal"]`` holds them as ``MOVE_DTYPE`
 The observation is what the seat to move may see, as fixed-size numpy arrays: ``seat``,
 ``level``, ``hand`` (uint8[54] card counts), ``played`` (uint8[4, 54]: the cards each
 seat has played this hand), ``cards_left`` (uint8[4]), ``place`` (uint8[4]: 1 to 4 for
-the seats out, in the order they went out; 0 for the others), ``table`` (uint8[54]: the
+the seats out, in the order they went out; 0 for the others; at the end of the hand every
+seat's, those still holding cards placed as the finishing order places them), ``table`` (uint8[54]: the
 cards of the play to beat; zeros on lead), ``table_owner`` (-1 on lead), ``can_pass`` and
 ``legal``. ``info["observation"]`` is the :class:`~guandan_core.match.Observation` a
 ``Match`` would give a player at that moment, so a ``Match`` player can choose the

@@ -676,7 +676,8 @@ class Observation:
     they were given (empty without tribute; to a seat choosing a tribute card, empty; to
     a seat choosing its returned card, the tribute paid, which the receivers are shown
     before they return).
-    ``hand`` (the seat's own :class:`Hand`) and ``history`` are built when first read.
+    ``hand`` (the seat's own :class:`Hand`) and ``history`` are built each time they are
+    read (from the counts and the exchanges and plays kept).
     Observations compare and hash by all of it, the hand and the history included.
     """
 

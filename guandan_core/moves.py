@@ -632,7 +632,8 @@ class LegalMoves:
     hand = property(lambda self: self._hand, doc="The hand whose moves these are.")
     level = property(lambda self: self._level, doc="The level, a rank index 0..12.")
     rules = property(lambda self: self._rules, doc="The rules the moves are read under.")
-    beat = property(lambda self: self._beat, doc="The move to beat, or None on lead.")
+    beat = property(lambda self: self._beat, doc="The move to beat as given: None on lead (or Move.PASS, "
+                                                "which gives the same moves).")
 
     @property
     def array(self) -> np.ndarray:

@@ -176,16 +176,7 @@ class MoveList(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        try:
-            index = operator.index(index)       # (a whole number: 1.0 is refused, as by list)
-        except TypeError:
-            raise TypeError(f"move indices are whole numbers or slices, not "
-                            f"{quoted(index)}") from None
-        size = len(self.array) + self.has_pass
-        if index < 0:
-            index += size
-        if not 0 <= index < size:
-            raise IndexError("move index out of range")
+        index = self._position_of(index)
         move = self._cache.get(index)
         if move is None:
             if self.has_pass and index == 0:
@@ -222,9 +213,28 @@ class MoveList(Sequence):
                 return i
         return -1
 
+    def _position_of(self, index) -> int:
+        """``index`` as a position 0..len-1, counted from the end when negative (as a
+        list's), else an IndexError; a TypeError for what is no whole number."""
+        try:
+            index = operator.index(index)       # (a whole number: 1.0 is refused, as by list)
+        except TypeError:
+            raise TypeError(f"move indices are whole numbers or slices, not "
+                            f"{quoted(index)}") from None
+        size = len(self.array) + self.has_pass
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError("move index out of range")
+        return index
+
     def record(self, index: int) -> bytes:
-        """The kernel record (18 bytes) of non-pass item ``index``."""
-        i = index - self.has_pass
+        """The kernel record (18 bytes) of item ``index``, counted as ``self[index]`` is
+        (the pass's own record for the pass; it gave no bytes for the pass and for -1,
+        and item -2's for -2)."""
+        i = self._position_of(index) - self.has_pass
+        if i < 0:
+            return Move.PASS.record().tobytes()
         return self.array[i:i + 1].view(np.uint8).tobytes()
 
     def __contains__(self, move) -> bool:

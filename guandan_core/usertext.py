@@ -63,8 +63,8 @@ def read_seconds(text: str) -> float | None:
 
 
 def is_seconds(value, high: float) -> bool:
-    """Whether ``value`` is a number of seconds above 0 and at most ``high``: an int or a
-    float, numpy's included, not True/False.
+    """Whether ``value`` is a number of seconds above 0 and at most ``high``: a real number
+    (``numbers.Real``: an int, a float, numpy's, a Fraction), not True/False.
 
     >>> is_seconds(0.5, 10), is_seconds(0, 10), is_seconds(True, 10), is_seconds("1", 10)
     (True, False, False, False)

@@ -848,6 +848,22 @@ def test_in_a_long_move_list_looks_among_its_records(monkeypatch):
     assert big._set is None         # (no set made)
 
 
+def test_a_move_lists_record_is_its_items_record():
+    """API, MoveList.record(index): the kernel record of item ``index`` as ``ml[index]``
+    counts it, negative indices and the pass included (it gave no bytes for the pass and
+    for -1, and item -2's record for -2); out of range an IndexError, as ``ml[index]``."""
+    for pos in (P(["S3", "S4 S9 SK", "S5", "S6"], to_move=1, table=["Single", "8", ["S8"]],
+                  owner=0), P(["S3 S4 S4", "S5", "S6", "S7"])):
+        ml = pos.move_list()
+        for index in range(-len(ml), len(ml)):
+            assert ml.record(index) == ml[index].record().tobytes(), index
+        for index in (len(ml), -len(ml) - 1):
+            with pytest.raises(IndexError, match="move index out of range"):
+                ml.record(index)
+        with pytest.raises(TypeError, match="not 1.0"):
+            ml.record(1.0)
+
+
 def test_move_list_indices_are_whole_numbers():
     """API, MoveList ("a read-only sequence"): an index is a whole number or a slice, as
     for a list: 1.0 or "1" is a TypeError naming it, not a move or an IndexError."""
