@@ -128,13 +128,15 @@ def _merged(pos, paths: list, known):
     with ``known`` cards, added up (``solver.merge_sampled``)."""
     from solver.sampling import merge_sampled, read_sampled
 
-    from .jsontext import parse_json, read_text
+    from .jsontext import read_text
 
     parts = []
     for path in paths:
         text = read_text(path)      # (its errors name the file already)
         try:
-            parts.append(read_sampled(parse_json(text), pos, known))
+            # (the text, which read_sampled parses: a JSON string parsed here was read
+            # again as JSON text, "not valid JSON" for a file holding "abc")
+            parts.append(read_sampled(text, pos, known))
         except ValueError as exc:
             raise ValueError(f"{path!r}: {exc}") from None
     return merge_sampled(parts)

@@ -25,8 +25,9 @@ player, and answers with the index of the chosen move. So any player written for
 ``Match`` (``GreedyPlayer``, ``solver.players.SamplingPlayer``, a function) plays on the
 platform unchanged. ``guandan bot`` connects one to a server.
 
-The tribute card is the payer's highest card as in a match (its first suit in the order
-S H C D when the platform offers several); a returned card is the player's
+The tribute card is the player's ``choose_tribute(observation, allowed_cards)`` among the
+cards offered if it has one, else the payer's highest card as in a match (its first suit
+in the order S H C D when the platform offers several); a returned card is the player's
 ``choose_return(observation, allowed_cards)`` if it has one, else its lowest allowed card.
 
 It follows the hand's turns as RULES sec. 6 makes them (a trick that comes back to its
@@ -313,7 +314,8 @@ class PlatformSeat:
     ``act`` message, None for a ``notify``.
 
     ``player``: a :class:`~guandan_core.match.Match` player, ``player(observation) ->
-    Move`` (or a platform triple), optionally with ``choose_return``. ``rules``: the rules
+    Move`` (or a platform triple), optionally with ``choose_tribute`` and ``choose_return``
+    (as a Match asks them). ``rules``: the rules
     the platform plays (``Rules.platform()``: a wild card completes heart straight
     flushes only), for the legal moves and the readings of the plays.
 

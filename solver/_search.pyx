@@ -10,7 +10,8 @@ Techniques, each measurable with a switch in ``Searcher(...)``:
 * fail-soft alpha-beta, driven from Python by null-window probes ("is the value >= t?");
 * bounds from the finishing order so far (once a team has a player out first, the value's
   sign is fixed, and so on) that cut before any move is generated;
-* a transposition table of fixed size, reused across solves: entries hold a lower and an
+* a transposition table with a memory bound (it grows, four times at a step, up to that
+  bound, in searches that outgrow it), reused across solves: entries hold a lower and an
   upper bound, so results never depend on the table size, only the work does (positions
   of few cards, the most numerous, use a second table small enough to stay in cache);
 * the table key takes a hand by its rank counts when it can never form a straight flush
@@ -697,7 +698,8 @@ cdef class Searcher:
     entries are exact bounds of the positions they describe, so they stay valid).
 
     The main table starts with ``2**tt_bits`` entries and grows, up to ``2**max_tt_bits``,
-    when a search outgrows it (more than 16 nodes an entry since it was last sized): small
+    when a search outgrows it (more than 16 nodes an entry since it was last sized, or
+    since the last reset_counters(), which every solve calls, if that came later): small
     searches keep a table that stays in cache, long ones stop overwriting their own work.
     ``clear_table()`` empties it and gives it back its first size.
     """
@@ -2505,8 +2507,11 @@ cdef class Searcher:
     # ------------------------------------------------------------ Python entry points
 
     def limits(self, node_limit=None, time_limit=None):
-        """Set a node budget and a time budget (seconds from now); None for no limit.
-        Also withdraws a stop() request: a new question starts."""
+        """Set a node budget and a time budget (seconds from now); None for no limit. The
+        node budget bounds ``nodes``, which counts from the last reset_counters() (solve()
+        and probe() call both before each question), not from this call. Also withdraws a
+        stop() request, and the end of a search a limit stopped: until this is called
+        again, every later search returns None at once, reset_counters() or not."""
         self._check_idle()
         time_limit, node_limit = _checked_limits(time_limit, node_limit)
         self.node_limit = -1 if node_limit is None else node_limit

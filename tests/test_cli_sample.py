@@ -218,6 +218,8 @@ def test_bad_merges_are_one_line(tmp_path):
     other.write_text(json.dumps(solve_sampled(SMALL, 3, seed=2, first=3).to_json()))
     broken = tmp_path / "broken.json"
     broken.write_text("{")
+    text = tmp_path / "text.json"
+    text.write_text('"abc"')
     limited = tmp_path / "limited.json"
     limited.write_text(json.dumps(solve_sampled(SMALL, 3, seed=1, first=3,
                                                 node_limit=10**6).to_json()))
@@ -232,6 +234,8 @@ def test_bad_merges_are_one_line(tmp_path):
         ([str(part), str(limited)], "the results were solved under different node limits: "
                                     "1000000, none (none: no limit)"),
         ([str(broken)], f"{str(broken)!r}: not valid JSON"),
+        # (a JSON string was parsed again as JSON text: "not valid JSON")
+        ([str(text)], f"{str(text)!r}: a sampled result is a JSON object, not 'abc'"),
         ([str(wrong)], f"{str(wrong)!r}: moves[0].move: "),
         # (named once: it was "'.../missing.json': cannot read '.../missing.json': ...")
         ([str(tmp_path / "missing.json")], f"cannot read {str(tmp_path / 'missing.json')!r}: "),
