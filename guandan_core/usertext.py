@@ -211,6 +211,11 @@ def how_closed(exc) -> str:
     >>> class Closed: rcvd = type("Close", (), {"code": 1001, "reason": "stopped"})()
     >>> how_closed(Closed())
     'closed with 1001: stopped'
+    >>> Closed.rcvd.reason = ""; how_closed(Closed())
+    'closed with 1001'
+    >>> class Dropped(Exception): rcvd = None
+    >>> how_closed(Dropped("no close frame received or sent"))
+    'no close frame received or sent'
     """
     rcvd = getattr(exc, "rcvd", None)
     if rcvd is None:

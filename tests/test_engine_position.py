@@ -108,7 +108,8 @@ BAD_POSITIONS = [
     # a mistyped pass is named as an unknown type, not as cards that are no list
     ("table pass in lower case", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
-        table={"owner": 0, "play": ["pass", "pass", "pass"]}), "unknown move type 'pass'"),
+        table={"owner": 0, "play": ["pass", "pass", "pass"]}),
+     re.escape("unknown move type 'pass' in [\"pass\", \"pass\", \"pass\"]")),
     ("table cards not a list", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
         table={"owner": 0, "play": ["Single", "9", "S9"]}),

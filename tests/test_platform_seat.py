@@ -417,6 +417,12 @@ def _lead_act(**changes):
 
 @pytest.mark.parametrize("changes, error", [
     ({"type": "notify"}, "not an act message"),
+    # (values named as the JSON they came as: a string with its double quotes, null)
+    ({"type": "notify", "stage": "play"}, 'not an act message: {"type": "notify", "stage": '
+                                          '"play"'),
+    ({"greaterPos": "1"}, 'greaterPos is a seat 0..3 or -1, not "1"'),
+    ({"greaterPos": None}, "greaterPos is a seat 0..3 or -1, not null"),
+    ({"curRank": "1"}, 'curRank is a rank from 2 to A, not "1"'),
     ({"actionList": []}, "actionList is a non-empty list of actions, not []"),
     ({"actionList": "PASS"}, "actionList is a non-empty list of actions, not \"PASS\""),
     ({"publicInfo": [{"rest": 27}] * 3}, "publicInfo is four"),
@@ -490,7 +496,8 @@ def test_sec7_a_message_that_contradicts_the_earlier_ones_is_refused():
     # a seat that is out plays again, or plays more cards than it holds
     client = _begun()
     _lead_out(client, 0, REST[:27])
-    with pytest.raises(PlatformError, match=r"seat 0's .* seat 0 went out already"):
+    with pytest.raises(PlatformError, match=re.escape(
+            f"seat 0's {json.dumps(_single(REST[30]))}: seat 0 went out already")):
         client.receive(_play(0, _single(REST[30])))
     client = _begun()
     _lead_out(client, 0, REST[:26])
@@ -1022,7 +1029,9 @@ def test_sec8_tribute_messages_out_of_order_are_refused():
         refused(_begun(seat=0), [_notify("tribute", result=result)],
                 "result is a list of one or two")
     refused(_begun(seat=0), [_notify("tribute", result=[[0, 2, "S3", "junk"]])],
-            re.escape("a result entry is [giver, receiver, card], not"))
+            re.escape('a result entry is [giver, receiver, card], not [0, 2, "S3", "junk"]'))
+    refused(_begun(seat=0), [_notify("tribute", result=[None])],
+            re.escape("a result entry is [giver, receiver, card], not null"))
     refused(_begun(seat=0), [_notify("anti-tribute", antiPos=[1]), tribute],
             "a tribute stage after anti-tribute")
     # RULES 8: the resisting payers hold both big jokers between them, so this seat holds
