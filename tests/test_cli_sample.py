@@ -98,7 +98,8 @@ def test_a_limit_that_stops_deals_is_reported(capsys):
     (["--example", "--deals", "1000001"], "--deals: a whole number of deals from 1 to 1000000, "
                                           "not '1000001'"),
     (["--example", "--seed", "-1"], "--seed: a whole number from 0 to 2**63 - 1"),
-    (["--example", "--rules", "house"], "house"),
+    (["--example", "--rules", "house"], "error: unknown rules 'house' (known: standard, "
+                                        "platform, no-sf-bomb, long-sequences)"),
     # named as the options (it said "first + n", solve_sampled's arguments)
     (["--example", "--first", str(2**63 - 1), "--deals", "2"],
      "error: --first + --deals must be at most 2**63 (deal numbers are below it), not "

@@ -233,12 +233,21 @@ def test_what_a_limit_cut_short_is_marked(tmp_path, capsys):
     # a misspelt key next to "items" (its positions were solved, the key dropped)
     pytest.param(["solve", "-"], json.dumps({"items": [EXAMPLE_POSITION], "abuot": "typo"}),
                  "'-': unknown key(s) 'abuot' next to \"items\"", id="unknown-key"),
-    (["solve", "--example", "--at-least", "0"], None, "'0'"),
-    (["solve", "--example", "--at-least", "++2"], None, "'++2'"),
-    (["solve", "--example", "--time-limit", "-1"], None, "-1"),
-    (["solve", "--example", "--time-limit", "nan"], None, "nan"),
-    (["solve", "--example", "--node-limit", "-5"], None, "-5"),
-    (["solve", "--example", "--node-limit", "99999999999999999999"], None, "99999999999999999999"),
+    # (each named with its option: a value alone also matched another option's message)
+    (["solve", "--example", "--at-least", "0"], None,
+     "argument --at-least: a hand's value is one of +3 +2 +1 -1 -2 -3, not '0'"),
+    (["solve", "--example", "--at-least", "++2"], None, "argument --at-least: a hand's "
+                                                         "value is one of +3 +2 +1 -1 -2 -3, "
+                                                         "not '++2'"),
+    (["solve", "--example", "--time-limit", "-1"], None, "argument --time-limit: seconds 0 "
+     "or more, at most 18 digits before the point (1e30 is read; inf: no limit), not '-1'"),
+    (["solve", "--example", "--time-limit", "nan"], None, "argument --time-limit: seconds 0 "
+     "or more, at most 18 digits before the point (1e30 is read; inf: no limit), not 'nan'"),
+    (["solve", "--example", "--node-limit", "-5"], None,
+     "argument --node-limit: a whole number of nodes from 0 to 2**63 - 1, not '-5'"),
+    (["solve", "--example", "--node-limit", "99999999999999999999"], None,
+     "argument --node-limit: a whole number of nodes from 0 to 2**63 - 1, not "
+     "'99999999999999999999'"),
 ])
 def test_solve_bad_input_one_line_no_traceback(args, stdin, message):
     assert_one_line_error(run_cli(args, stdin), message)

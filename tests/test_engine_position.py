@@ -777,6 +777,10 @@ def test_move_list_is_lazy_and_ordered():
             owner=0)
     ml = pos.move_list()
     assert isinstance(ml, MoveList)
+    # lazy: no Move is made until one is asked for, and then only that one
+    assert ml._cache == {}
+    second = ml[2]
+    assert list(ml._cache) == [2] and ml[2] is second
     assert list(ml) == pos.legal_moves()
     assert ml[0] is Move.PASS and ml[-1] == pos.legal_moves()[-1]
     assert ml.issued(ml[1]) == 1 and ml.issued(Move.PASS) == 0
