@@ -6,7 +6,6 @@ import argparse
 import json
 import math
 import queue
-import re
 import signal
 import threading
 
@@ -177,17 +176,14 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
 
 
 def _labelled(exc: Exception, labels: list, single: bool) -> Exception:
-    """An error solve_many raised while solving a position (API.md: "position i: " in
-    front of the error it numbers, which is its cause) named by the position's label, as a
-    position that does not read is, or as it came for a lone position; any other error as
-    it is."""
-    cause = exc.__cause__
-    numbered = re.match(r"position (\d+): ", str(exc))
-    if numbered is None or type(cause) is not type(exc) or \
-            str(exc) != numbered.group(0) + str(cause):
+    """An error solve_many raised while solving a position (API.md: its
+    ``position_index``, the error it numbers its ``__cause__``, of the same class) named by
+    the position's label, as a position that does not read is, or as it came for a lone
+    position; any other error as it is."""
+    i, cause = getattr(exc, "position_index", None), exc.__cause__
+    if i is None or type(cause) is not type(exc):
         return exc
-    # (solve_many numbers only an error whose class takes a message alone)
-    return cause if single else type(cause)(f"{labels[int(numbered.group(1))]!r}: {cause}")
+    return cause if single else type(cause)(f"{labels[i]!r}: {cause}")
 
 
 def _solve_interruptibly(positions, args, show) -> bool:

@@ -46,7 +46,9 @@ def available_cores() -> int:
 
 def _numbered(i: int, exc: Exception) -> Exception:
     """``exc`` again, of its own class where that class takes a message alone (so that a
-    PositionError stays one), with the position's index in front of its message."""
+    PositionError stays one), with the position's index in front of its message and as
+    its ``position_index`` (a caller that names positions otherwise, by file, reads it
+    there instead of parsing the message)."""
     message = f"position {i}: {exc}"
     try:
         numbered = type(exc)(message)
@@ -54,6 +56,7 @@ def _numbered(i: int, exc: Exception) -> Exception:
         numbered = None
     if not isinstance(numbered, type(exc)) or str(numbered) != message:
         numbered = (TypeError if isinstance(exc, TypeError) else ValueError)(message)
+    numbered.position_index = i
     return numbered
 
 

@@ -2316,6 +2316,7 @@ def test_solve_many_names_the_position_of_an_error_it_cannot_remake(monkeypatch)
             solve_many([good, bad], threads=1)
         assert type(raised.value) is base
         assert str(raised.value) == f"position 1: {error}"
+        assert raised.value.position_index == 1
 
 
 def test_solve_many_uses_no_more_workers_than_positions(monkeypatch):
