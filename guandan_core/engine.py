@@ -46,7 +46,7 @@ from .cards import _PLATFORM_KINDS, format_rank, is_whole, parse_level
 from .hand import Hand, to_counts
 from .moves import Move
 from .position import Position
-from .rules import PRESET_NAMES, Rules
+from .rules import Rules, _preset_name
 from .usertext import checked_seconds, is_seconds, quoted
 
 __all__ = ["EngineProcess", "EngineRefusedError", "EngineTerminatedError",
@@ -868,7 +868,3 @@ def _time_limit(value) -> float | None:
 def _card_list(cards, what: str = "hand") -> list[str]:
     """Cards (anything :func:`to_counts` reads) as the platform's names."""
     return Hand(to_counts(cards, what)).cards()
-
-
-def _preset_name(rules: Rules) -> str | None:
-    return next((name for name in PRESET_NAMES if Rules.by_name(name) == rules), None)

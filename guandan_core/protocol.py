@@ -39,7 +39,7 @@ from .hand import Hand, player_hand, to_counts
 from .jsontext import parse_json
 from .moves import Move
 from .position import Position, parse_outcome
-from .rules import PRESET_NAMES, Rules
+from .rules import Rules, _preset_name
 from .usertext import SECONDS_FORM, one_line, out_of_memory, quoted, read_count, read_seconds
 
 __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME", "main"]
@@ -238,8 +238,7 @@ class EngineProtocol:
             self.rules = Rules.of(rules)
             # (named as the preset it equals, so that `rules` answers a name that `rules
             # NAME` takes: it answered custom for Rules.platform() itself)
-            self.rules_name = next((name for name in PRESET_NAMES
-                                    if Rules.by_name(name) == self.rules), "custom")
+            self.rules_name = _preset_name(self.rules) or "custom"
         self.position: Position | None = None
         self.history: list = []        # positions before each `play`, for `undo`
         self.done = False              # set by `quit`

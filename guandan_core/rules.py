@@ -102,3 +102,8 @@ _PRESETS = {            # the options each preset name sets (the others stay sta
     "long-sequences": {"long_sequences": True},
 }
 PRESET_NAMES = tuple(_PRESETS)      # what every --rules option takes
+
+
+def _preset_name(rules: Rules) -> str | None:
+    """The name of the preset ``rules`` equals, or None for rules equal to no preset."""
+    return next((name for name in PRESET_NAMES if Rules.by_name(name) == rules), None)
