@@ -25,8 +25,8 @@ import json
 from typing import Optional, TextIO
 
 from .platform_seat import PlatformError, PlatformSeat, read_message
-from .platform_server import MAX_TIMEOUT
-from .usertext import close_reason, closed_for_size, counted, how_closed, is_seconds, quoted
+from .platform_server import _checked_timeout
+from .usertext import close_reason, closed_for_size, counted, how_closed, quoted
 
 __all__ = ["play_websocket", "play_lines", "check_url"]
 
@@ -110,11 +110,7 @@ def play_websocket(seat: PlatformSeat, url: str, log: Optional[TextIO] = None,
     ``open_timeout``: seconds above 0 and at most 1e6 (None: no limit)."""
     _check_seat_and_log(seat, log)
     check_url(url)
-    if open_timeout is not None and not is_seconds(open_timeout, MAX_TIMEOUT):
-        raise ValueError(f"open_timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or "
-                         f"None, not {quoted(open_timeout)}")
-    # (numpy's too: the socket layer takes only Python's numbers)
-    open_timeout = None if open_timeout is None else float(open_timeout)
+    open_timeout = _checked_timeout("open_timeout", open_timeout)
     try:
         from websockets.exceptions import (ConnectionClosedError, ConnectionClosedOK,
                                            InvalidURI, WebSocketException)

@@ -278,6 +278,18 @@ def _check_session(games, max_hands) -> None:
 MAX_TIMEOUT = 1e6       # seconds (threading refuses waits much past 2**31 s)
 
 
+def _checked_timeout(name: str, value) -> float | None:
+    """``value`` as seconds above 0 and at most MAX_TIMEOUT, a Python float (numpy's
+    numbers too: the socket layer takes only Python's), or None for no limit; else a
+    ValueError naming ``name``."""
+    if value is None:
+        return None
+    if not is_seconds(value, MAX_TIMEOUT):
+        raise ValueError(f"{name}: seconds above 0 and at most {MAX_TIMEOUT:g}, or None, "
+                         f"not {quoted(value)}")
+    return float(value)
+
+
 MAX_WARNINGS = 100      # warnings reported for one client; the rest are counted, not told
 
 
@@ -395,10 +407,7 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, games: int = 1, see
     port = int(port)        # (numpy's integers too: the socket layer takes only int)
     if not isinstance(host, str):
         raise TypeError(f"host: an address to listen on (text), not {quoted(host)}")
-    if timeout is not None and not is_seconds(timeout, MAX_TIMEOUT):
-        raise ValueError(f"timeout: seconds above 0 and at most {MAX_TIMEOUT:g}, or None, "
-                         f"not {quoted(timeout)}")
-    timeout = None if timeout is None else float(timeout)     # (numpy's: the socket layer's)
+    timeout = _checked_timeout("timeout", timeout)
     check_callback("on_ready", on_ready)
     check_callback("on_warning", on_warning)
     # (the seeds and on_event checked before anyone waits)
