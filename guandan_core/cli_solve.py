@@ -175,6 +175,25 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
           f"time: {result.seconds:.3f} s")
 
 
+def _progress_line(fields: dict, threshold) -> str:
+    """One event of a search (solve's ``on_info``) as ``--progress`` shows it."""
+    stage = fields["stage"]
+    if stage == "bound":
+        lower, upper = fields["lower"], fields["upper"]
+        what = (f"value {_signed(lower)}" if lower == upper else
+                f"value between {_signed(lower)} and {_signed(upper)}")
+    elif stage == "best":
+        what = f"best move {fields['move']}"
+    else:
+        if threshold is None:
+            answer = f"value {_signed(fields['value'])}"
+        else:
+            answer = (f"reaches {_signed(threshold)}" if fields["reaches"] else
+                      f"does not reach {_signed(threshold)}")
+        what = f"move {fields['index']} of {fields['count']}, {fields['move']}, {answer}"
+    return f"{what} ({fields['seconds']:.2f} s, {fields['nodes']:,} nodes)"
+
+
 def _labelled(exc: Exception, labels: list, single: bool) -> Exception:
     """An error solve_many raised while solving a position (API.md: its
     ``position_index``, the error it numbers its ``__cause__``, of the same class) named by
@@ -186,12 +205,13 @@ def _labelled(exc: Exception, labels: list, single: bool) -> Exception:
     return cause if single else type(cause)(f"{labels[i]!r}: {cause}")
 
 
-def _solve_interruptibly(positions, args, show) -> bool:
+def _solve_interruptibly(positions, args, show, progress=None) -> bool:
     """solve_many on a thread of its own, so that Ctrl-C reaches this one at once (a search
     holds its thread until it ends): Ctrl-C stops the searches as a time limit would, the
     positions already started still report what they proved, the others are not solved.
     ``show(index, result, interrupted)`` runs here, in this thread (``interrupted``: Ctrl-C
-    had been pressed when that result came). True when interrupted."""
+    had been pressed when that result came), and so does ``progress(index, fields)`` for
+    each of the searches' events when it is given. True when interrupted."""
     from solver import Stop, solve_many
 
     stop = Stop()
@@ -202,8 +222,10 @@ def _solve_interruptibly(positions, args, show) -> bool:
         try:
             solve_many(positions, threads=args.threads, all_moves=args.all_moves,
                        time_limit=args.time_limit, node_limit=args.node_limit,
-                       on_result=lambda i, r: done.put((i, r, stop.is_set())),
-                       at_least=args.at_least, stop=stop, fresh_tables=args.fresh_tables)
+                       on_result=lambda i, r: done.put((show, (i, r, stop.is_set()))),
+                       at_least=args.at_least, stop=stop, fresh_tables=args.fresh_tables,
+                       on_info=None if progress is None else
+                       lambda i, fields: done.put((progress, (i, fields))))
         except BaseException as exc:        # raised again in this thread
             failure.append(exc)
         finally:
@@ -232,7 +254,8 @@ def _solve_interruptibly(positions, args, show) -> bool:
                 if item is None:
                     finished = True
                 else:
-                    show(*item)
+                    call, arguments = item
+                    call(*arguments)
             except queue.Empty:
                 pass
             except KeyboardInterrupt:
@@ -302,8 +325,12 @@ def cmd_solve(args) -> int:
                               "Ctrl-C" if interrupted else "a limit")
             printed += 1
 
+    def progress(i, fields):
+        say(f"{one_line(labels[i])}: {_progress_line(fields, args.at_least)}")
+
     try:
-        interrupted = _solve_interruptibly(positions, args, show)
+        interrupted = _solve_interruptibly(positions, args, show,
+                                           progress if args.progress else None)
     except Exception as exc:
         raise _labelled(exc, labels, single) from None
     if interrupted:
@@ -347,5 +374,8 @@ def register(sub) -> None:
                    help="each position from empty tables: node counts, and what a limit "
                         "leaves, then do not depend on the positions solved before it or "
                         "on --threads (exact values never do)")
+    p.add_argument("--progress", action="store_true",
+                   help="write each bound proven, the best move and each move scored to "
+                        "stderr as the search goes, with the time and nodes so far")
     add_rules_option(p)
     p.set_defaults(func=cmd_solve)

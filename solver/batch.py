@@ -60,13 +60,25 @@ def _numbered(i: int, exc: Exception) -> Exception:
     return numbered
 
 
-def _solve_numbered(i: int, position, **options):
-    """``solve(position, **options)``; an error it raises (an allocation that fails) comes
-    out with the position's index in front of its message, as a bad position's does, where
-    its class can be remade so; otherwise as it was raised."""
+def _solve_numbered(i: int, position, on_info=None, **options):
+    """``solve(position, **options)``, its events given to ``on_info(i, fields)``; an error
+    it raises (an allocation that fails) comes out with the position's index in front of
+    its message, as a bad position's does, where its class can be remade so; otherwise,
+    and an error of ``on_info``'s own, as it was raised."""
+    raised = []
+
+    def relay(fields):
+        try:
+            on_info(i, fields)
+        except BaseException as exc:
+            raised.append(exc)
+            raise
+
     try:
-        return solve(position, **options)
+        return solve(position, on_info=None if on_info is None else relay, **options)
     except Exception as exc:
+        if raised and exc is raised[0]:
+            raise               # the caller's own error, not the solve's
         numbered = _numbered(i, exc)
         if type(numbered) is not type(exc):
             raise
@@ -79,7 +91,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                on_result=None, max_table_bits: int | None = None,
                at_least: int | None = None,
                stop: Stop | None = None,
-               fresh_tables: bool = False, rules=None) -> list[SolveResult | None]:
+               fresh_tables: bool = False, rules=None,
+               on_info=None) -> list[SolveResult | None]:
     """Solve every position of ``positions`` (Positions or their JSON), ``threads`` at a time
     (default: every available core); the results in the order of the positions.
 
@@ -94,7 +107,9 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     ``[solve(p, fresh_tables=True) for p in positions]``, whatever the threads).
     Every position is read before any is solved, so a bad one raises at once, naming its
     index. ``on_result(index, result)`` is called in the calling thread as each position
-    is done (in the order they finish).
+    is done (in the order they finish). ``on_info(index, fields)`` is called in the
+    calling thread too, with each event of :func:`solve`'s ``on_info`` as it comes (a
+    position's events before its result; those of positions solved at once interleave).
     ``stop``: a :class:`Stop`; once it is set, the positions being solved end as if their
     time limit had run out (their results say what was proven) and the positions not yet
     started are not solved: their places in the list hold None and ``on_result`` is not
@@ -128,6 +143,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _checked_flag("fresh_tables", fresh_tables)
     _checked_stop(stop)
     check_callback("on_result", on_result)
+    check_callback("on_info", on_info)
     _check_table_sizes(table_bits, max_table_bits)
     Rules.of(rules)             # a bad one raises before any position is read (None: standard)
     parsed = []
@@ -149,18 +165,20 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         for i, pos in enumerate(parsed):
             if stop is not None and stop.is_set():
                 break           # the positions not started are not solved
-            results[i] = _solve_numbered(i, pos, table_bits=table_bits,
+            results[i] = _solve_numbered(i, pos, on_info, table_bits=table_bits,
                                          max_table_bits=max_table_bits, stop=stop, **options)
             if on_result is not None:
                 on_result(i, results[i])
         return results
 
     # the workers' searches answer to a Stop of solve_many's own, which the caller's sets:
-    # leaving early (Ctrl-C, an on_result that raises) ends them at once instead of
-    # waiting for them to finish (with no limit, for minutes)
+    # leaving early (Ctrl-C, an on_result or on_info that raises) ends them at once
+    # instead of waiting for them to finish (with no limit, for minutes)
     own = Stop()
     taken = itertools.count()       # the next position to solve (next() is atomic)
     finished: queue.SimpleQueue = queue.SimpleQueue()
+    # a worker sends its events to this thread, which hands them to on_info
+    relay = None if on_info is None else (lambda i, fields: finished.put(("info", i, fields)))
 
     busy = threading.Condition()
     searching = 0                   # workers between their start and their end
@@ -168,8 +186,9 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     def worker() -> None:
         # one of `threads` workers, each taking the next position until none is left,
         # with a searcher lent for the whole run (the tables its earlier positions, or an
-        # earlier call's, left), given back at the end; it sends the caller ("result",
-        # index, result) for each position and ("error", exception) if it fails, and its
+        # earlier call's, left), given back at the end; it sends the caller ("info", index,
+        # fields) for each event of a search when on_info is given, ("result", index,
+        # result) for each position and ("error", exception) if it fails, and its
         # thread sends None once it has ended. The worker counts itself in `searching`, not
         # the caller, whose counts a Ctrl-C may cut short.
         nonlocal searching
@@ -184,8 +203,9 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                     i = next(taken)
                     if i >= len(parsed):
                         break
-                    finished.put(("result", i, _solve_numbered(i, parsed[i], searcher=s,
-                                                               stop=own, **options)))
+                    finished.put(("result", i, _solve_numbered(i, parsed[i], relay,
+                                                               searcher=s, stop=own,
+                                                               **options)))
             finally:
                 _give_back(s, generation)
         except BaseException as exc:        # (reported to the caller, which raises it)
@@ -210,6 +230,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                     ended += 1
                 elif item[0] == "error":
                     raise item[1]
+                elif item[0] == "info":
+                    on_info(item[1], item[2])
                 else:
                     _, i, results[i] = item
                     if on_result is not None:

@@ -447,7 +447,7 @@ def test_ctrl_c_that_cuts_an_exact_results_line_is_named(monkeypatch, capsys):
     cut = solve(EXAMPLE_POSITION, node_limit=1275, fresh_tables=True)
     assert cut.exact and cut.pv_cut
 
-    def interrupted_solve(positions, args, show):
+    def interrupted_solve(positions, args, show, progress=None):
         show(0, cut, True)          # (the result came after Ctrl-C)
         return True
 
@@ -495,6 +495,54 @@ def test_solve_several_positions_in_input_order(tmp_path, capsys):
     assert main(["solve", args[0], "--json"]) == 0
     assert "position" not in json.loads(capsys.readouterr().out)
     assert out.count("\nvalue: ") == 2
+
+
+def test_progress_writes_the_searchs_events_to_stderr(tmp_path, capsys):
+    """--progress: one stderr line per event of the search (each bound proven, the best
+    move, each move scored), labelled by position, with the time and nodes so far; the
+    output on stdout is the same as without it."""
+    from solver import solve
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    time_and_nodes = r" \(\d+\.\d\d s, [\d,]+ nodes\)"
+    for at_least in (None, 1):
+        question = [] if at_least is None else ["--at-least", str(at_least)]
+        events = []
+        solve(EXAMPLE_POSITION, all_moves=True, at_least=at_least, on_info=events.append)
+        assert main(["solve", "--example", "--all-moves", "--json", *question]) == 0
+        plain = capsys.readouterr()
+        assert main(["solve", "--example", "--all-moves", "--json", "--progress",
+                     *question]) == 0
+        shown = capsys.readouterr()
+        assert plain.err == "" and json.loads(shown.out)["moves"] == \
+            json.loads(plain.out)["moves"]
+        lines = shown.err.splitlines()
+        assert len(lines) == len(events)
+        for line, event in zip(lines, events):
+            if event["stage"] == "bound":
+                lo, hi = event["lower"], event["upper"]
+                what = f"value {lo:+d}" if lo == hi else f"value between {lo:+d} and {hi:+d}"
+            elif event["stage"] == "best":
+                what = f"best move {event['move']}"
+            else:
+                answer = (f"value {event['value']:+d}" if at_least is None else
+                          f"{'reaches' if event['reaches'] else 'does not reach'} +1")
+                what = (f"move {event['index']} of {event['count']}, {event['move']}, "
+                        f"{answer}")
+            assert re.fullmatch(re.escape(f"example: {what}") + time_and_nodes, line), line
+        if at_least is None:        # (2.76 M nodes: thousands marked)
+            assert re.search(r", (\d{1,3},)+\d{3} nodes\)$", lines[-1])
+    # several positions: each line names its position, as the results do
+    items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:3]
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps(items))
+    assert main(["solve", str(path), "--threads", "2", "--progress", "--json"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    for i, obj in enumerate(items):
+        mine = [line for line in lines if line.startswith(f"{path}#{i}: ")]
+        value = solve(obj).value
+        assert [line.split(" (")[0] for line in mine][-2] == f"{path}#{i}: value {value:+d}"
+        assert mine[-1].startswith(f"{path}#{i}: best move ")
+    assert all(re.match(re.escape(f"{path}#") + r"[012]: ", line) for line in lines)
 
 
 def test_several_positions_with_names_the_output_cannot_encode(tmp_path):

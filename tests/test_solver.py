@@ -6,6 +6,7 @@ import random
 import re
 import signal
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -1815,6 +1816,63 @@ def test_solve_many_answers_as_one_solve_after_another():
     assert sorted(seen) == list(enumerate(expected))
     assert [_answer(r) for r in solve_many(items[:3], threads=1, all_moves=True)] == expected[:3]
     assert solve_many([], threads=2) == []
+
+
+def _event_key(event: dict) -> tuple:
+    """An on_info event without its time, which differs from run to run."""
+    return tuple(sorted((k, v) for k, v in event.items() if k != "seconds"))
+
+
+def test_solve_many_reports_each_searchs_events_in_the_calling_thread():
+    """solve_many's on_info(index, fields) gets each position's events as solve's on_info
+    gives them (every field but the time, nodes included with fresh tables), in the
+    calling thread, a position's events before its result; on one thread and on two."""
+    items = _endgames_4x6(6)
+    for at_least in (None, 1):
+        expected = []
+        for obj in items:
+            events = []
+            solve(obj, all_moves=True, at_least=at_least, fresh_tables=True,
+                  on_info=events.append)
+            expected.append([_event_key(e) for e in events])
+        assert all(expected)
+        for threads in (1, 2):
+            caller = threading.get_ident()
+            seen = [[] for _ in items]
+            order = []
+
+            def on_info(i, fields):
+                assert threading.get_ident() == caller
+                seen[i].append(_event_key(fields))
+                order.append(("info", i))
+
+            def on_result(i, result):
+                order.append(("result", i))
+
+            solve_many(items, threads=threads, all_moves=True, at_least=at_least,
+                       fresh_tables=True, on_info=on_info, on_result=on_result)
+            assert seen == expected
+            for i in range(len(items)):
+                done = order.index(("result", i))
+                assert ("info", i) not in order[done + 1:]
+
+
+def test_solve_many_passes_on_infos_own_error_on_as_it_was_raised():
+    """An error raised by solve_many's on_info ends the call as it was raised, not numbered
+    as the solve's own errors are (it is the caller's, not the position's), whatever the
+    threads; the workers are stopped."""
+    items = _endgames_4x6(4)
+    for threads in (1, 2):
+        mine = ValueError("my own")
+
+        def fail(i, fields):
+            raise mine
+
+        with pytest.raises(ValueError) as raised:
+            solve_many(items, threads=threads, on_info=fail)
+        assert raised.value is mine and not hasattr(mine, "position_index")
+    with pytest.raises(TypeError, match="on_info must be a function or None, not 5"):
+        solve_many(items, on_info=5)
 
 
 def test_solve_many_keeps_its_workers_tables_for_the_next_call(monkeypatch):
