@@ -123,16 +123,7 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
         print(f"value: between {_signed(result.lower)} and {_signed(result.upper)} for team "
               f"{team}")
     if result.best is not None:
-        if result.exact:
-            print(f"best move: {result.best}")
-        elif result.reached is not None:
-            # (threshold mode: a move proven to reach the threshold, not the value's best)
-            print(f"a move reaching {_signed(result.threshold)}: {result.best}")
-        elif result.threshold is None and result.lower > -3:
-            print(f"best move found: {result.best} (it reaches at least "
-                  f"{_signed(result.lower)})")
-        else:
-            print(f"best move found: {result.best} (nothing proven about it)")
+        print(_best_text(result.best, result.lower, result.upper, result.threshold))
     if result.pv:
         print("principal line:")
         for s, move in result.pv:
@@ -175,15 +166,32 @@ def _print_result(pos, result, stopped_by="a limit") -> None:
           f"time: {result.seconds:.3f} s")
 
 
-def _progress_line(fields: dict, threshold) -> str:
-    """One event of a search (solve's ``on_info``) as ``--progress`` shows it."""
+def _best_text(move, lower: int, upper: int, threshold) -> str:
+    """The move a solve answers with, named by what is proven of it: the value is
+    ``lower``..``upper`` (for the team to move); ``threshold``: threshold mode's V."""
+    if lower == upper:
+        return f"best move: {move}"
+    if threshold is not None and lower >= threshold:
+        # (a move proven to reach the threshold, not the value's best)
+        return f"a move reaching {_signed(threshold)}: {move}"
+    if threshold is None and lower > -3:
+        return f"best move found: {move} (it reaches at least {_signed(lower)})"
+    return f"best move found: {move} (nothing proven about it)"
+
+
+def _progress_text(fields: dict, threshold, bounds: tuple) -> str | None:
+    """What an event of a search (solve's ``on_info``) says, as ``--progress`` shows it
+    (in the words of the result), None for one that says nothing (bounds of -3 and +3);
+    ``bounds``: the last bounds reported."""
     stage = fields["stage"]
     if stage == "bound":
         lower, upper = fields["lower"], fields["upper"]
+        if (lower, upper) == (-3, 3):
+            return None
         what = (f"value {_signed(lower)}" if lower == upper else
                 f"value between {_signed(lower)} and {_signed(upper)}")
     elif stage == "best":
-        what = f"best move {fields['move']}"
+        what = _best_text(fields["move"], *bounds, threshold)
     else:
         if threshold is None:
             answer = f"value {_signed(fields['value'])}"
@@ -191,7 +199,7 @@ def _progress_line(fields: dict, threshold) -> str:
             answer = (f"reaches {_signed(threshold)}" if fields["reaches"] else
                       f"does not reach {_signed(threshold)}")
         what = f"move {fields['index']} of {fields['count']}, {fields['move']}, {answer}"
-    return f"{what} ({fields['seconds']:.2f} s, {fields['nodes']:,} nodes)"
+    return what
 
 
 def _labelled(exc: Exception, labels: list, single: bool) -> Exception:
@@ -325,8 +333,16 @@ def cmd_solve(args) -> int:
                               "Ctrl-C" if interrupted else "a limit")
             printed += 1
 
+    bounds = [(-3, 3)] * len(positions)       # each position's, as its events tell
+
     def progress(i, fields):
-        say(f"{one_line(labels[i])}: {_progress_line(fields, args.at_least)}")
+        text = _progress_text(fields, args.at_least, bounds[i])
+        if fields["stage"] == "bound":
+            bounds[i] = fields["lower"], fields["upper"]
+        if text is not None:
+            nodes = fields["nodes"]
+            say(f"{one_line(labels[i])} ({fields['seconds']:.2f} s, {nodes:,} "
+                f"node{'s' if nodes != 1 else ''}): {text}")
 
     try:
         interrupted = _solve_interruptibly(positions, args, show,
@@ -375,7 +391,7 @@ def register(sub) -> None:
                         "leaves, then do not depend on the positions solved before it or "
                         "on --threads (exact values never do)")
     p.add_argument("--progress", action="store_true",
-                   help="write each bound proven, the best move and each move scored to "
-                        "stderr as the search goes, with the time and nodes so far")
+                   help="write each bound proven, the move answered with and each move "
+                        "scored to stderr as the search goes, with the time and nodes so far")
     add_rules_option(p)
     p.set_defaults(func=cmd_solve)

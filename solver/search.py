@@ -515,7 +515,9 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     its time limit had run out.
     ``on_info``: called with a dict as the search goes: ``{"stage": "bound", "lower",
     "upper", "nodes", "seconds"}`` after each null-window probe (bounds for the team to
-    move), ``{"stage": "best", "move", "pv", "pv_cut", ...}`` once the best move is known, and
+    move), ``{"stage": "best", "move", "pv", "pv_cut", ...}`` once the result's ``best`` is
+    chosen (the best move when the value is known; under a limit or in threshold mode,
+    what ``best`` is there, above), and
     ``{"stage": "move", "move", "value", "equivalent", "index", "count", ...}`` per move
     scored with ``all_moves`` (and ``"reaches"`` in threshold mode; a move a limit left
     unscored has no event; ``index`` is its place, from 1, among the ``count`` moves).

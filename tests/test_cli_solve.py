@@ -498,16 +498,18 @@ def test_solve_several_positions_in_input_order(tmp_path, capsys):
 
 
 def test_progress_writes_the_searchs_events_to_stderr(tmp_path, capsys):
-    """--progress: one stderr line per event of the search (each bound proven, the best
-    move, each move scored), labelled by position, with the time and nodes so far; the
-    output on stdout is the same as without it."""
+    """--progress: one stderr line per event of the search that says something (each bound
+    proven, the move answered with, each move scored), headed by its position and the time
+    and nodes so far, in the result's words; the output on stdout is the same as without
+    it."""
     from solver import solve
     from guandan_core.cli_solve import EXAMPLE_POSITION
-    time_and_nodes = r" \(\d+\.\d\d s, [\d,]+ nodes\)"
-    for at_least in (None, 1):
+    head = r"example \(\d+\.\d\d s, [\d,]+ nodes?\): "
+    for at_least in (None, 1, -3):
         question = [] if at_least is None else ["--at-least", str(at_least)]
         events = []
-        solve(EXAMPLE_POSITION, all_moves=True, at_least=at_least, on_info=events.append)
+        result = solve(EXAMPLE_POSITION, all_moves=True, at_least=at_least,
+                       on_info=events.append)
         assert main(["solve", "--example", "--all-moves", "--json", *question]) == 0
         plain = capsys.readouterr()
         assert main(["solve", "--example", "--all-moves", "--json", "--progress",
@@ -515,34 +517,56 @@ def test_progress_writes_the_searchs_events_to_stderr(tmp_path, capsys):
         shown = capsys.readouterr()
         assert plain.err == "" and json.loads(shown.out)["moves"] == \
             json.loads(plain.out)["moves"]
-        lines = shown.err.splitlines()
-        assert len(lines) == len(events)
-        for line, event in zip(lines, events):
+        expected = []
+        for event in events:
             if event["stage"] == "bound":
                 lo, hi = event["lower"], event["upper"]
-                what = f"value {lo:+d}" if lo == hi else f"value between {lo:+d} and {hi:+d}"
+                if (lo, hi) != (-3, 3):         # (says nothing: not shown)
+                    expected.append(f"value {lo:+d}" if lo == hi else
+                                    f"value between {lo:+d} and {hi:+d}")
             elif event["stage"] == "best":
-                what = f"best move {event['move']}"
+                expected.append(f"best move: {event['move']}" if result.exact else
+                                f"a move reaching {at_least:+d}: {event['move']}")
             else:
                 answer = (f"value {event['value']:+d}" if at_least is None else
-                          f"{'reaches' if event['reaches'] else 'does not reach'} +1")
-                what = (f"move {event['index']} of {event['count']}, {event['move']}, "
-                        f"{answer}")
-            assert re.fullmatch(re.escape(f"example: {what}") + time_and_nodes, line), line
+                          f"{'reaches' if event['reaches'] else 'does not reach'} "
+                          f"{at_least:+d}")
+                expected.append(f"move {event['index']} of {event['count']}, "
+                                f"{event['move']}, {answer}")
+        lines = shown.err.splitlines()
+        assert len(lines) == len(expected) > 0
+        for line, what in zip(lines, expected):
+            assert re.fullmatch(head + re.escape(what), line), line
         if at_least is None:        # (2.76 M nodes: thousands marked)
-            assert re.search(r", (\d{1,3},)+\d{3} nodes\)$", lines[-1])
+            assert re.search(r", (\d{1,3},)+\d{3} nodes\): ", lines[-1])
+    # under a limit the move answered with is named as the result names it: with nothing
+    # proven, and with a lower bound proven (a node limit past the first probe's nodes)
+    items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:8]
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps(items[7]))
+    events = []
+    exact = solve(items[7], fresh_tables=True, on_info=events.append)
+    # (its value is -2, proven before its upper bound: a limit can stop between the two)
+    [raised] = [e for e in events if e["stage"] == "bound" and -3 < e["lower"] < e["upper"]]
+    assert exact.value == raised["lower"] == -2
+    for limit, named in ((1, "(nothing proven about it)"),
+                         (raised["nodes"] + 1, "(it reaches at least -2)")):
+        assert main(["solve", str(path), "--progress", "--fresh-tables",
+                     "--node-limit", str(limit)]) == 0
+        shown = capsys.readouterr()
+        [best] = [line for line in shown.out.splitlines() if line.startswith("best move")]
+        assert named in best and "found" in best
+        assert shown.err.splitlines()[-1].endswith(f" node{'s' * (limit != 1)}): {best}")
     # several positions: each line names its position, as the results do
-    items = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][:3]
     path = tmp_path / "set.json"
-    path.write_text(json.dumps(items))
+    path.write_text(json.dumps(items[:3]))
     assert main(["solve", str(path), "--threads", "2", "--progress", "--json"]) == 0
     lines = capsys.readouterr().err.splitlines()
-    for i, obj in enumerate(items):
-        mine = [line for line in lines if line.startswith(f"{path}#{i}: ")]
-        value = solve(obj).value
-        assert [line.split(" (")[0] for line in mine][-2] == f"{path}#{i}: value {value:+d}"
-        assert mine[-1].startswith(f"{path}#{i}: best move ")
-    assert all(re.match(re.escape(f"{path}#") + r"[012]: ", line) for line in lines)
+    for i, obj in enumerate(items[:3]):
+        mine = [line.split("): ", 1)[1] for line in lines
+                if line.startswith(f"{path}#{i} (")]
+        assert mine[-2:] == [f"value {solve(obj).value:+d}", f"best move: {solve(obj).best}"]
+    assert all(re.match(re.escape(f"{path}#") + r"[012] \(", line) for line in lines)
 
 
 def test_several_positions_with_names_the_output_cannot_encode(tmp_path):
