@@ -4,11 +4,12 @@ it cannot see (``solver.solve_sampled``)."""
 from __future__ import annotations
 
 import json
+import time
 
 from .cards import format_rank
-from .cli import add_rules_option, whole_number_type
+from .cli import add_rules_option, say, whole_number_type
 from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, add_search_options
-from .usertext import json_kind
+from .usertext import json_kind, one_line
 
 
 def _known(text: str) -> dict:
@@ -59,7 +60,8 @@ def _print_sampled(pos, result, known) -> None:
     print(f"nodes: {result.nodes}, time: {result.seconds:.3f} s")
 
 
-_SOLVING_OPTIONS = ("deals", "seed", "first", "time_limit", "node_limit", "threads")
+_SOLVING_OPTIONS = ("deals", "seed", "first", "time_limit", "node_limit", "threads",
+                    "progress")
 _DEFAULT_DEALS = 20
 
 
@@ -72,7 +74,9 @@ def cmd_sample(args) -> int:
         raise ValueError("give a POSITION file (or - for stdin) or --example, not both"
                          if args.example else "give a POSITION file (or - for stdin), or --example")
     if args.merge is not None:
-        given = [name for name in _SOLVING_OPTIONS if getattr(args, name) is not None]
+        # (an option not given is None, a flag False; 0 is given)
+        given = [name for name in _SOLVING_OPTIONS
+                 if getattr(args, name) is not None and getattr(args, name) is not False]
         if given:
             raise ValueError(f"--merge adds up saved results and solves nothing: "
                              f"--{given[0].replace('_', '-')} is not taken with it")
@@ -115,12 +119,31 @@ def cmd_sample(args) -> int:
                              f"below it), not {first} + {deals}")
         result = solve_sampled(pos, deals, seed=args.seed or 0, known=known or None,
                                threads=args.threads, time_limit=args.time_limit,
-                               node_limit=args.node_limit, first=first)
+                               node_limit=args.node_limit, first=first,
+                               on_deal=_progress(label, deals) if args.progress else None)
     if args.json:
         print(json.dumps(result.to_json()))
     else:
         _print_sampled(pos, result, known)
     return 0
+
+
+def _progress(label: str, deals: int):
+    """``--progress``'s ``on_deal``: a line on stderr for each deal solved, headed by the
+    position, how many of the deals are done and the time since the first began."""
+    start = time.perf_counter()
+    done = 0
+
+    def on_deal(number: int, result) -> None:
+        nonlocal done
+        done += 1
+        if result.exact and all(s.value is not None for s in result.moves):
+            what = f"value {result.value:+d}, best move: {result.best}"
+        else:
+            what = "left out (a limit stopped it before every move had its value)"
+        say(f"{one_line(label)} ({done} of {deals}, {time.perf_counter() - start:.2f} s): "
+            f"deal {number}: {what}")
+    return on_deal
 
 
 def _merged(pos, paths: list, known):
@@ -182,5 +205,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_search_options(p, "deal", "a deal it stops is not counted",
                        "deals solved at once (default: every core)")
+    p.add_argument("--progress", action="store_true",
+                   help="write a line to stderr as each deal is solved: its value and best "
+                        "move, how many deals are done and the time so far")
     add_rules_option(p)
     p.set_defaults(func=cmd_sample)

@@ -39,7 +39,7 @@ from guandan_core.moves import Move
 from guandan_core.jsontext import parse_json
 from guandan_core.position import _JSON_KEYS as _POSITION_KEYS  # (RULES sec. 7)
 from guandan_core.position import OUTCOMES, Position, PositionError
-from guandan_core.usertext import counted, json_kind, quoted
+from guandan_core.usertext import check_callback, counted, json_kind, quoted
 
 from .batch import solve_many
 from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _json_object,
@@ -611,7 +611,8 @@ def _view_key(view: _View, known) -> str:
 def solve_sampled(position, n: int, seed=None, known=None, threads: int | None = None,
                   time_limit: float | None = None, node_limit: int | None = None,
                   table_bits: int = DEFAULT_TABLE_BITS, max_table_bits: int | None = None,
-                  stop: Stop | None = None, rules=None, first: int = 0) -> SampledResult:
+                  stop: Stop | None = None, rules=None, first: int = 0,
+                  on_deal=None) -> SampledResult:
     """Every move of the seat to move, valued over ``n`` random deals of the hands it
     cannot see (:func:`sample_deals`, with ``seed`` and ``known``), each deal solved
     exactly with every move scored (:func:`solver.solve_many`, ``threads`` at a time).
@@ -628,8 +629,14 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     :func:`sample_deals`), so that with a whole-number seed, calls over the slices of a
     range, run anywhere, give results that :func:`merge_sampled` adds up to exactly the
     result of one call over the whole range.
+
+    ``on_deal(number, result)``: called in the calling thread as each deal is solved (in
+    the order they finish), with the deal's number in the seed's stream and its
+    :class:`SolveResult` (a deal a limit stopped before every move had its value is
+    given too, and left out of the counts).
     """
     start = time.perf_counter()
+    check_callback("on_deal", on_deal)
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
     first, n = _checked_slice(first, n)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
@@ -653,7 +660,9 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
         results = solve_many(deals, threads=threads, all_moves=True, time_limit=time_limit,
                              node_limit=node_limit, table_bits=table_bits,
                              max_table_bits=max_table_bits, pv=False, stop=stop,
-                             fresh_tables=True)
+                             fresh_tables=True,
+                             on_result=None if on_deal is None else
+                             lambda j, result, base=first + offset: on_deal(base + j, result))
         for j, (d, result) in enumerate(zip(deals, results)):
             if result is None:
                 continue            # (stop was set before this deal started)

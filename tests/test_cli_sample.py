@@ -210,6 +210,37 @@ def test_merges_of_the_example(tmp_path, capsys):
     assert merged["samples"] == merged["solved"] == 2
 
 
+def test_progress_names_each_deal_as_it_is_solved(capsys):
+    """--progress: a stderr line as each deal is solved, headed by the position, how many
+    deals are done and the time so far, with the deal's number, value and best move, or
+    that a limit left it out; the answer on stdout is the same as without it."""
+    import re
+    from solver import solve
+    from solver.sampling import sample_deals
+    assert main(["sample", "--example", "--deals", "6", "--first", "2", "--json"]) == 0
+    plain = capsys.readouterr()
+    assert main(["sample", "--example", "--deals", "6", "--first", "2", "--json",
+                 "--threads", "2", "--progress"]) == 0
+    shown = capsys.readouterr()
+    assert plain.err == "" and json.loads(shown.out)["moves"] == json.loads(plain.out)["moves"]
+    lines = shown.err.splitlines()
+    expected = {}
+    for number, deal in zip(range(2, 8), sample_deals(EXAMPLE_POSITION, 6, seed=0, first=2)):
+        alone = solve(deal)
+        expected[number] = f"value {alone.value:+d}, best move: {alone.best}"
+    seen = {}
+    for done, line in enumerate(lines, 1):
+        m = re.fullmatch(rf"example \({done} of 6, \d+\.\d\d s\): deal (\d): (.+)", line)
+        assert m, line
+        seen[int(m[1])] = m[2]
+    assert seen == expected
+    assert main(["sample", "--example", "--deals", "2", "--node-limit", "1", "--progress"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.split("): ")[1] for line in lines] == [
+        f"deal {i}: left out (a limit stopped it before every move had its value)"
+        for i in (0, 1)]
+
+
 def test_bad_merges_are_one_line(tmp_path):
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(SMALL))
@@ -245,7 +276,7 @@ def test_bad_merges_are_one_line(tmp_path):
         assert_one_line_error(proc, message)
         assert proc.stderr.count(args[-1]) <= 1, proc.stderr       # (named once at most)
     for option in (["--deals", "3"], ["--seed", "0"], ["--first", "1"], ["--threads", "1"],
-                   ["--node-limit", "5"], ["--time-limit", "1"]):
+                   ["--node-limit", "5"], ["--time-limit", "1"], ["--progress"]):
         name = option[0]
         assert_one_line_error(run_cli(["sample", str(path), "--merge", str(part), *option]),
                               f"--merge adds up saved results and solves nothing: {name} "

@@ -287,6 +287,38 @@ def test_deals_a_limit_stops_are_left_out():
     assert result.moves == [] and result.best is None
 
 
+def test_each_deal_solved_is_reported_in_the_calling_thread(monkeypatch):
+    """on_deal(number, result): once for every deal searched, in the calling thread,
+    with the deal's number in the seed's stream and the result of that deal's solve (every
+    move scored, from empty tables), a deal a limit left out of the counts too; on one
+    thread and two, across chunks."""
+    import threading
+    import solver.sampling as sampling
+    from solver import solve
+    monkeypatch.setattr(sampling, "_CHUNK", 4)
+    deals = sample_deals(FOUR_SEATS, 10, seed=8, first=3)
+    for threads, node_limit in ((1, None), (2, None), (2, 150)):
+        caller = threading.get_ident()
+        given = {}
+
+        def on_deal(number, result):
+            assert threading.get_ident() == caller and number not in given
+            given[number] = result
+
+        whole = solve_sampled(FOUR_SEATS, 10, seed=8, first=3, threads=threads,
+                              node_limit=node_limit, on_deal=on_deal)
+        assert sorted(given) == list(range(3, 13))
+        for number, deal in zip(range(3, 13), deals):
+            alone = solve(deal, all_moves=True, pv=False, fresh_tables=True,
+                          node_limit=node_limit)
+            assert given[number] == alone
+        counted = [r for r in given.values()
+                   if r.exact and all(m.value is not None for m in r.moves)]
+        assert len(counted) == whole.solved and (node_limit is None) == (whole.solved == 10)
+    with pytest.raises(TypeError, match="on_deal must be a function or None, not 3"):
+        solve_sampled(FOUR_SEATS, 1, on_deal=3)
+
+
 def test_deals_solved_a_chunk_at_a_time_give_the_same_answer(monkeypatch):
     import solver.sampling as sampling
     whole = solve_sampled(FOUR_SEATS, 10, seed=8, threads=2)
