@@ -131,13 +131,15 @@ def cmd_sample(args) -> int:
 def _progress(label: str, deals: int):
     """``--progress``'s ``on_deal``: a line on stderr for each deal solved, headed by the
     position, how many of the deals are done and the time since the first began."""
+    from solver.sampling import _counted
+
     start = time.perf_counter()
     done = 0
 
     def on_deal(number: int, result) -> None:
         nonlocal done
         done += 1
-        if result.exact and all(s.value is not None for s in result.moves):
+        if _counted(result):
             what = f"value {result.value:+d}, best move: {result.best}"
         else:
             what = "left out (a limit stopped it before every move had its value)"

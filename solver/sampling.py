@@ -42,8 +42,8 @@ from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import check_callback, counted, json_kind, quoted
 
 from .batch import solve_many
-from .search import (DEFAULT_TABLE_BITS, Stop, _checked_limits, _checked_stop, _json_object,
-                     _no_other_keys, _sizes, _solvable, as_position)
+from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_limits, _checked_stop,
+                     _json_object, _no_other_keys, _sizes, _solvable, as_position)
 
 __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
@@ -669,7 +669,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
             searched += 1
             numbers.append(first + offset + j)
             nodes += result.nodes
-            if not result.exact or any(s.value is None for s in result.moves):
+            if not _counted(result):
                 continue
             if not moves:
                 order = {m: i for i, m in enumerate(d.legal_moves())}
@@ -691,6 +691,12 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
                          named, _joined((k, k + 1) for k in numbers)
                          if named is not None else (),
                          _view_key(view, known), node_limit, tables)
+
+
+def _counted(result: SolveResult) -> bool:
+    """Whether a deal's solve counts: a limit did not stop it before every move had its
+    value."""
+    return result.exact and all(s.value is not None for s in result.moves)
 
 
 def _best_first(m: SampledMove) -> tuple:
