@@ -416,6 +416,23 @@ def _output_failed(exc: OSError, code: int, command: str) -> int:
     return 2
 
 
+@contextlib.contextmanager
+def ctrl_c_sets(stop):
+    """Within the block, Ctrl-C sets ``stop`` (a ``solver.Stop``) instead of raising
+    KeyboardInterrupt: the searches end as at a time limit and say what they proved. Only
+    in the main thread with Python's own handler in place; elsewhere, or where SIGINT is
+    ignored (a background job), it stays as it is."""
+    previous = None
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
 def say(text: str) -> None:
     """``text`` as a line on stderr, flushed. An error output that cannot be written (closed,
     a full disk) is given up quietly: the exit status still tells (the failed write had

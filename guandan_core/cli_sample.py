@@ -7,9 +7,9 @@ import json
 import time
 
 from .cards import format_rank
-from .cli import add_rules_option, say, whole_number_type
+from .cli import add_rules_option, ctrl_c_sets, say, whole_number_type
 from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, add_search_options
-from .usertext import json_kind, one_line
+from .usertext import counted, json_kind, one_line
 
 
 def _known(text: str) -> dict:
@@ -21,7 +21,7 @@ def _known(text: str) -> dict:
         raise ValueError(f"--known: {exc}") from None
 
 
-def _print_sampled(pos, result, known) -> None:
+def _print_sampled(pos, result, known, stopped_by: str = "a limit") -> None:
     seat = pos.to_move
     team = "0+2" if seat % 2 == 0 else "1+3"
     turn = "on lead" if pos.on_lead else f"to beat seat {pos.owner}'s {pos.table}"
@@ -43,8 +43,8 @@ def _print_sampled(pos, result, known) -> None:
     print(f"deals: {result.samples} ({stream}), the hidden cards shared out at random; "
           f"{result.solved} solved")
     if result.solved < result.samples:
-        print(f"  ({result.samples - result.solved} not counted: a limit stopped them before "
-              "every move had its value)")
+        print(f"  ({result.samples - result.solved} not counted: {stopped_by} stopped them "
+              "before every move had its value)")
     if result.moves:
         print(f"moves, values for team {team} (best: deals where the move keeps that deal's "
               "value):")
@@ -66,6 +66,7 @@ _DEFAULT_DEALS = 20
 
 
 def cmd_sample(args) -> int:
+    from solver import Stop
     from solver.sampling import MAX_DEALS, read_position, solve_sampled
 
     from .rules import Rules
@@ -109,6 +110,7 @@ def cmd_sample(args) -> int:
         except ValueError as exc:
             reason = str(exc).removeprefix("known: ")
             raise ValueError(f"--known: {reason}") from None
+    interrupted = False
     if args.merge is not None:
         result = _merged(pos, args.merge, known or None)
     else:
@@ -117,14 +119,25 @@ def cmd_sample(args) -> int:
         if first + deals > MAX_DEALS:       # (named as the options, not solve_sampled's)
             raise ValueError(f"--first + --deals must be at most 2**63 (deal numbers are "
                              f"below it), not {first} + {deals}")
-        result = solve_sampled(pos, deals, seed=args.seed or 0, known=known or None,
-                               threads=args.threads, time_limit=args.time_limit,
-                               node_limit=args.node_limit, first=first,
-                               on_deal=_progress(label, deals) if args.progress else None)
+        # Ctrl-C stops the deals being solved and skips the rest: what the deals searched
+        # so far give is printed (with --json, a slice that --merge takes)
+        stop = Stop()
+        with ctrl_c_sets(stop):
+            result = solve_sampled(pos, deals, seed=args.seed or 0, known=known or None,
+                                   threads=args.threads, time_limit=args.time_limit,
+                                   node_limit=args.node_limit, first=first, stop=stop,
+                                   on_deal=_progress(label, deals) if args.progress else None)
+        interrupted = stop.is_set()
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        _print_sampled(pos, result, known)
+        limited = args.time_limit is not None or args.node_limit is not None
+        _print_sampled(pos, result, known, "a limit" if not interrupted else
+                       "a limit or Ctrl-C" if limited else "Ctrl-C")
+    if interrupted:
+        say(f"guandan sample: interrupted; {result.samples} of {counted(deals, 'deal')} "
+            f"searched, {result.solved} counted")
+        return 130
     return 0
 
 
@@ -142,7 +155,7 @@ def _progress(label: str, deals: int):
         if _counted(result):
             what = f"value {result.value:+d}, best move: {result.best}"
         else:
-            what = "left out (a limit stopped it before every move had its value)"
+            what = "left out (stopped before every move had its value)"
         say(f"{one_line(label)} ({done} of {deals}, {time.perf_counter() - start:.2f} s): "
             f"deal {number}: {what}")
     return on_deal
@@ -208,7 +221,8 @@ def register(sub) -> None:
     add_search_options(p, "deal", "a deal it stops is not counted",
                        "deals solved at once (default: every core)")
     p.add_argument("--progress", action="store_true",
-                   help="write a line to stderr as each deal is solved: its value and best "
-                        "move, how many deals are done and the time so far")
+                   help="write a line to stderr as each deal is solved: its number, value "
+                        "and best move (or that a limit left it out), how many deals are "
+                        "done and the time so far")
     add_rules_option(p)
     p.set_defaults(func=cmd_sample)

@@ -6,11 +6,10 @@ import argparse
 import json
 import math
 import queue
-import signal
 import threading
 
 from .cards import format_rank
-from .cli import add_rules_option, say, whole_number_type
+from .cli import add_rules_option, ctrl_c_sets, say, whole_number_type
 from .jsontext import parse_json, read_text
 from .usertext import one_line, quoted, read_seconds
 
@@ -241,39 +240,31 @@ def _solve_interruptibly(positions, args, show, progress=None) -> bool:
 
     # Ctrl-C sets the Stop instead of raising KeyboardInterrupt: an exception raised
     # between two bytecodes could drop a result just taken from the queue (pressing twice
-    # did). Where the handler cannot be set (not the main thread) or SIGINT is ignored
-    # (a background job), it stays as it is.
-    previous = None
-    if threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    # did).
     worker = threading.Thread(target=work, name="guandan-solve", daemon=True)
-    try:
-        worker.start()
-    except RuntimeError as exc:     # ("can't start new thread": no memory, or a limit)
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
-        raise OSError(f"cannot start the solving thread ({exc})") from None
-    finished = False
-    try:
-        while not finished:
-            try:
-                item = done.get(timeout=0.25)
-                if item is None:
-                    finished = True
-                else:
-                    call, arguments = item
-                    call(*arguments)
-            except queue.Empty:
-                pass
-            except KeyboardInterrupt:
-                stop.set()
-    finally:
-        if not finished:
-            stop.set()      # leaving on an error (a closed pipe): end the searches too
-        worker.join()
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+    with ctrl_c_sets(stop):
+        try:
+            worker.start()
+        except RuntimeError as exc:     # ("can't start new thread": no memory, or a limit)
+            raise OSError(f"cannot start the solving thread ({exc})") from None
+        finished = False
+        try:
+            while not finished:
+                try:
+                    item = done.get(timeout=0.25)
+                    if item is None:
+                        finished = True
+                    else:
+                        call, arguments = item
+                        call(*arguments)
+                except queue.Empty:
+                    pass
+                except KeyboardInterrupt:
+                    stop.set()
+        finally:
+            if not finished:
+                stop.set()      # leaving on an error (a closed pipe): end the searches too
+            worker.join()
     if failure:
         raise failure[0]
     return stop.is_set()

@@ -631,9 +631,10 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     result of one call over the whole range.
 
     ``on_deal(number, result)``: called in the calling thread as each deal is solved (in
-    the order they finish), with the deal's number in the seed's stream and its
-    :class:`SolveResult` (a deal a limit stopped before every move had its value is
-    given too, and left out of the counts).
+    the order they finish), with the deal's number (``first`` to ``first + n - 1``: its
+    place in the seed's stream) and its :class:`SolveResult` (a deal a limit or ``stop``
+    cut short before every move had its value is given too, and left out of the counts).
+    An error it raises ends the call as it was raised.
     """
     start = time.perf_counter()
     check_callback("on_deal", on_deal)

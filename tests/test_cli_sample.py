@@ -127,14 +127,30 @@ def test_a_bad_position_from_stdin_is_named():
 @pytest.mark.parametrize("threads", ["1", "2"])
 def test_ctrl_c_ends_it_at_once(tmp_path, threads):
     """Ctrl-C while whole 27-card deals are being solved (far beyond any time allowed):
-    the searches stop within moments, one line on stderr, status 130."""
+    the searches stop within moments, and what the deals searched so far give is printed
+    (none finished: nothing counted, the deals cut short named as Ctrl-C's), one line on
+    stderr, status 130; with --json, a result that reads back (--merge takes it)."""
+    import re
     from guandan_core.match import deal
     from guandan_core.position import Position
+    from solver.sampling import read_sampled
     path = tmp_path / "deal.json"
     path.write_text(Position(7, deal(random.Random(3)), to_move=0).to_json_str())
     proc, out, err, seconds = interrupted_cli(["sample", str(path), "--threads", threads])
-    assert seconds < 10
-    assert (proc.returncode, out, err) == (130, "", "guandan sample: interrupted\n")
+    assert seconds < 10 and proc.returncode == 130
+    searched = re.fullmatch(r"guandan sample: interrupted; (\d+) of 20 deals searched, "
+                            r"0 counted\n", err)
+    assert searched and 1 <= int(searched[1]) <= int(threads)
+    assert f"\ndeals: {searched[1]} (seed 0), the hidden cards shared out at random; " \
+        f"0 solved\n  ({searched[1]} not counted: Ctrl-C stopped them before every move " \
+        f"had its value)\n" in out
+    proc, out, err, seconds = interrupted_cli(["sample", str(path), "--threads", threads,
+                                               "--json", "--node-limit", "10000000000"])
+    assert seconds < 10 and proc.returncode == 130
+    result = read_sampled(out, json.loads(path.read_text()))
+    assert result.solved == 0 and result.deals == ((0, result.samples),)
+    assert err == f"guandan sample: interrupted; {result.samples} of 20 deals searched, " \
+                  f"0 counted\n"
 
 
 def test_one_card_is_one_card(tmp_path, capsys):
@@ -237,7 +253,7 @@ def test_progress_names_each_deal_as_it_is_solved(capsys):
     assert main(["sample", "--example", "--deals", "2", "--node-limit", "1", "--progress"]) == 0
     lines = capsys.readouterr().err.splitlines()
     assert [line.split("): ")[1] for line in lines] == [
-        f"deal {i}: left out (a limit stopped it before every move had its value)"
+        f"deal {i}: left out (stopped before every move had its value)"
         for i in (0, 1)]
 
 
