@@ -178,7 +178,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     taken = itertools.count()       # the next position to solve (next() is atomic)
     finished: queue.SimpleQueue = queue.SimpleQueue()
     # a worker sends its events to this thread, which hands them to on_info
-    relay = None if on_info is None else (lambda i, fields: finished.put(("info", i, fields)))
+    send_info = None if on_info is None else (lambda i, fields: finished.put(("info", i, fields)))
 
     busy = threading.Condition()
     searching = 0                   # workers between their start and their end
@@ -203,7 +203,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                     i = next(taken)
                     if i >= len(parsed):
                         break
-                    finished.put(("result", i, _solve_numbered(i, parsed[i], relay,
+                    finished.put(("result", i, _solve_numbered(i, parsed[i], send_info,
                                                                searcher=s, stop=own,
                                                                **options)))
             finally:
