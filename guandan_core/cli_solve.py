@@ -82,6 +82,10 @@ def _threshold(text: str) -> int:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+# --progress: how often a long search says what it is still doing, in seconds
+PROGRESS_EVERY = 5.0
+
+
 def _seconds(text: str) -> float:
     """--time-limit's value: seconds, 0 or more (inf: none), as solve() takes them."""
     value = math.inf if text == "inf" else read_seconds(text)
@@ -191,6 +195,8 @@ def _progress_text(fields: dict, threshold, bounds: tuple) -> str | None:
                 f"value between {_signed(lower)} and {_signed(upper)}")
     elif stage == "best":
         what = _best_text(fields["move"], *bounds, threshold)
+    elif stage == "working":
+        what = _working_text(fields, threshold)
     else:
         if threshold is None:
             answer = f"value {_signed(fields['value'])}"
@@ -199,6 +205,22 @@ def _progress_text(fields: dict, threshold, bounds: tuple) -> str | None:
                       f"does not reach {_signed(threshold)}")
         what = f"move {fields['index']} of {fields['count']}, {fields['move']}, {answer}"
     return what
+
+
+def _working_text(fields: dict, threshold) -> str:
+    """What a search's "working" event (its heartbeat) says: what it is still doing."""
+    task, lower, upper = fields["task"], fields["lower"], fields["upper"]
+    if task == "moves":
+        return f"still scoring move {fields['index']} of {fields['count']}, {fields['move']}"
+    if task == "best":
+        if threshold is not None:
+            return f"reaches {_signed(threshold)}; still choosing the move that does"
+        return f"value {_signed(lower)}; still choosing the best move"
+    doing = ("still searching for the value" if task == "value" else
+             f"still searching whether it reaches {_signed(threshold)}")
+    if (lower, upper) != (-3, 3):
+        doing += f" (between {_signed(lower)} and {_signed(upper)} so far)"
+    return doing
 
 
 def _labelled(exc: Exception, labels: list, single: bool) -> Exception:
@@ -232,7 +254,8 @@ def _solve_interruptibly(positions, args, show, progress=None) -> bool:
                        on_result=lambda i, r: done.put((show, (i, r, stop.is_set()))),
                        at_least=args.at_least, stop=stop, fresh_tables=args.fresh_tables,
                        on_info=None if progress is None else
-                       lambda i, fields: done.put((progress, (i, fields))))
+                       lambda i, fields: done.put((progress, (i, fields))),
+                       info_interval=None if progress is None else args.progress_every)
         except BaseException as exc:        # raised again in this thread
             failure.append(exc)
         finally:
@@ -270,9 +293,23 @@ def _solve_interruptibly(positions, args, show, progress=None) -> bool:
     return stop.is_set()
 
 
+def _interval(text: str) -> float:
+    """--progress-every's value: seconds above 0."""
+    value = read_seconds(text)
+    if not value:       # (None or 0)
+        raise argparse.ArgumentTypeError(
+            f"seconds above 0, at most 18 digits before the point, not {quoted(text)}")
+    return value
+
+
 def cmd_solve(args) -> int:
     from .position import Position
     from .rules import Rules
+
+    if args.progress_every is None:
+        args.progress_every = PROGRESS_EVERY
+    else:
+        args.progress = True
 
     if args.example and args.positions:
         raise ValueError("give POSITION files (or - for stdin) or --example, not both")
@@ -383,6 +420,10 @@ def register(sub) -> None:
                         "on --threads (exact values never do)")
     p.add_argument("--progress", action="store_true",
                    help="write each bound proven, the move answered with and each move "
-                        "scored to stderr as the search goes, with the time and nodes so far")
+                        "scored to stderr as the search goes, with the time and nodes so "
+                        "far, and what a long search is still doing every 5 s")
+    p.add_argument("--progress-every", type=_interval, metavar="S",
+                   help="with --progress: what a long search is still doing every S "
+                        "seconds instead of 5 (implies --progress)")
     add_rules_option(p)
     p.set_defaults(func=cmd_solve)

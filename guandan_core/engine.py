@@ -401,16 +401,18 @@ class EngineProcess:
 
     def solve(self, all_moves: bool = False, time_limit: float | None = None,
               node_limit: int | None = None, at_least: int | None = None, *, on_info=None,
-              timeout: float | None = None):
+              timeout: float | None = None, info_interval: float | None = None):
         """:func:`solver.solve` of the engine's position, run by the engine: a
         :class:`solver.SolveResult` equal to the one ``solve`` gives in this process
         from the same table (``seconds`` aside). ``on_info`` gets each ``info`` line as a
-        dict (:func:`parse_info`), as the solve goes.
+        dict (:func:`parse_info`), as the solve goes; with ``info_interval`` (the
+        protocol's ``every=S``) also a ``working`` line about that often.
         The reply is checked: its values in range, its moves legal where they are
         played (the line played out from the position), and its parts agreeing (the
         line from the best move to an end within the bounds, the scored moves the
         legal ones, the best at the value), else an :class:`EngineProtocolError`."""
-        from solver.search import _checked_flag, _checked_question, _result_from_json
+        from solver.search import (_checked_flag, _checked_interval, _checked_question,
+                                   _result_from_json)
         pos = self._need_position()
         args = ["solve"]
         all_moves = _checked_flag("all_moves", all_moves)
@@ -426,6 +428,9 @@ class EngineProcess:
             args.append(f"at_least={at_least}")
         if on_info is not None and not callable(on_info):
             raise TypeError(f"on_info must be callable, not {quoted(on_info)}")
+        info_interval = _checked_interval(info_interval, on_info)
+        if info_interval is not None:
+            args.append(f"every={info_interval!r}")
 
         def info(text):
             try:

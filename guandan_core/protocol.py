@@ -608,13 +608,19 @@ class EngineProtocol:
         node_limit = None
         all_moves = False
         at_least = None
+        every = None
         seen: set = set()
         for token in filter(None, args.split(" ")):    # (a no-break space is no separator)
             key, eq, value = token.partition("=")
-            if token == "all" or (eq and key in ("time", "nodes", "at_least")):
+            if token == "all" or (eq and key in ("time", "nodes", "at_least", "every")):
                 _once(seen, key, "solve")
             if token == "all":
                 all_moves = True
+            elif eq and key == "every":
+                every = read_seconds(value)
+                if not every:       # (None or 0)
+                    raise ProtocolError(f"solve: every must be {SECONDS_FORM}, and not 0, "
+                                        f"not {value!r}")
             elif eq and key == "at_least":
                 try:
                     at_least = parse_outcome(value)
@@ -628,8 +634,8 @@ class EngineProtocol:
                 # (as sample's nodes, guandan solve --node-limit and solver.solve take it)
                 node_limit = _whole_option("solve", key, value, 0, 2**63 - 1)
             else:
-                raise ProtocolError(f"solve: unknown option {token!r} "
-                                    "(usage: solve [time=S] [nodes=N] [all] [at_least=V])")
+                raise ProtocolError(f"solve: unknown option {token!r} (usage: solve "
+                                    "[time=S] [nodes=N] [all] [at_least=V] [every=S])")
         pos = self._need_position()
         try:
             from solver import solve
@@ -659,6 +665,18 @@ class EngineProtocol:
                            ("upper", event["upper"]), ("nodes", event["nodes"]),
                            ("time", elapsed)))
                 return
+            if stage == "working":
+                # every=S: what the search is still doing (after the value line once the
+                # value search is over)
+                if event["task"] in ("best", "moves"):
+                    send_value(*state.get("bounds", (-3, 3)), event["nodes"], elapsed)
+                pairs = [("working", event["task"]), ("lower", event["lower"]),
+                         ("upper", event["upper"])]
+                if event["task"] == "moves":
+                    pairs += [("move", event["move"].to_platform()),
+                              ("index", event["index"]), ("count", event["count"])]
+                info(_info(*pairs, ("nodes", event["nodes"]), ("time", elapsed)))
+                return
             # the best move or a move's score: the value search is over (in threshold mode
             # with V out of reach there is no best move, and the moves come first)
             send_value(*state.get("bounds", (-3, 3)), event["nodes"], elapsed)
@@ -679,7 +697,7 @@ class EngineProtocol:
 
         result = solve(pos, all_moves=all_moves, time_limit=time_limit,
                        node_limit=node_limit, on_info=on_info, at_least=at_least,
-                       stop=self._local.stop)
+                       stop=self._local.stop, info_interval=every)
         send_value(result.lower, result.upper, result.nodes,
                    round(time.perf_counter() - start, 6))
         if all_moves:

@@ -86,6 +86,20 @@ def checked_seconds(name: str, value) -> float:
     return seconds + 0.0        # (-0.0 as 0.0: written out, "-0.0" is refused as negative)
 
 
+def seconds_above_0(value) -> float | None:
+    """``value`` as a float when it is a finite number of seconds above 0 (numpy's too),
+    else None: an interval, which 0 would make a loop.
+
+    >>> seconds_above_0(2), seconds_above_0(0), seconds_above_0(10**400), seconds_above_0("1")
+    (2.0, None, None, None)
+    """
+    try:
+        seconds = checked_seconds("", value)
+    except ValueError:
+        return None
+    return seconds if seconds > 0 else None
+
+
 def check_callback(name: str, callback) -> None:
     """A TypeError naming ``callback`` unless it is a function or None: checked when it is
     given, not when it is first called (possibly minutes later, in the middle of a game or

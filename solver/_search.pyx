@@ -45,7 +45,7 @@ import numbers
 
 import numpy as np
 
-from guandan_core.usertext import quoted
+from guandan_core.usertext import quoted, seconds_above_0
 
 from guandan_core._kernels cimport (gd_move_t, gd_rules_t, gd_enumerate, gd_beats, gd_classify,
                                     GD_EOVERFLOW, GD_PASS, GD_SINGLE, GD_THREE_WITH_TWO,
@@ -552,6 +552,11 @@ cdef extern from "Python.h":
     # KeyboardInterrupt) set and unwinds; search() raises it once the search has returned
     int PyErr_CheckSignals() nogil     # (called with the GIL held: see _signalled)
     PyObject* PyErr_Occurred()
+    # (called with the GIL held, as for PyErr_CheckSignals: see _beat; a bare pointer
+    # back, so that an exception the heartbeat raises stays set, as a signal handler's
+    # does, and ends the search)
+    PyObject* PyObject_CallNoArgs(PyObject* callable) nogil
+    void Py_DecRef(PyObject* o) nogil
     ctypedef struct PyThreadState:
         pass
     PyThreadState* PyEval_SaveThread() nogil
@@ -734,6 +739,13 @@ cdef class Searcher:
     cdef int64_t next_check
     cdef int64_t next_signal_check
     cdef bint check_signals_       # the main thread's searches: Ctrl-C ends them
+    # set_heartbeat(): a callable called with the GIL about every heartbeat_every seconds
+    # while a search runs (at the signal checks' pace), so that a long solve can show
+    # progress; next_heartbeat is the _now() time of the next call
+    cdef readonly object heartbeat
+    cdef PyObject* heartbeat_ptr   # (the same object, for the search's nogil code)
+    cdef readonly double heartbeat_every
+    cdef double next_heartbeat
     cdef readonly bint aborted
     cdef readonly bint use_tt
     cdef readonly bint use_merge
@@ -916,6 +928,29 @@ cdef class Searcher:
     def check_signals(self, value):
         self._check_idle()
         self.check_signals_ = _checked_switch("check_signals", value)
+
+    def set_heartbeat(self, callback, every=1.0):
+        """Call ``callback()`` (no arguments) about every ``every`` seconds while a search
+        of this searcher runs, in the searching thread with the GIL held, the first
+        ``every`` seconds from this call; ``set_heartbeat(None)`` stops it. The search
+        checks the clock every 65,536 nodes (a few milliseconds), so calls come no more
+        often than that. While it runs the searcher is searching: reading ``nodes`` works,
+        stop() works, other calls are the RuntimeError they are from another thread. An
+        exception it raises ends the search and is raised by the call that searched, as
+        Ctrl-C's KeyboardInterrupt is."""
+        self._check_idle()
+        if callback is None:
+            self.heartbeat, self.heartbeat_ptr, self.heartbeat_every = None, NULL, 0
+            return
+        if not callable(callback):
+            raise TypeError(f"the heartbeat must be callable or None, not {quoted(callback)}")
+        seconds = seconds_above_0(every)
+        if seconds is None:
+            raise ValueError(f"the heartbeat's interval must be a number of seconds above 0, "
+                             f"not {quoted(every)}")
+        self.heartbeat, self.heartbeat_every = callback, seconds
+        self.heartbeat_ptr = <PyObject*> callback
+        self.next_heartbeat = _now() + self.heartbeat_every
 
     def clear_table(self):
         """Empty the tables; a main table that grew gets its first size back, and so does
@@ -2471,9 +2506,31 @@ cdef class Searcher:
             self.gil_state = PyEval_SaveThread()
         if gd_flag_load(&self.stop_flag) != 0 or (self.deadline > 0 and _now() > self.deadline):
             return True
-        if self.check_signals_ and self.nodes >= self.next_signal_check:
+        if self.nodes >= self.next_signal_check and (self.check_signals_
+                                                     or self.heartbeat_every > 0):
             self.next_signal_check = self.nodes + 65536
-            return self._signalled()
+            if self.check_signals_ and self._signalled():
+                return True
+            if self.heartbeat_every > 0 and _now() >= self.next_heartbeat:
+                return self._beat()
+        return False
+
+    cdef bint _beat(self) noexcept nogil:
+        # the heartbeat's call, with the GIL (taken only if the search gave it up: see
+        # _signalled); True (the search ends, as at a limit) when it raised: its exception
+        # stays set and goes on up as a signal handler's does
+        if not self.gil_held:
+            with gil:
+                return self._beat_holding_gil()
+        return self._beat_holding_gil()
+
+    cdef bint _beat_holding_gil(self) noexcept nogil:
+        cdef PyObject* result = PyObject_CallNoArgs(self.heartbeat_ptr)
+        # counted from the call's end, so that a slow heartbeat cannot fill the search
+        self.next_heartbeat = _now() + self.heartbeat_every
+        if result == NULL:
+            return True
+        Py_DecRef(result)
         return False
 
     cdef bint _signalled(self) noexcept nogil:

@@ -30,8 +30,8 @@ from guandan_core.rules import Rules
 from guandan_core.usertext import check_callback, quoted
 
 from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _borrow, _check_table_sizes,
-                     _checked_flag, _checked_limits, _checked_question, _checked_stop,
-                     _give_back, _solvable, _trim_spares, solve)
+                     _checked_flag, _checked_interval, _checked_limits, _checked_question,
+                     _checked_stop, _give_back, _solvable, _trim_spares, solve)
 
 __all__ = ["solve_many", "available_cores"]
 
@@ -92,7 +92,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
                at_least: int | None = None,
                stop: Stop | None = None,
                fresh_tables: bool = False, rules=None,
-               on_info=None) -> list[SolveResult | None]:
+               on_info=None, info_interval: float | None = None) -> list[SolveResult | None]:
     """Solve every position of ``positions`` (Positions or their JSON), ``threads`` at a time
     (default: every available core); the results in the order of the positions.
 
@@ -109,7 +109,8 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     index. ``on_result(index, result)`` is called in the calling thread as each position
     is done (in the order they finish). ``on_info(index, fields)`` is called in the
     calling thread too, with each event of :func:`solve`'s ``on_info`` as it comes (a
-    position's events before its result; those of positions solved at once interleave).
+    position's events before its result; those of positions solved at once interleave),
+    with solve's "working" events every ``info_interval`` seconds of a search if given.
     ``stop``: a :class:`Stop`; once it is set, the positions being solved end as if their
     time limit had run out (their results say what was proven) and the positions not yet
     started are not solved: their places in the list hold None and ``on_result`` is not
@@ -144,6 +145,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
     _checked_stop(stop)
     check_callback("on_result", on_result)
     check_callback("on_info", on_info)
+    info_interval = _checked_interval(info_interval, on_info)
     _check_table_sizes(table_bits, max_table_bits)
     Rules.of(rules)             # a bad one raises before any position is read (None: standard)
     parsed = []
@@ -157,7 +159,7 @@ def solve_many(positions, threads: int | None = None, all_moves: bool = False,
         parsed.append(pos.copy() if pos is obj else pos)
 
     options = dict(all_moves=all_moves, time_limit=time_limit, node_limit=node_limit, pv=pv,
-                   at_least=at_least, fresh_tables=fresh_tables)
+                   at_least=at_least, fresh_tables=fresh_tables, info_interval=info_interval)
     results: list = [None] * len(parsed)
     if threads == 1 or len(parsed) <= 1:
         # the searches run in this thread, with its tables (as solve's do): a Ctrl-C

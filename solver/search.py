@@ -25,7 +25,7 @@ from guandan_core.jsontext import parse_json
 from guandan_core.moves import MOVE_DTYPE, Move, MoveError
 from guandan_core.position import OUTCOMES, IllegalMoveError, Position
 from guandan_core.rules import Rules
-from guandan_core.usertext import check_callback, quoted, quoted_read
+from guandan_core.usertext import check_callback, quoted, quoted_read, seconds_above_0
 
 from ._search import (DEFAULT_MAX_TT_BITS, FIRST_ARENA_MOVES, MAX_TT_BITS, MIN_TT_BITS,
                       Searcher, _checked_limits, default_max_tt_bits)
@@ -60,6 +60,10 @@ def _searcher(table_bits: int, max_table_bits: int | None) -> Searcher:
         # made (``s`` alone kept it: the two tables' memory at once)
         _local.searcher = s = None
         s = _local.searcher = Searcher(table_bits, max_tt_bits=max_bits)
+    elif s.heartbeat is not None:
+        # an earlier solve's, left by a Ctrl-C between setting it and the block that
+        # takes it away (_beating): it would call that solve's on_info
+        s.set_heartbeat(None)
     return s
 
 
@@ -476,7 +480,8 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
           node_limit: int | None = None, table_bits: int = DEFAULT_TABLE_BITS,
           searcher: Searcher | None = None, pv: bool = True, on_info=None,
           max_table_bits: int | None = None, at_least: int | None = None,
-          stop: Stop | None = None, fresh_tables: bool = False, rules=None) -> SolveResult:
+          stop: Stop | None = None, fresh_tables: bool = False, rules=None,
+          info_interval: float | None = None) -> SolveResult:
     """Solve a position exactly (RULES sec. 6 value for the team of the seat to move).
 
     ``position``: a :class:`Position` or its JSON (RULES sec. 7), JSON read under
@@ -521,6 +526,14 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``{"stage": "move", "move", "value", "equivalent", "index", "count", ...}`` per move
     scored with ``all_moves`` (and ``"reaches"`` in threshold mode; a move a limit left
     unscored has no event; ``index`` is its place, from 1, among the ``count`` moves).
+    ``info_interval`` (seconds, with ``on_info``): also ``{"stage": "working", "task",
+    "lower", "upper", "nodes", "seconds"}`` about that often while the search runs (a
+    long probe otherwise says nothing for minutes): ``task`` is ``"value"``,
+    ``"question"`` (threshold mode), ``"best"`` (the best move and line, the value
+    known) or ``"moves"`` (with ``"move"``, ``"index"`` and ``"count"`` of the move being
+    scored); ``lower``/``upper`` are the bounds proven so far. It comes from inside the
+    search, in this thread; what ``on_info`` raises then ends the solve and is raised
+    (see :meth:`Searcher.set_heartbeat`).
 
     >>> r = solve({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
     ...            "finished": [2], "to_move": 0, "table": None})
@@ -537,6 +550,7 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     fresh_tables = _checked_flag("fresh_tables", fresh_tables)
     stop = _checked_stop(stop)
     check_callback("on_info", on_info)
+    info_interval = _checked_interval(info_interval, on_info)
     start = time.perf_counter()
     if searcher is not None:
         # (its own tables' sizes are used, but bad sizes are still a mistake to report)
@@ -549,13 +563,53 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
             s.clear_table()
         _start(s, pos, node_limit, time_limit)
         s.forget_position()     # so that the root is searched and its proof move known
-        with _working_for(stop, s):
-            return _answer(s, pos, all_moves, pv, on_info, at_least, start)
+        # what the solve is doing, for the heartbeat's "working" events
+        doing = {"task": "value" if at_least is None else "question", "lower": -3,
+                 "upper": 3}
+
+        def beat():
+            on_info(dict(doing, stage="working", nodes=int(s.nodes),
+                         seconds=time.perf_counter() - start))
+
+        with _working_for(stop, s), _beating(s, info_interval, beat):
+            return _answer(s, pos, all_moves, pv, on_info, at_least, start, doing)
+
+
+def _checked_interval(info_interval, on_info) -> float | None:
+    """solve()'s ``info_interval``: None, or seconds above 0 given with an ``on_info``."""
+    if info_interval is None:
+        return None
+    seconds = seconds_above_0(info_interval)
+    if seconds is None:
+        raise ValueError(f"info_interval must be a number of seconds above 0, or None, "
+                         f"not {quoted(info_interval)}")
+    if on_info is None:
+        raise ValueError("info_interval needs an on_info to send its events to")
+    return seconds
+
+
+@contextmanager
+def _beating(s: Searcher, interval: float | None, beat):
+    """While the block runs, ``s`` calls ``beat()`` every ``interval`` seconds of search
+    (nothing with None); a heartbeat of the caller's own searcher comes back after."""
+    if interval is None:
+        yield
+        return
+    before, every = s.heartbeat, s.heartbeat_every
+    try:
+        s.set_heartbeat(beat, interval)
+        yield
+    finally:
+        if before is None:
+            s.set_heartbeat(None)
+        else:
+            s.set_heartbeat(before, every)
 
 
 def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_least,
-            start: float) -> SolveResult:
-    """solve()'s work once the position is loaded and the limits are set."""
+            start: float, doing: dict) -> SolveResult:
+    """solve()'s work once the position is loaded and the limits are set; ``doing`` is
+    kept up to date with the task and the bounds for the heartbeat (see solve())."""
     driver = _Driver(s)
     seat = pos.to_move
     maximizing = seat % 2 == 0
@@ -572,6 +626,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             # the root just proved this bound: the move that proved it (our side's bound
             # in team-0 terms: at least lo when team 0 moves, at most hi otherwise)
             proven["lower"], proven["move"] = lower, s.proof_move(lo if sign > 0 else hi)
+        doing.update(lower=lower, upper=upper)
         report(stage="bound", lower=lower, upper=upper)
 
     reached = None          # threshold mode's answer
@@ -610,6 +665,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
         return proven["move"] if proven["move"] >= 0 else _first_preferred(root_scores)
 
     if exact:
+        doing["task"] = "best"
         bi = s.best_move(lo)
         if bi is not None:
             best = move_at(bi)
@@ -622,6 +678,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             line_cut = pv
     elif reached is not None:
         if reached:
+            doing["task"] = "best"
             bi = s.best_move(at_least * sign)
             best = move_at(bi if bi is not None else fallback())
         # (out of reach: no move reaches it, so none is best)
@@ -640,6 +697,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             if groups[i] != i:
                 continue
             same = moves_by_group[i][1:]
+            doing.update(task="moves", move=move_objs[i], index=len(scores) + 1, count=count)
             if at_least is not None:
                 # threshold mode: the same question of each move (where the position does
                 # not reach it no move does, and nothing is searched)

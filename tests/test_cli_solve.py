@@ -569,6 +569,60 @@ def test_progress_writes_the_searchs_events_to_stderr(tmp_path, capsys):
     assert all(re.match(re.escape(f"{path}#") + r"[012] \(", line) for line in lines)
 
 
+def test_progress_every_says_what_a_long_search_is_still_doing(tmp_path, capsys):
+    """--progress-every S (which implies --progress): between the event lines, a line every
+    S seconds of search saying what it is still doing: the value and the bounds so far,
+    the threshold's question, the best move's choice, the move being scored; stdout is the
+    same as without it. (A full deal under a node limit: the value is still searched.)"""
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    from guandan_core.match import deal
+    from guandan_core.position import Position
+    from solver import solve
+    head = r"(example|[^ ]+\.json) \(\d+\.\d\d s, [\d,]+ nodes?\): "
+    assert main(["solve", "--example", "--all-moves", "--json"]) == 0
+    plain = capsys.readouterr().out
+    assert main(["solve", "--example", "--all-moves", "--json", "--progress-every",
+                 "1e-6"]) == 0
+    shown = capsys.readouterr()
+    assert json.loads(shown.out)["moves"] == json.loads(plain)["moves"]
+    scoring = [re.fullmatch(head + r"still scoring move (\d+) of (\d+), (.+)", line)
+               for line in shown.err.splitlines()]
+    scoring = [m for m in scoring if m]
+    assert len(scoring) > 5
+    moves = solve(EXAMPLE_POSITION, all_moves=True).moves
+    for m in scoring:
+        index, count, move = int(m[2]), int(m[3]), m[4]
+        assert count == len(moves) and move == str(moves[index - 1].move)
+    # the best move's choice (4 x 6 item 5: over 65,536 nodes after the value)
+    obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][5]
+    path = tmp_path / "item5.json"
+    path.write_text(json.dumps(obj))
+    value = solve(obj).value
+    assert main(["solve", str(path), "--fresh-tables", "--progress-every", "1e-6"]) == 0
+    lines = [line.split("): ", 1)[1] for line in capsys.readouterr().err.splitlines()]
+    choosing = lines.index(f"value {value:+d}; still choosing the best move")
+    assert lines.index(f"value {value:+d}") < choosing < len(lines) - 1
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(Position(7, deal(random.Random(12)), to_move=0).to_json()))
+    for question, doing in (([], "still searching for the value"),
+                            (["--at-least", "2"], "still searching whether it reaches +2")):
+        assert main(["solve", str(path), "--node-limit", "400000", "--fresh-tables",
+                     "--progress-every", "1e-6", *question]) == 0
+        lines = capsys.readouterr().err.splitlines()
+        working = [line for line in lines if "still" in line]
+        assert len(working) >= 3
+        assert all(re.fullmatch(head + re.escape(doing) +
+                                r"( \(between [+-]\d and [+-]\d so far\))?", line)
+                   for line in working), working
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "x", "inf", "nan"])
+def test_a_bad_progress_interval_is_refused(value, capsys):
+    assert main(["solve", "--example", "--progress-every", value]) == 2
+    assert f"argument --progress-every: seconds above 0, at most 18 digits before the " \
+        f"point, not '{value}'" in capsys.readouterr().err
+
+
 def test_several_positions_with_names_the_output_cannot_encode(tmp_path):
     """A file name that is not UTF-8 (or holds a line break) is written escaped in the
     "== NAME" line: it failed the whole run after solving, with a strict UTF-8 output."""

@@ -224,6 +224,9 @@ def test_bad_input_is_refused_before_it_is_sent(engine):
             (lambda: engine.command("name\rquit"), "one line"),
             (lambda: engine.command("name", on_info=5), "on_info must be callable"),
             (lambda: engine.solve(on_info=5), "on_info must be callable"),
+            (lambda: engine.solve(info_interval=1), "info_interval needs an on_info"),
+            (lambda: engine.solve(on_info=print, info_interval=0),
+             "info_interval must be a number of seconds above 0, or None, not 0"),
             (lambda: engine.sample(deals=10**6 + 1), "deals must be .* to 1000000"),
             (lambda: engine.sample(deals=1, seed=2**63), "seed must be .* not 9223372036854775808"),
             (lambda: engine.analyze("S3", runners_up=10**18), "runners_up must be"),
@@ -879,6 +882,21 @@ def test_close_with_a_short_timeout_while_another_thread_waits():
         assert len(errors) == 1 and "was closed" in str(errors[0])
         with pytest.raises(EngineTerminatedError, match="was closed"):
             e.name()
+
+
+def test_info_interval_asks_the_engine_for_working_lines(engine):
+    """``solve(info_interval=S)`` sends ``every=S``: ``working`` lines come to on_info
+    while the value is searched (a whole deal under a node limit), before its value line."""
+    import random
+    from guandan_core.match import deal
+    engine.set_rules("standard")
+    engine.set_position(Position(7, deal(random.Random(13)), to_move=0))
+    infos = []
+    engine.solve(node_limit=300_000, on_info=infos.append, info_interval=1e-6)
+    stages = [next(iter(fields)) for fields in infos]
+    assert "working" in stages and stages.index("value") > max(
+        n for n, stage in enumerate(stages) if stage == "working")
+    assert {fields["working"] for fields in infos if "working" in fields} == {"value"}
 
 
 def test_info_lines_arrive_read_and_agree_with_the_result(engine):

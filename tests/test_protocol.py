@@ -447,6 +447,62 @@ def test_solve_streams_info_through_emit(engine):
     assert any(x.startswith("info bound ") for x in seen)
 
 
+def test_solve_every_streams_what_the_search_is_still_doing(engine):
+    """PROTOCOL.md, solve: ``every=S`` adds ``info working TASK lower L upper U [move MOVE
+    index I count C] nodes N time T`` lines about every S seconds of search: "value" lines
+    before the ``value`` line, "best" and "moves" lines after it, a "moves" line naming the
+    move scored next; the reply is the same as without it (from empty tables)."""
+    engine.handle(pos_line(BIG))
+    assert engine.handle("clear_table") == "=\n\n"
+    plain = engine.handle("solve all").split("\n")[-3]
+    assert engine.handle("clear_table") == "=\n\n"
+    seen = []
+    reply = engine.handle("solve all every=0.000001", emit=seen.append)
+    final = json.loads(reply.split("\n")[-3][2:])
+    assert without_volatile(final) == without_volatile(json.loads(plain[2:]))
+    assert final["nodes"] == json.loads(plain[2:])["nodes"]
+    infos = [parse_info(line) for line in seen]
+    working = [i for i in infos if "working" in i]
+    assert "moves" in {i["working"] for i in working}
+    value_at = next(n for n, i in enumerate(infos) if "value" in i and "exact" in i)
+    for n, i in enumerate(infos):
+        if "working" not in i:
+            continue
+        assert (n < value_at) == (i["working"] == "value")
+        keys = ["working", "lower", "upper"]
+        if i["working"] == "moves":
+            keys += ["move", "index", "count"]
+            following = next(j for j in infos[n:] if "move" in j and "value" in j)
+            assert (i["move"], i["index"]) == (following["move"], following["index"])
+        assert list(i) == keys + ["nodes", "time"]
+        if n > value_at:
+            assert i["lower"] == i["upper"] == final["value"]
+    # the best move's choice (4 x 6 item 5: over 65,536 nodes after the value)
+    obj = json.loads((ROOT / "tests" / "data" / "endgames_4x6.json").read_text())["items"][5]
+    engine.handle(pos_line(obj))
+    assert engine.handle("clear_table") == "=\n\n"
+    seen.clear()
+    engine.handle("solve every=0.000001", emit=seen.append)
+    infos = [parse_info(line) for line in seen]
+    value_at = next(n for n, i in enumerate(infos) if "exact" in i)
+    best = [n for n, i in enumerate(infos) if i.get("working") == "best"]
+    assert best and min(best) > value_at
+    # a whole deal under a node limit: the value is still being searched
+    import random
+    from guandan_core.match import deal
+    engine.handle(pos_line(Position(7, deal(random.Random(4)), to_move=0).to_json()))
+    seen.clear()
+    engine.handle("solve nodes=300000 every=0.000001", emit=seen.append)
+    infos = [parse_info(line) for line in seen]
+    working = [i for i in infos if "working" in i]
+    assert working and all(i["working"] == "value" for i in working)
+    assert infos.index(working[-1]) < next(n for n, i in enumerate(infos) if "exact" in i)
+    seen.clear()
+    engine.handle("solve nodes=300000 at_least=2 every=0.000001", emit=seen.append)
+    working = [parse_info(line) for line in seen if line.startswith("info working ")]
+    assert working and all(i["working"] == "question" for i in working)
+
+
 def test_solve_with_limits(engine):
     # the solver keeps its table across solves: start cold so the node limit bites
     assert engine.handle("clear_table") == "=\n\n"
@@ -1341,6 +1397,12 @@ _SECONDS = ("a finite decimal number of seconds, 0 or more, of at most 18 digits
     ("sample time=10000000000000000000.5", f"sample: time must be {_SECONDS}, not "
                                           "'10000000000000000000.5'"),
     ("solve time=1e0003", f"solve: time must be {_SECONDS}, not '1e0003'"),
+    ("solve every=0", f"solve: every must be {_SECONDS}, and not 0, not '0'"),
+    ("solve every=", f"solve: every must be {_SECONDS}, and not 0, not ''"),
+    ("solve every=-1", f"solve: every must be {_SECONDS}, and not 0, not '-1'"),
+    ("solve every=1 every=2", "solve: option 'every' given twice"),
+    ("solve often", "solve: unknown option 'often' (usage: solve [time=S] [nodes=N] [all] "
+                    "[at_least=V] [every=S])"),
     ("sample nodes=1.5", "sample: nodes must be a whole number"),
     ("sample deep", "sample: unknown option 'deep' (usage: sample [deals=N]"),
     ("sample all", "sample: unknown option 'all'"),

@@ -1354,6 +1354,174 @@ def test_on_info_reports_the_search_as_it_goes():
     assert checked == 24
 
 
+def test_a_searchers_heartbeat_runs_during_a_long_search_and_changes_nothing():
+    """Issue 4 (a long solve shows progress): ``Searcher.set_heartbeat`` calls its function
+    while a search runs, in the searching thread, with ``nodes`` readable and growing; a
+    search with a heartbeat makes the same nodes and answers as one without; None takes
+    it away."""
+    pos = _full_deal(5)
+    plain = solve(pos, node_limit=2_000_000, fresh_tables=True)
+    s = Searcher()
+    seen = []
+    caller = threading.get_ident()
+    s.set_heartbeat(lambda: seen.append((threading.get_ident(), s.nodes)), 1e-6)
+    assert s.heartbeat is not None and s.heartbeat_every == 1e-6
+    beaten = solve(pos, node_limit=2_000_000, searcher=s)
+    # (the clock is read every 65,536 nodes: about 30 calls in 2 M nodes)
+    assert len(seen) >= 10
+    assert {thread for thread, _ in seen} == {caller}
+    nodes = [n for _, n in seen]
+    assert nodes == sorted(nodes) and 0 < nodes[0] and nodes[-1] <= beaten.nodes
+    assert (beaten.nodes, beaten.lower, beaten.upper, beaten.best) == \
+        (plain.nodes, plain.lower, plain.upper, plain.best)
+    s.set_heartbeat(None)
+    assert s.heartbeat is None and s.heartbeat_every == 0
+    seen.clear()
+    solve(pos, node_limit=500_000, searcher=s, fresh_tables=True)
+    assert seen == []
+
+
+def test_an_error_the_heartbeat_raises_ends_the_search_and_is_raised():
+    """As a signal handler's exception does (Ctrl-C's): the search ends at once, the call
+    that searched raises it, and the searcher answers the next solve as usual; a heartbeat
+    that calls the searcher (other than reading it) gets the searching searcher's
+    RuntimeError, which ends the search the same way."""
+    pos = _full_deal(6)
+    s = Searcher()
+
+    class Beat(Exception):
+        pass
+
+    def beat():
+        raise Beat("from the heartbeat")
+
+    s.set_heartbeat(beat, 1e-6)
+    with pytest.raises(Beat, match="from the heartbeat"):
+        solve(pos, node_limit=10**9, searcher=s, fresh_tables=True)
+    assert s.nodes < 300_000        # (ended at the first heartbeat, about 65,536 nodes in)
+    s.set_heartbeat(s.clear_table, 1e-6)
+    with pytest.raises(RuntimeError, match="is searching"):
+        solve(pos, node_limit=10**9, searcher=s, fresh_tables=True)
+    s.set_heartbeat(None)
+    obj = _endgames_4x6(1)[0]
+    assert solve(obj, searcher=s, fresh_tables=True).value == solve(obj).value
+
+
+@pytest.mark.parametrize("callback, every, error, message", [
+    (5, 1.0, TypeError, "the heartbeat must be callable or None, not 5"),
+    (print, 0, ValueError, "interval must be a number of seconds above 0, not 0"),
+    (print, -1, ValueError, "not -1"),
+    (print, float("inf"), ValueError, "not inf"),
+    (print, float("nan"), ValueError, "not nan"),
+    (print, True, ValueError, "not True"),
+    (print, "1", ValueError, "not '1'"),
+    (print, 10**400, ValueError, "not 1000"),
+])
+def test_a_bad_heartbeat_is_named(callback, every, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        Searcher().set_heartbeat(callback, every)
+
+
+def test_solves_working_events_say_what_the_search_is_still_doing():
+    """``solve(info_interval=)``: "working" events between the others, from inside the
+    search: first the value (with the bounds of the last bound event), then the best move
+    (the value known), then each move being scored (the move, index and count of the move
+    event that follows), in that order; the answer and the node count are those of a solve
+    without them."""
+    tasks_seen = set()
+    for obj in _endgames_4x6(10):
+        plain = solve(obj, all_moves=True, fresh_tables=True)
+        events = []
+        r = solve(obj, all_moves=True, fresh_tables=True, on_info=events.append,
+                  info_interval=1e-6)
+        assert (r.value, r.best, r.pv, r.moves, r.nodes) == \
+            (plain.value, plain.best, plain.pv, plain.moves, plain.nodes)
+        bounds, phase, scored = (-3, 3), 0, 0
+        order = {"value": 0, "best": 1, "moves": 2}
+        for e in events:
+            if e["stage"] == "bound":
+                bounds = e["lower"], e["upper"]
+            elif e["stage"] == "move":
+                scored = e["index"]
+            elif e["stage"] == "working":
+                tasks_seen.add(e["task"])
+                assert (e["lower"], e["upper"]) == bounds
+                assert order[e["task"]] >= phase
+                phase = order[e["task"]]
+                if e["task"] == "moves":
+                    # the move being scored: the next move event's
+                    later = next(m for m in events[events.index(e):] if m["stage"] == "move")
+                    assert (e["move"], e["index"], e["count"]) == \
+                        (later["move"], later["index"], later["count"])
+                    assert e["index"] == scored + 1
+                else:
+                    assert "move" not in e
+                    assert (e["task"] == "best") == (bounds[0] == bounds[1])
+        nodes = [e["nodes"] for e in events]
+        assert nodes == sorted(nodes)
+    assert tasks_seen == {"value", "best", "moves"}
+
+
+def test_threshold_mode_says_it_is_answering_the_question():
+    events = []
+    solve(_full_deal(7), at_least=1, node_limit=300_000, on_info=events.append,
+          info_interval=1e-6)
+    working = [e for e in events if e["stage"] == "working"]
+    assert working and {e["task"] for e in working} == {"question"}
+
+
+@pytest.mark.parametrize("interval, on_info, message", [
+    (1.0, None, "info_interval needs an on_info to send its events to"),
+    (0, print, "info_interval must be a number of seconds above 0, or None, not 0"),
+    (float("inf"), print, "not inf"),
+    (True, print, "not True"),
+    ("2", print, "not '2'"),
+    (10**400, print, "not 1000"),
+])
+def test_a_bad_info_interval_is_named(interval, on_info, message):
+    obj = _endgames_4x6(1)[0]
+    for call in (lambda: solve(obj, on_info=on_info, info_interval=interval),
+                 lambda: solve_many([obj], on_info=None if on_info is None else
+                                    (lambda i, f: None), info_interval=interval)):
+        with pytest.raises(ValueError, match=re.escape(message)):
+            call()
+
+
+def test_solve_many_relays_the_working_events_too():
+    items = [_full_deal(8), _full_deal(9)]
+    for threads in (1, 2):
+        seen = []
+        solve_many(items, threads=threads, node_limit=500_000,
+                   on_info=lambda i, f: seen.append((i, f["stage"])), info_interval=1e-6)
+        assert {i for i, stage in seen if stage == "working"} == {0, 1}
+
+
+def test_a_heartbeat_left_behind_on_this_threads_searcher_is_not_called():
+    """A Ctrl-C between setting a solve's heartbeat and the block that takes it away
+    leaves it on the thread's searcher; the next solve must not call that solve's on_info."""
+    from solver.search import DEFAULT_TABLE_BITS, _searcher
+    obj = _endgames_4x6(1)[0]
+    solve(obj)          # (this thread's searcher, of the default sizes)
+    stale = []
+    _searcher(DEFAULT_TABLE_BITS, None).set_heartbeat(lambda: stale.append(1), 1e-6)
+    solve(_full_deal(10), node_limit=500_000)
+    assert stale == []
+    assert _searcher(DEFAULT_TABLE_BITS, None).heartbeat is None
+
+
+def test_a_heartbeat_of_ones_own_searcher_comes_back_after_a_solve_with_info_interval():
+    s = Searcher()
+    own = []
+    s.set_heartbeat(lambda: own.append(1), 2.5)
+    events = []
+    solve(_full_deal(11), node_limit=300_000, searcher=s, on_info=events.append,
+          info_interval=1e-6)
+    assert any(e["stage"] == "working" for e in events) and own == []
+    assert s.heartbeat_every == 2.5
+    s.heartbeat()
+    assert own == [1]
+
+
 def test_a_limit_met_after_the_value_still_names_a_move_that_reaches_it():
     """Issue 4 (limits): a budget that runs out while the best move is being chosen (the
     value already proven) keeps the value exact and gives the move that proved it, checked
