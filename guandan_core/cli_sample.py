@@ -8,7 +8,8 @@ import time
 
 from .cards import format_rank
 from .cli import add_rules_option, ctrl_c_sets, say, whole_number_type
-from .cli_solve import EXAMPLE_POSITION, _positions_in, _read_position, add_search_options
+from .cli_solve import (EXAMPLE_POSITION, _positions_in, _read_position, _working_text,
+                        add_progress_options, add_search_options, progress_interval)
 from .usertext import counted, json_kind, one_line
 
 
@@ -61,7 +62,7 @@ def _print_sampled(pos, result, known, stopped_by: str = "a limit") -> None:
 
 
 _SOLVING_OPTIONS = ("deals", "seed", "first", "time_limit", "node_limit", "threads",
-                    "progress")
+                    "progress", "progress_every")
 _DEFAULT_DEALS = 20
 
 
@@ -126,7 +127,7 @@ def cmd_sample(args) -> int:
             result = solve_sampled(pos, deals, seed=args.seed or 0, known=known or None,
                                    threads=args.threads, time_limit=args.time_limit,
                                    node_limit=args.node_limit, first=first, stop=stop,
-                                   on_deal=_progress(label, deals) if args.progress else None)
+                                   **_progress(label, deals, progress_interval(args)))
         interrupted = stop.is_set()
     if args.json:
         print(json.dumps(result.to_json()))
@@ -141,24 +142,34 @@ def cmd_sample(args) -> int:
     return 0
 
 
-def _progress(label: str, deals: int):
-    """``--progress``'s ``on_deal``: a line on stderr for each deal solved, headed by the
-    position, how many of the deals are done and the time since the first began."""
+def _progress(label: str, deals: int, interval: float | None) -> dict:
+    """``--progress``'s callbacks for solve_sampled (none without it, ``interval`` None):
+    a line on stderr for each deal solved, and every ``interval`` seconds of a deal's
+    search what it is still doing, headed by the position, how many of the deals are done
+    and the time since the first began."""
     from solver.sampling import _counted
 
+    if interval is None:
+        return {}
     start = time.perf_counter()
     done = 0
+
+    def line(number: int, what: str) -> None:
+        say(f"{one_line(label)} ({done} of {deals}, {time.perf_counter() - start:.2f} s): "
+            f"deal {number}: {what}")
 
     def on_deal(number: int, result) -> None:
         nonlocal done
         done += 1
         if _counted(result):
-            what = f"value {result.value:+d}, best move: {result.best}"
+            line(number, f"value {result.value:+d}, best move: {result.best}")
         else:
-            what = "left out (stopped before every move had its value)"
-        say(f"{one_line(label)} ({done} of {deals}, {time.perf_counter() - start:.2f} s): "
-            f"deal {number}: {what}")
-    return on_deal
+            line(number, "left out (stopped before every move had its value)")
+
+    def on_info(number: int, fields: dict) -> None:
+        if fields["stage"] == "working":
+            line(number, _working_text(fields, None))
+    return {"on_deal": on_deal, "on_info": on_info, "info_interval": interval}
 
 
 def _merged(pos, paths: list, known):
@@ -220,9 +231,8 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_search_options(p, "deal", "a deal it stops is not counted",
                        "deals solved at once (default: every core)")
-    p.add_argument("--progress", action="store_true",
-                   help="write a line to stderr as each deal is solved: its number, value "
-                        "and best move (or that a limit left it out), how many deals are "
-                        "done and the time so far")
+    add_progress_options(p, "write a line to stderr as each deal is solved: its number, "
+                            "value and best move (or that a limit left it out), how many "
+                            "deals are done and the time so far")
     add_rules_option(p)
     p.set_defaults(func=cmd_sample)

@@ -255,7 +255,7 @@ def _solve_interruptibly(positions, args, show, progress=None) -> bool:
                        at_least=args.at_least, stop=stop, fresh_tables=args.fresh_tables,
                        on_info=None if progress is None else
                        lambda i, fields: done.put((progress, (i, fields))),
-                       info_interval=None if progress is None else args.progress_every)
+                       info_interval=None if progress is None else progress_interval(args))
         except BaseException as exc:        # raised again in this thread
             failure.append(exc)
         finally:
@@ -306,10 +306,6 @@ def cmd_solve(args) -> int:
     from .position import Position
     from .rules import Rules
 
-    if args.progress_every is None:
-        args.progress_every = PROGRESS_EVERY
-    else:
-        args.progress = True
 
     if args.example and args.positions:
         raise ValueError("give POSITION files (or - for stdin) or --example, not both")
@@ -374,7 +370,7 @@ def cmd_solve(args) -> int:
 
     try:
         interrupted = _solve_interruptibly(positions, args, show,
-                                           progress if args.progress else None)
+                                           progress if progress_interval(args) else None)
     except Exception as exc:
         raise _labelled(exc, labels, single) from None
     if interrupted:
@@ -399,6 +395,24 @@ def add_search_options(p, unit: str, at_limit: str, threads_help: str) -> None:
                    help=threads_help)
 
 
+def add_progress_options(p, what: str) -> None:
+    """--progress (``what`` it writes, and what a long search is still doing every 5 s)
+    and --progress-every S, as solve and sample take them (see progress_interval)."""
+    p.add_argument("--progress", action="store_true",
+                   help=f"{what}; and what a long search is still doing, every 5 s")
+    p.add_argument("--progress-every", type=_interval, metavar="S",
+                   help="what a long search is still doing every S seconds instead of 5 "
+                        "(implies --progress)")
+
+
+def progress_interval(args) -> float | None:
+    """The seconds between --progress's lines on what a search is still doing, None
+    without --progress (which --progress-every implies)."""
+    if args.progress_every is not None:
+        return args.progress_every
+    return PROGRESS_EVERY if args.progress else None
+
+
 def register(sub) -> None:
     p = sub.add_parser("solve", help="solve an endgame exactly (all hands visible)")
     p.add_argument("positions", nargs="*", metavar="POSITION",
@@ -418,12 +432,8 @@ def register(sub) -> None:
                    help="each position from empty tables: node counts, and what a limit "
                         "leaves, then do not depend on the positions solved before it or "
                         "on --threads (exact values never do)")
-    p.add_argument("--progress", action="store_true",
-                   help="write each bound proven, the move answered with and each move "
-                        "scored to stderr as the search goes, with the time and nodes so "
-                        "far, and what a long search is still doing every 5 s")
-    p.add_argument("--progress-every", type=_interval, metavar="S",
-                   help="with --progress: what a long search is still doing every S "
-                        "seconds instead of 5 (implies --progress)")
+    add_progress_options(p, "write each bound proven, the move answered with and each move "
+                            "scored to stderr as the search goes, with the time and nodes "
+                            "so far")
     add_rules_option(p)
     p.set_defaults(func=cmd_solve)

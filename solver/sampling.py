@@ -42,8 +42,9 @@ from guandan_core.position import OUTCOMES, Position, PositionError
 from guandan_core.usertext import check_callback, counted, json_kind, quoted
 
 from .batch import solve_many
-from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_limits, _checked_stop,
-                     _json_object, _no_other_keys, _sizes, _solvable, as_position)
+from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_interval, _checked_limits,
+                     _checked_stop, _json_object, _no_other_keys, _sizes, _solvable,
+                     as_position)
 
 __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
            "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
@@ -612,7 +613,8 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
                   time_limit: float | None = None, node_limit: int | None = None,
                   table_bits: int = DEFAULT_TABLE_BITS, max_table_bits: int | None = None,
                   stop: Stop | None = None, rules=None, first: int = 0,
-                  on_deal=None) -> SampledResult:
+                  on_deal=None, on_info=None,
+                  info_interval: float | None = None) -> SampledResult:
     """Every move of the seat to move, valued over ``n`` random deals of the hands it
     cannot see (:func:`sample_deals`, with ``seed`` and ``known``), each deal solved
     exactly with every move scored (:func:`solver.solve_many`, ``threads`` at a time).
@@ -635,9 +637,15 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
     place in the seed's stream) and its :class:`SolveResult` (a deal a limit or ``stop``
     cut short before every move had its value is given too, and left out of the counts).
     An error it raises ends the call as it was raised.
+    ``on_info(number, fields)`` and ``info_interval``: each event of a deal's solve, as
+    :func:`solver.solve_many` gives them, in the calling thread, with the deal's number
+    (``info_interval`` adds the "working" events of a long search; see
+    :func:`solver.solve`); an error ``on_info`` raises ends the call as it was raised.
     """
     start = time.perf_counter()
     check_callback("on_deal", on_deal)
+    check_callback("on_info", on_info)
+    _checked_interval(info_interval, on_info)
     view = _view(position, None, rules)        # (the seat to move's, an Observation's)
     first, n = _checked_slice(first, n)
     time_limit, node_limit = _checked_limits(time_limit, node_limit)
@@ -663,7 +671,10 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
                              max_table_bits=max_table_bits, pv=False, stop=stop,
                              fresh_tables=True,
                              on_result=None if on_deal is None else
-                             lambda j, result, base=first + offset: on_deal(base + j, result))
+                             lambda j, result, base=first + offset: on_deal(base + j, result),
+                             on_info=None if on_info is None else
+                             lambda j, fields, base=first + offset: on_info(base + j, fields),
+                             info_interval=info_interval)
         for j, (d, result) in enumerate(zip(deals, results)):
             if result is None:
                 continue            # (stop was set before this deal started)

@@ -257,6 +257,33 @@ def test_progress_names_each_deal_as_it_is_solved(capsys):
         for i in (0, 1)]
 
 
+def test_progress_every_says_what_each_long_deal_is_still_doing(capsys):
+    """--progress-every S (which implies --progress): between the deals' lines, every S
+    seconds of a deal's search a line saying what it is still doing, headed as the others
+    (the deals done so far, the time) and naming the deal; the deals' own lines and stdout
+    are those of --progress."""
+    import re
+    assert main(["sample", "--example", "--deals", "4", "--json", "--progress"]) == 0
+    plain = capsys.readouterr()
+    assert main(["sample", "--example", "--deals", "4", "--json", "--progress-every",
+                 "1e-6"]) == 0
+    shown = capsys.readouterr()
+    assert json.loads(shown.out)["moves"] == json.loads(plain.out)["moves"]
+    still = [line for line in shown.err.splitlines() if " still " in line]
+    assert still
+    head = r"example \(\d of 4, \d+\.\d\d s\): deal [0-3]: "
+    for line in still:
+        assert re.fullmatch(head + r"(still scoring move \d+ of \d+, .+|still searching for "
+                                   r"the value.*|value [+-]\d; still choosing the best move)",
+                            line), line
+
+    def deals_lines(text):      # (what each deal's own line says, in any order)
+        return sorted(line.split("): ", 1)[1] for line in text.splitlines()
+                      if " still " not in line)
+
+    assert deals_lines(shown.err) == deals_lines(plain.err) and len(deals_lines(plain.err)) == 4
+
+
 def test_bad_merges_are_one_line(tmp_path):
     path = tmp_path / "pos.json"
     path.write_text(json.dumps(SMALL))
@@ -292,7 +319,8 @@ def test_bad_merges_are_one_line(tmp_path):
         assert_one_line_error(proc, message)
         assert proc.stderr.count(args[-1]) <= 1, proc.stderr       # (named once at most)
     for option in (["--deals", "3"], ["--seed", "0"], ["--first", "1"], ["--threads", "1"],
-                   ["--node-limit", "5"], ["--time-limit", "1"], ["--progress"]):
+                   ["--node-limit", "5"], ["--time-limit", "1"], ["--progress"],
+                   ["--progress-every", "1"]):
         name = option[0]
         assert_one_line_error(run_cli(["sample", str(path), "--merge", str(part), *option]),
                               f"--merge adds up saved results and solves nothing: {name} "

@@ -319,6 +319,43 @@ def test_each_deal_solved_is_reported_in_the_calling_thread(monkeypatch):
         solve_sampled(FOUR_SEATS, 1, on_deal=3)
 
 
+def test_each_deals_search_events_are_reported_with_its_number(monkeypatch):
+    """on_info(number, fields): every event of each deal's solve (as solve's on_info gives
+    them for that deal alone, the time aside), in the calling thread, with the deal's
+    number; info_interval adds "working" events; on one thread and two, across chunks."""
+    import threading
+    import solver.sampling as sampling
+    from guandan_core.cli_solve import EXAMPLE_POSITION as EXAMPLE
+    from solver import solve
+    monkeypatch.setattr(sampling, "_CHUNK", 4)
+    deals = sample_deals(EXAMPLE, 6, seed=3, first=2)
+    expected = {}
+    for number, deal in zip(range(2, 8), deals):
+        events = []
+        solve(deal, all_moves=True, pv=False, fresh_tables=True, on_info=events.append)
+        expected[number] = [{k: v for k, v in e.items() if k != "seconds"} for e in events]
+    for threads in (1, 2):
+        caller = threading.get_ident()
+        seen = {number: [] for number in expected}
+        working = set()
+
+        def on_info(number, fields):
+            assert threading.get_ident() == caller
+            if fields["stage"] == "working":
+                working.add(number)
+                return
+            seen[number].append({k: v for k, v in fields.items() if k != "seconds"})
+
+        solve_sampled(EXAMPLE, 6, seed=3, first=2, threads=threads, on_info=on_info,
+                      info_interval=1e-6)
+        assert seen == expected
+        assert working and working <= set(expected)
+    with pytest.raises(TypeError, match="on_info must be a function or None, not 3"):
+        solve_sampled(FOUR_SEATS, 1, on_info=3)
+    with pytest.raises(ValueError, match="info_interval needs an on_info"):
+        solve_sampled(FOUR_SEATS, 1, info_interval=1)
+
+
 def test_deals_solved_a_chunk_at_a_time_give_the_same_answer(monkeypatch):
     import solver.sampling as sampling
     whole = solve_sampled(FOUR_SEATS, 10, seed=8, threads=2)
