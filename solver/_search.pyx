@@ -739,13 +739,6 @@ cdef class Searcher:
     cdef int64_t next_check
     cdef int64_t next_signal_check
     cdef bint check_signals_       # the main thread's searches: Ctrl-C ends them
-    # set_heartbeat(): a callable called with the GIL about every heartbeat_every seconds
-    # while a search runs (at the signal checks' pace), so that a long solve can show
-    # progress; next_heartbeat is the _now() time of the next call
-    cdef readonly object heartbeat
-    cdef PyObject* heartbeat_ptr   # (the same object, for the search's nogil code)
-    cdef readonly double heartbeat_every
-    cdef double next_heartbeat
     cdef readonly bint aborted
     cdef readonly bint use_tt
     cdef readonly bint use_merge
@@ -788,6 +781,13 @@ cdef class Searcher:
     cdef PyThreadState* gil_state  # the GIL given up by the running search, else NULL
     cdef bint gil_held             # a search is running holding the GIL
     cdef int64_t gil_release_at
+    # set_heartbeat(): a callable called with the GIL about every heartbeat_every seconds
+    # while a search runs (at the signal checks' pace), so that a long solve can show
+    # progress; next_heartbeat is the _now() time of the next call
+    cdef readonly object heartbeat
+    cdef PyObject* heartbeat_ptr   # (the same object, for the search's nogil code)
+    cdef readonly double heartbeat_every
+    cdef double next_heartbeat
 
     def __cinit__(self, tt_bits=18, use_tt=True, use_merge=True,
                   use_bounds=True, use_ordering=True, use_runout=False,
@@ -2506,13 +2506,18 @@ cdef class Searcher:
             self.gil_state = PyEval_SaveThread()
         if gd_flag_load(&self.stop_flag) != 0 or (self.deadline > 0 and _now() > self.deadline):
             return True
-        if self.nodes >= self.next_signal_check and (self.check_signals_
-                                                     or self.heartbeat_every > 0):
-            self.next_signal_check = self.nodes + 65536
-            if self.check_signals_ and self._signalled():
-                return True
-            if self.heartbeat_every > 0 and _now() >= self.next_heartbeat:
-                return self._beat()
+        if self.nodes >= self.next_signal_check:
+            return self._now_and_then()
+        return False
+
+    cdef bint _now_and_then(self) noexcept nogil:
+        # every 65,536 nodes (a few milliseconds): Python's signal handlers and the
+        # heartbeat, when they are on (kept out of the inlined check above)
+        self.next_signal_check = self.nodes + 65536
+        if self.check_signals_ and self._signalled():
+            return True
+        if self.heartbeat_every > 0 and _now() >= self.next_heartbeat:
+            return self._beat()
         return False
 
     cdef bint _beat(self) noexcept nogil:

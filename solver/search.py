@@ -566,13 +566,16 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
         # what the solve is doing, for the heartbeat's "working" events
         doing = {"task": "value" if at_least is None else "question", "lower": -3,
                  "upper": 3}
+        with _working_for(stop, s):
+            if info_interval is None:
+                return _answer(s, pos, all_moves, pv, on_info, at_least, start, doing)
 
-        def beat():
-            on_info(dict(doing, stage="working", nodes=int(s.nodes),
-                         seconds=time.perf_counter() - start))
+            def beat():
+                on_info(dict(doing, stage="working", nodes=int(s.nodes),
+                             seconds=time.perf_counter() - start))
 
-        with _working_for(stop, s), _beating(s, info_interval, beat):
-            return _answer(s, pos, all_moves, pv, on_info, at_least, start, doing)
+            with _beating(s, info_interval, beat):
+                return _answer(s, pos, all_moves, pv, on_info, at_least, start, doing)
 
 
 def _checked_interval(info_interval, on_info) -> float | None:
@@ -589,12 +592,9 @@ def _checked_interval(info_interval, on_info) -> float | None:
 
 
 @contextmanager
-def _beating(s: Searcher, interval: float | None, beat):
-    """While the block runs, ``s`` calls ``beat()`` every ``interval`` seconds of search
-    (nothing with None); a heartbeat of the caller's own searcher comes back after."""
-    if interval is None:
-        yield
-        return
+def _beating(s: Searcher, interval: float, beat):
+    """While the block runs, ``s`` calls ``beat()`` every ``interval`` seconds of search;
+    a heartbeat of the caller's own searcher comes back after."""
     before, every = s.heartbeat, s.heartbeat_every
     try:
         s.set_heartbeat(beat, interval)
@@ -626,7 +626,7 @@ def _answer(s: Searcher, pos: Position, all_moves: bool, pv: bool, on_info, at_l
             # the root just proved this bound: the move that proved it (our side's bound
             # in team-0 terms: at least lo when team 0 moves, at most hi otherwise)
             proven["lower"], proven["move"] = lower, s.proof_move(lo if sign > 0 else hi)
-        doing.update(lower=lower, upper=upper)
+        doing["lower"], doing["upper"] = lower, upper
         report(stage="bound", lower=lower, upper=upper)
 
     reached = None          # threshold mode's answer
