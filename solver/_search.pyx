@@ -937,7 +937,8 @@ cdef class Searcher:
         often than that. While it runs the searcher is searching: reading ``nodes`` works,
         stop() works, other calls are the RuntimeError they are from another thread. An
         exception it raises ends the search and is raised by the call that searched, as
-        Ctrl-C's KeyboardInterrupt is."""
+        Ctrl-C's KeyboardInterrupt is; after either, searches end at once (None) until
+        limits() is called, as after a stop() (solve() calls it each time)."""
         self._check_idle()
         if callback is None:
             self.heartbeat, self.heartbeat_ptr, self.heartbeat_every = None, NULL, 0
@@ -2521,13 +2522,16 @@ cdef class Searcher:
         return False
 
     cdef bint _beat(self) noexcept nogil:
-        # the heartbeat's call, with the GIL (taken only if the search gave it up: see
+        # the heartbeat's call, with the GIL (taken back if the search gave it up, as in
         # _signalled); True (the search ends, as at a limit) when it raised: its exception
         # stays set and goes on up as a signal handler's does
-        if not self.gil_held:
-            with gil:
-                return self._beat_holding_gil()
-        return self._beat_holding_gil()
+        cdef bint raised
+        if self.gil_held:
+            return self._beat_holding_gil()
+        PyEval_RestoreThread(self.gil_state)
+        raised = self._beat_holding_gil()
+        self.gil_state = PyEval_SaveThread()
+        return raised
 
     cdef bint _beat_holding_gil(self) noexcept nogil:
         cdef PyObject* result = PyObject_CallNoArgs(self.heartbeat_ptr)
@@ -2539,12 +2543,17 @@ cdef class Searcher:
         return False
 
     cdef bint _signalled(self) noexcept nogil:
+        cdef bint raised
         if self.gil_held:
-            # (taking it again through PyGILState_Ensure would deadlock where this thread
-            # runs in a thread state other than its default one: a sub-interpreter's)
             return PyErr_CheckSignals() != 0
-        with gil:
-            return PyErr_CheckSignals() != 0
+        # the GIL taken back on the thread state the search gave up, and given up again:
+        # `with gil` (PyGILState_Ensure) would take the thread's default state, the main
+        # interpreter's, in a sub-interpreter, where the exception then went (the search
+        # returned None and the main interpreter failed), or deadlock where the GIL is held
+        PyEval_RestoreThread(self.gil_state)
+        raised = PyErr_CheckSignals() != 0
+        self.gil_state = PyEval_SaveThread()
+        return raised
 
     cdef void _begin(self) noexcept:
         # a compiled search is about to run from a Python entry point, with the GIL held:

@@ -529,11 +529,13 @@ def solve(position, all_moves: bool = False, time_limit: float | None = None,
     ``info_interval`` (seconds, with ``on_info``): also ``{"stage": "working", "task",
     "lower", "upper", "nodes", "seconds"}`` about that often while the search runs (a
     long probe otherwise says nothing for minutes): ``task`` is ``"value"``,
-    ``"question"`` (threshold mode), ``"best"`` (the best move and line, the value
-    known) or ``"moves"`` (with ``"move"``, ``"index"`` and ``"count"`` of the move being
-    scored); ``lower``/``upper`` are the bounds proven so far. It comes from inside the
-    search, in this thread; what ``on_info`` raises then ends the solve and is raised
-    (see :meth:`Searcher.set_heartbeat`).
+    ``"question"`` (threshold mode), ``"best"`` (the value known, or the threshold
+    reached: the move that reaches it, and the line, being chosen) or ``"moves"`` (with
+    ``"move"``, ``"index"`` and ``"count"`` of the move being scored); ``lower``/``upper``
+    are the bounds proven so far. It comes from inside the search, in this thread, so
+    the searcher is busy then: a call on it (``clear_tables()``) is a RuntimeError, and
+    what ``on_info`` raises ends the solve and is raised (see
+    :meth:`Searcher.set_heartbeat`).
 
     >>> r = solve({"level": "2", "hands": [["SA"], ["S3"], [], ["S4"]],
     ...            "finished": [2], "to_move": 0, "table": None})

@@ -1407,6 +1407,67 @@ def test_an_error_the_heartbeat_raises_ends_the_search_and_is_raised():
     assert solve(obj, searcher=s, fresh_tables=True).value == solve(obj).value
 
 
+_SUBINTERPRETER_BEAT = r'''
+import sys
+try:
+    import _interpreters as interpreters             # (Python 3.13)
+except ImportError:
+    try:
+        import _xxsubinterpreters as interpreters
+    except ImportError:
+        print("no sub-interpreters"); sys.exit(0)
+code = """
+import random, warnings
+warnings.simplefilter("ignore")         # (numpy's warning about sub-interpreters)
+try:
+    from guandan_core.match import deal
+    from guandan_core.position import Position
+    from solver import Searcher
+    from solver.search import _load
+except ImportError as exc:
+    print("cannot import here:", exc, flush=True)
+    raise SystemExit
+s = Searcher()
+for after in (1, 3):                # (the search gave up the GIL at 1,024 nodes)
+    _load(s, Position(7, deal(random.Random(6)), to_move=0))
+    s.reset_counters()
+    s.limits(3_000_000, None)
+    calls = []
+    def beat():
+        calls.append(s.nodes)
+        if len(calls) == after:
+            raise ValueError("from the heartbeat")
+    s.set_heartbeat(beat, 1e-6)
+    try:
+        print("returned", s.search(0, 1), flush=True)
+    except ValueError as exc:
+        print("raised", exc, len(calls), flush=True)
+"""
+try:
+    i = interpreters.create(interpreters.new_config("legacy"))   # (3.13: one that loads it)
+except AttributeError:
+    try:
+        i = interpreters.create(isolated=False)                   # (3.12)
+    except TypeError:
+        i = interpreters.create()
+interpreters.run_string(i, code)
+print("main interpreter: fine", sys.exc_info()[0])
+'''
+
+
+def test_a_heartbeat_in_a_sub_interpreter_raises_there():
+    """A search that gave up the GIL calls its heartbeat on the thread state it gave up,
+    not the thread's default one (the main interpreter's, in a sub-interpreter, which got
+    the exception: the search returned None and the main interpreter failed); Python's
+    signal handlers run the same way. In a process of its own."""
+    proc = run_python(_SUBINTERPRETER_BEAT)
+    out = proc.stdout.splitlines()
+    if out and (out[0] == "no sub-interpreters" or out[0].startswith("cannot import here")):
+        pytest.skip(out[0])
+    assert proc.returncode == 0, proc.stderr
+    assert out == ["raised from the heartbeat 1", "raised from the heartbeat 3",
+                   "main interpreter: fine None"], (out, proc.stderr)
+
 @pytest.mark.parametrize("callback, every, error, message", [
     (5, 1.0, TypeError, "the heartbeat must be callable or None, not 5"),
     (print, 0, ValueError, "interval must be a number of seconds above 0, not 0"),
