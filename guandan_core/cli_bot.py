@@ -12,13 +12,15 @@ The player is one of ``guandan play``'s (default ``sampling``: greedy while many
 in play, then the endgame solver over random deals of the hidden hands), seeded with
 ``--seed`` (default 0, so a game's moves can be repeated); ``--move-time`` (default 0.8 s)
 bounds a sampling player's search a move, for the platform's answer time: a move that
-meets the bound depends on the machine's speed. A message the seat cannot read
+meets the bound depends on the machine's speed (a player with no use for one of them,
+``--seed`` for greedy, ``--move-time`` for greedy and random, is refused). A message the seat cannot read
 or that contradicts the earlier ones stops the bot with one line on stderr and exit 2
 (see :mod:`guandan_core.platform_seat`).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
@@ -85,13 +87,27 @@ def _play(args, seat: PlatformSeat, log) -> None:
               f"{counted(answered, 'act')} answered")
 
 
+# what --seed and --move-time are when not given
+DEFAULT_SEED = 0
+DEFAULT_MOVE_TIME = 0.8
+
+
 def _player(args):
     """The player of --player and --seed; a sampling player's moves bounded by
-    --move-time."""
+    --move-time. An option the player has no use for is refused (it was ignored: a
+    greedy bot given --seed played as without it)."""
+    # (the options are left out of args when not given: --move-time inf is None)
+    if hasattr(args, "move_time") and args.player != "sampling":
+        raise ValueError(f"--move-time bounds the sampling player's search; the "
+                         f"{args.player} player does not search")
+    if hasattr(args, "seed") and args.player == "greedy":
+        raise ValueError("--seed seeds a random or sampling player; the greedy player "
+                         "has no randomness")
+    seed = getattr(args, "seed", DEFAULT_SEED)
     if args.player == "sampling":
         from solver.players import SamplingPlayer
-        return SamplingPlayer(args.seed, move_time=args.move_time)
-    return make_player(args.player, args.seed)
+        return SamplingPlayer(seed, move_time=getattr(args, "move_time", DEFAULT_MOVE_TIME))
+    return make_player(args.player, seed)
 
 
 def _same_file(a, b) -> bool:
@@ -117,9 +133,10 @@ def register(subparsers) -> None:
     p.add_argument("--player", default="sampling", choices=sorted(PLAYERS),
                    help="the player (default sampling)")
     p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
-                                                     10**30 - 1), default=0,
+                                                     10**30 - 1), default=argparse.SUPPRESS,
                    help="seed of a random or sampling player (default 0)")
-    p.add_argument("--move-time", type=bounded_seconds_type(inf_means_none=True), default=0.8,
+    p.add_argument("--move-time", type=bounded_seconds_type(inf_means_none=True),
+                   default=argparse.SUPPRESS,
                    metavar="SECONDS",
                    help="seconds the sampling player's search may take a move, above 0 "
                         "and at most 1,000,000 (default 0.8, inside the platform's answer time of "

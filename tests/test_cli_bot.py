@@ -670,6 +670,31 @@ def test_the_sampling_players_moves_are_bounded_in_time():
                           "seconds above 0 and at most 1e+06, or inf, not '0'")
 
 
+def test_an_option_the_player_has_no_use_for_is_refused():
+    """--move-time bounds the sampling player's search and --seed seeds a random or
+    sampling player: given to a player that does not search, or to the greedy player,
+    they were ignored (the bot played as without them); now each is one line and
+    status 2, before any message is read."""
+    from guandan_core.cli import build_parser
+    from guandan_core.cli_bot import _player
+    for player in ("greedy", "random"):
+        assert_one_line_error(
+            run_cli(["bot", "--stdio", "--player", player, "--move-time", "1"], stdin=""),
+            f"--move-time bounds the sampling player's search; the {player} player does "
+            f"not search")
+    assert_one_line_error(run_cli(["bot", "--stdio", "--player", "greedy", "--seed", "1"],
+                                  stdin=""),
+                          "--seed seeds a random or sampling player; the greedy player has "
+                          "no randomness")
+    # the defaults where they are taken: seed 0, 0.8 s a move (inf: no bound)
+    def player(*given):
+        return _player(build_parser().parse_args(["bot", "--stdio", *given]))
+    assert (player().seed, player().move_time) == (0, 0.8)
+    assert player("--move-time", "inf").move_time is None
+    assert player("--player", "random").seed == 0
+    assert player("--player", "random", "--seed", "7").seed == 7
+
+
 def test_the_log_is_appended_to(monkeypatch, tmp_path):
     """--log FILE: "append every message received and answer sent to FILE" (the option's
     help): what the file held before is kept, the new entries follow it."""
