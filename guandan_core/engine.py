@@ -411,8 +411,7 @@ class EngineProcess:
         played (the line played out from the position), and its parts agreeing (the
         line from the best move to an end within the bounds, the scored moves the
         legal ones, the best at the value), else an :class:`EngineProtocolError`."""
-        from solver.search import (_checked_flag, _checked_interval, _checked_question,
-                                   _result_from_json)
+        from solver.search import _checked_flag, _checked_question, _result_from_json
         pos = self._need_position()
         args = ["solve"]
         all_moves = _checked_flag("all_moves", all_moves)
@@ -426,11 +425,27 @@ class EngineProcess:
         at_least = _checked_question(at_least)
         if at_least is not None:
             args.append(f"at_least={at_least}")
+        reader = self._info_reader(args, on_info, info_interval)
+        obj = self._json_reply(" ".join(args), dict, timeout=timeout, on_info=reader)
+        try:
+            return _result_from_json(obj, pos, at_least, all_moves)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self._protocol_error(f"a solve reply that is not a result "
+                                       f"({type(exc).__name__}: {exc})") from None
+
+    def _info_reader(self, args: list, on_info, info_interval):
+        """solve's and sample's ``on_info`` and ``info_interval`` checked (``every=S``
+        added to the command's ``args``); what the reply's ``info`` lines are given to:
+        ``on_info`` called with each one read (:func:`parse_info`), one that does not
+        read an EngineProtocolError; None without ``on_info``."""
+        from solver.search import _checked_interval
         if on_info is not None and not callable(on_info):
             raise TypeError(f"on_info must be callable, not {quoted(on_info)}")
         info_interval = _checked_interval(info_interval, on_info)
         if info_interval is not None:
             args.append(f"every={info_interval!r}")
+        if on_info is None:
+            return None
 
         def info(text):
             try:
@@ -439,22 +454,19 @@ class EngineProcess:
                 raise self._protocol_error(f"an info line that does not read: {exc}") \
                     from None
             on_info(fields)
-
-        obj = self._json_reply(" ".join(args), dict, on_info=None if on_info is None else info,
-                               timeout=timeout)
-        try:
-            return _result_from_json(obj, pos, at_least, all_moves)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise self._protocol_error(f"a solve reply that is not a result "
-                                       f"({type(exc).__name__}: {exc})") from None
+        return info
 
     def sample(self, deals: int = 20, seed: int = 0, first: int = 0, known=None,
                time_limit: float | None = None, node_limit: int | None = None, *,
-               timeout: float | None = None):
+               timeout: float | None = None, on_info=None,
+               info_interval: float | None = None):
         """:func:`solver.solve_sampled` of the engine's position, run by the engine (on
         all its cores): the :class:`solver.SampledResult` (read back by
         :func:`solver.read_sampled`, which checks it against the position). ``known``
-        maps hidden seats to cards they are known to hold."""
+        maps hidden seats to cards they are known to hold. ``info_interval`` (the
+        protocol's ``every=S``, which needs ``on_info``): ``on_info`` gets a dict
+        (:func:`parse_info`) for each deal done and, about that often, for what each
+        deal's search is still doing."""
         from solver.sampling import _pinned, _view, read_sampled
         pos = self._need_position()
         deals = _whole("deals", deals, 10**6, low=1)
@@ -477,7 +489,8 @@ class EngineProcess:
         if node_limit is not None:
             node_limit = _whole('node_limit', node_limit, 2**63 - 1)
             args.append(f"nodes={node_limit}")
-        obj = self._json_reply(" ".join(args), dict, timeout=timeout)
+        reader = self._info_reader(args, on_info, info_interval)
+        obj = self._json_reply(" ".join(args), dict, timeout=timeout, on_info=reader)
         try:
             result = read_sampled(obj, pos, known)
         except (ValueError, TypeError) as exc:

@@ -18,7 +18,7 @@ command reference.
 '= [["Single", "A", ["SA"]]]\\n\\n'
 
 :meth:`EngineProtocol.handle` takes one line and returns the whole reply text (the
-``info`` lines of ``solve`` included); :meth:`EngineProtocol.serve` runs the loop over two
+``info`` lines of ``solve`` and ``sample`` included); :meth:`EngineProtocol.serve` runs the loop over two
 text streams, writing ``info`` lines as soon as they are produced and flushing every
 reply. Bad input never raises: it gets a ``?`` reply and the engine keeps serving.
 """
@@ -202,6 +202,25 @@ def _split_args(args: str, what: str) -> list:
         return split_words(args)
     except ValueError as exc:
         raise ProtocolError(f"{what}: cannot read the arguments ({exc})") from None
+
+
+def _every_option(command: str, value: str) -> float:
+    """``every=S`` of ``command``: seconds above 0, else a ProtocolError naming it."""
+    every = read_seconds(value)
+    if not every:       # (None or 0)
+        raise ProtocolError(f"{command}: every must be {SECONDS_FORM}, and not 0, "
+                            f"not {value!r}")
+    return every
+
+
+def _working_pairs(event: dict) -> list:
+    """The pairs of an ``info working`` line after the task (and the deal, for sample):
+    a search's "working" event (every=S), without its nodes and time."""
+    pairs = [("lower", event["lower"]), ("upper", event["upper"])]
+    if event["task"] == "moves":
+        pairs += [("move", event["move"].to_platform()), ("index", event["index"]),
+                  ("count", event["count"])]
+    return pairs
 
 
 def _once(seen: set, key: str, what: str) -> None:
@@ -617,10 +636,7 @@ class EngineProtocol:
             if token == "all":
                 all_moves = True
             elif eq and key == "every":
-                every = read_seconds(value)
-                if not every:       # (None or 0)
-                    raise ProtocolError(f"solve: every must be {SECONDS_FORM}, and not 0, "
-                                        f"not {value!r}")
+                every = _every_option("solve", value)
             elif eq and key == "at_least":
                 try:
                     at_least = parse_outcome(value)
@@ -670,12 +686,8 @@ class EngineProtocol:
                 # value search is over)
                 if event["task"] in ("best", "moves"):
                     send_value(*state.get("bounds", (-3, 3)), event["nodes"], elapsed)
-                pairs = [("working", event["task"]), ("lower", event["lower"]),
-                         ("upper", event["upper"])]
-                if event["task"] == "moves":
-                    pairs += [("move", event["move"].to_platform()),
-                              ("index", event["index"]), ("count", event["count"])]
-                info(_info(*pairs, ("nodes", event["nodes"]), ("time", elapsed)))
+                info(_info(("working", event["task"]), *_working_pairs(event),
+                           ("nodes", event["nodes"]), ("time", elapsed)))
                 return
             # the best move or a move's score: the value search is over (in threshold mode
             # with V out of reach there is no best move, and the moves come first)
@@ -711,18 +723,18 @@ class EngineProtocol:
         """The seat to move's moves valued over random deals of the hands it cannot see
         (``solver.solve_sampled``); the reply is ``guandan sample --json``'s object."""
         try:
-            from solver.sampling import MAX_DEALS, parse_known, solve_sampled
+            from solver.sampling import MAX_DEALS, _counted, parse_known, solve_sampled
         except ImportError as exc:
             raise ProtocolError(f"the solver is not available: {exc}") from None
         options = {"deals": 20, "seed": 0, "first": 0, "known": None, "time": None,
-                   "nodes": None}
+                   "nodes": None, "every": None}
         seen: set = set()
         for token in _split_args(args, "sample"):
             key, eq, value = token.partition("=")
             if not eq or key not in options:
                 raise ProtocolError(f"sample: unknown option {token!r} (usage: sample "
                                     "[deals=N] [seed=S] [first=F] [known=SEAT:CARDS;...] "
-                                    "[time=S] [nodes=N])")
+                                    "[time=S] [nodes=N] [every=S])")
             _once(seen, key, "sample")
             if key == "known":
                 try:
@@ -733,6 +745,8 @@ class EngineProtocol:
                 options[key] = read_seconds(value)
                 if options[key] is None:
                     raise ProtocolError(f"sample: time must be {SECONDS_FORM}, not {value!r}")
+            elif key == "every":
+                options[key] = _every_option("sample", value)
             else:
                 # (seed, first and nodes as guandan sample's --seed, --first and
                 # --node-limit take them)
@@ -744,11 +758,33 @@ class EngineProtocol:
         pos = self._need_position()
         if pos.is_over:
             raise ProtocolError("the hand is over: nothing to sample")
+        start = time.perf_counter()
+
+        def on_deal(number, result):
+            # every=S: a line as each deal is done (counted: a limit did not stop it
+            # before every move had its value)
+            elapsed = round(time.perf_counter() - start, 6)
+            if _counted(result):
+                info(_info(("deal", number), ("counted", True), ("value", result.value),
+                           ("best", result.best.to_platform()), ("nodes", result.nodes),
+                           ("time", elapsed)))
+            else:
+                info(_info(("deal", number), ("counted", False), ("nodes", result.nodes),
+                           ("time", elapsed)))
+
+        def on_info(number, event):
+            if event["stage"] == "working":
+                info(_info(("working", event["task"]), ("deal", number),
+                           *_working_pairs(event), ("nodes", event["nodes"]),
+                           ("time", round(time.perf_counter() - start, 6))))
+
+        progress = {} if options["every"] is None else {
+            "on_deal": on_deal, "on_info": on_info, "info_interval": options["every"]}
         try:
             result = solve_sampled(pos, options["deals"], seed=options["seed"],
                                    known=options["known"], time_limit=options["time"],
                                    node_limit=options["nodes"], stop=self._local.stop,
-                                   first=options["first"])
+                                   first=options["first"], **progress)
         except ValueError as exc:       # (known cards the position does not allow)
             raise ProtocolError(f"sample: {exc}") from None
         return json.dumps(result.to_json())

@@ -143,6 +143,39 @@ def test_sample_equals_in_process(engine):
     assert engine.sample() == solve_sampled(EXAMPLE, 20, seed=0, threads=1)
 
 
+def test_sample_with_info_interval_reports_each_deal_and_what_long_ones_still_do(engine):
+    """``sample(on_info=, info_interval=S)`` sends ``every=S``: on_info gets an ``info
+    deal`` line a deal, saying what solving it alone says (counted, value, best move,
+    nodes), and ``info working`` lines of the long deals' searches; the result is the
+    same as without."""
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    from solver import solve
+    from solver.sampling import sample_deals
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE_POSITION)
+    infos = []
+    got = engine.sample(deals=4, seed=5, on_info=infos.append, info_interval=1e-6)
+    assert got == solve_sampled(EXAMPLE_POSITION, 4, seed=5, threads=1)
+    done = {fields["deal"]: fields for fields in infos if "deal" in fields
+            and "working" not in fields}
+    for number, deal in enumerate(sample_deals(EXAMPLE_POSITION, 4, seed=5)):
+        alone = solve(deal, all_moves=True, pv=False, fresh_tables=True)
+        assert list(done[number]) == ["deal", "counted", "value", "best", "nodes", "time"]
+        assert (done[number]["counted"], done[number]["value"], done[number]["best"],
+                done[number]["nodes"]) == (True, alone.value, alone.best.to_platform(),
+                                           alone.nodes)
+    working = [fields for fields in infos if "working" in fields]
+    assert working and {fields["deal"] for fields in working} <= set(done)
+    assert all(list(fields)[:4] == ["working", "deal", "lower", "upper"] for fields in working)
+    infos.clear()
+    engine.sample(deals=2, node_limit=5, on_info=infos.append, info_interval=1)
+    assert sorted(fields["deal"] for fields in infos) == [0, 1]
+    assert all(list(fields) == ["deal", "counted", "nodes", "time"] and
+               (fields["counted"], fields["nodes"]) == (False, 5) for fields in infos)
+    with pytest.raises(ValueError, match="info_interval needs an on_info"):
+        engine.sample(info_interval=1)
+
+
 def test_a_sample_reply_of_another_node_limit_is_a_protocol_error():
     reply = solve_sampled(EXAMPLE, 2, seed=0, node_limit=10**6, threads=1).to_json()
     with _fake_engine(SCRIPTED.format(answers={"sample": json.dumps(reply)}),
@@ -161,6 +194,9 @@ def test_analyze_equals_in_process(engine):
     assert got == json.loads(json.dumps(want))
     deck = Hand.from_counts([2] * 54).cards()
     full = " ".join(random.Random(3).sample(deck, 27))     # (a dealt hand: the most cards)
+    # no level: the position's (PROTOCOL.md, analyze), here 2 (the engine is shared by the
+    # tests of this module: a test before may have left a position at another level)
+    engine.set_position(EXAMPLE)
     assert engine.analyze(full) == json.loads(json.dumps(analysis.analyze(full, "2")))
 
 

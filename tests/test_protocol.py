@@ -1401,6 +1401,8 @@ _SECONDS = ("a finite decimal number of seconds, 0 or more, of at most 18 digits
     ("solve every=", f"solve: every must be {_SECONDS}, and not 0, not ''"),
     ("solve every=-1", f"solve: every must be {_SECONDS}, and not 0, not '-1'"),
     ("solve every=1 every=2", "solve: option 'every' given twice"),
+    ("sample every=0", f"sample: every must be {_SECONDS}, and not 0, not '0'"),
+    ("sample every=1 every=1", "sample: option 'every' given twice"),
     ("solve often", "solve: unknown option 'often' (usage: solve [time=S] [nodes=N] [all] "
                     "[at_least=V] [every=S])"),
     ("sample nodes=1.5", "sample: nodes must be a whole number"),
@@ -1433,6 +1435,29 @@ def test_sample_needs_a_position_still_in_play(engine):
     engine.handle(pos_line(over))
     assert fail(engine.handle("sample")) == "the hand is over: nothing to sample"
 
+
+def test_sample_every_streams_each_deal_and_what_its_search_still_does(engine):
+    """PROTOCOL.md, sample: with ``every=S``, an ``info deal`` line as each deal is done
+    and ``info working ... deal D`` lines while it is searched, all before its deal line;
+    the reply is the same as without; without every=S, no info lines."""
+    from guandan_core.cli_solve import EXAMPLE_POSITION
+    engine.handle(pos_line(EXAMPLE_POSITION))
+    plain = engine.handle("sample deals=4 seed=2")
+    assert plain.count("\n") == 2 and plain.startswith("= {")
+    seen = []
+    reply = engine.handle("sample deals=4 seed=2 every=0.000001", emit=seen.append)
+    assert without_volatile(json.loads(reply.split("\n")[-3][2:])) == \
+        without_volatile(json.loads(plain[2:]))
+    infos = [parse_info(line) for line in seen]
+    deals = [i["deal"] for i in infos if "counted" in i]
+    assert sorted(deals) == [0, 1, 2, 3]
+    working = [n for n, i in enumerate(infos) if "working" in i]
+    assert working
+    for n in working:
+        deal = infos[n]["deal"]
+        assert n < next(k for k, i in enumerate(infos) if i.get("deal") == deal and
+                        "counted" in i)
+        assert infos[n]["working"] in ("value", "best", "moves")
 
 def test_sample_without_options_solves_twenty_deals_of_seed_0(engine):
     """PROTOCOL.md, sample: deals=N defaults to 20, seed=S to 0 and first=F to 0, so the
