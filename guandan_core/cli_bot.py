@@ -13,9 +13,9 @@ in play, then the endgame solver over random deals of the hidden hands), seeded 
 ``--seed`` (default 0, so a game's moves can be repeated); ``--move-time`` (default 0.8 s)
 bounds a sampling player's search a move, for the platform's answer time: a move that
 meets the bound depends on the machine's speed (a player with no use for one of them,
-``--seed`` for greedy, ``--move-time`` for greedy and random, is refused). A message the seat cannot read
-or that contradicts the earlier ones stops the bot with one line on stderr and exit 2
-(see :mod:`guandan_core.platform_seat`).
+``--seed`` for greedy, ``--move-time`` for greedy and random, is refused). A message the
+seat cannot read or that contradicts the earlier ones stops the bot with one line on
+stderr and exit 2 (see :mod:`guandan_core.platform_seat`).
 """
 
 from __future__ import annotations

@@ -306,7 +306,6 @@ def cmd_solve(args) -> int:
     from .position import Position
     from .rules import Rules
 
-
     if args.example and args.positions:
         raise ValueError("give POSITION files (or - for stdin) or --example, not both")
     if not args.example and not args.positions:

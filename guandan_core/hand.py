@@ -190,14 +190,20 @@ _BOOLS = (bool, np.bool_)      # (numpy's True became a 1 as Python's did)
 
 def _no_bools(counts, name: str) -> None:
     """A CardError for a True/False among counts given as (nested) lists: numpy would
-    make it a 1 in an int array, where it can no longer be told apart."""
+    make it a 1 in an int array, where it can no longer be told apart (a row that is a
+    bool array too: alone it is refused by its dtype, but among int rows it became 1s)."""
     if isinstance(counts, (list, tuple)):
         for row in counts:
             if isinstance(row, (list, tuple)):
-                if any(type(x) in _BOOLS for x in row):
+                if any(_is_bool(x) for x in row):
                     raise CardError(f"{name}: True/False is not a card count")
-            elif type(row) in _BOOLS:
+            elif _is_bool(row):
                 raise CardError(f"{name}: True/False is not a card count")
+
+
+def _is_bool(x) -> bool:
+    """A True/False: Python's, numpy's, or a numpy array of them (0-d too)."""
+    return type(x) in _BOOLS or (isinstance(x, np.ndarray) and x.dtype.kind == "b")
 
 
 _KINDS = np.arange(NUM_KINDS)

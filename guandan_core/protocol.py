@@ -18,9 +18,9 @@ command reference.
 '= [["Single", "A", ["SA"]]]\\n\\n'
 
 :meth:`EngineProtocol.handle` takes one line and returns the whole reply text (the
-``info`` lines of ``solve`` and ``sample`` included); :meth:`EngineProtocol.serve` runs the loop over two
-text streams, writing ``info`` lines as soon as they are produced and flushing every
-reply. Bad input never raises: it gets a ``?`` reply and the engine keeps serving.
+``info`` lines of ``solve`` and ``sample`` included); :meth:`EngineProtocol.serve` runs
+the loop over two text streams, writing ``info`` lines as soon as they are produced and
+flushing every reply. Bad input never raises: it gets a ``?`` reply and the engine keeps serving.
 """
 
 from __future__ import annotations

@@ -2547,9 +2547,9 @@ cdef class Searcher:
         if self.gil_held:
             return PyErr_CheckSignals() != 0
         # the GIL taken back on the thread state the search gave up, and given up again:
-        # `with gil` (PyGILState_Ensure) would take the thread's default state, the main
-        # interpreter's, in a sub-interpreter, where the exception then went (the search
-        # returned None and the main interpreter failed), or deadlock where the GIL is held
+        # `with gil` (PyGILState_Ensure) takes the thread's default state, which in a
+        # sub-interpreter is the main interpreter's: the exception went there, the search
+        # returned None and the main interpreter failed
         PyEval_RestoreThread(self.gil_state)
         raised = PyErr_CheckSignals() != 0
         self.gil_state = PyEval_SaveThread()

@@ -423,11 +423,20 @@ def test_numba_layer_names_counts_that_are_no_numbers_and_ragged_rows():
                                                       "object array's counts are ints)")):
             rank_counts(hands)
     # numpy's True among listed counts is refused as Python's is (it was read as a 1)
-    for row in ([np.True_] + [0] * 53, [True] + [0] * 53):
+    for row in ([np.True_] + [0] * 53, [True] + [0] * 53, [np.array(True)] + [0] * 53):
         with pytest.raises(CardError, match="hands: True/False is not a card count"):
             rank_counts([row])
         with pytest.raises(CardError, match="counts: True/False is not a card count"):
             Hand.from_counts(row)
+    # and a row that is a bool array among int rows (alone its dtype is refused; with an
+    # int row beside it, numpy made its Trues 1s)
+    bools = np.zeros(54, dtype=bool)
+    bools[:5] = True
+    for call in (rank_counts, lambda hands: moves_array_batch(hands, 0)):
+        with pytest.raises(CardError, match="hands: True/False is not a card count"):
+            call([[0] * 54, bools])
+        with pytest.raises(CardError, match="hands: True/False is not a card count"):
+            call([np.zeros(54, dtype=np.int64), bools])
     # what is no array at all is quoted (it was "must have shape (N, 54), not ()")
     for bad in (None, "S3 S4 H5", {"S3": 1}, 7, {1, 2}):
         with pytest.raises(CardError, match=re.escape(f"hands must be an (N, 54) array of "
