@@ -603,8 +603,10 @@ def _check_out(out, hands: np.ndarray) -> None:
 
 def _batch_status_error(status: int) -> RuntimeError:
     # hand_batch and level_batch checked every hand and level, so the kernel refusing one
-    # is a fault here, not bad input
-    return RuntimeError(f"the batch kernel refused checked input (status {status})")
+    # is a fault here, or a caller's array changed by another thread during the call (the
+    # kernel reads the caller's uint8 array in place)
+    return RuntimeError(f"the batch kernel refused checked input (status {status}): were "
+                        f"the hands changed by another thread during the call?")
 
 
 class LegalMoves:
