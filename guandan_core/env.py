@@ -68,7 +68,10 @@ from .position import MoveList, Position
 from .rules import Rules
 from .usertext import quoted
 
-__all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv", "opponent_seed"]
+__all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv", "opponent_seed", "MAX_ENVS"]
+
+# the most rows a VectorEnv takes (several of them for more)
+MAX_ENVS = 65_536
 
 
 def opponent_seed(seed, seat: int) -> int:
@@ -145,6 +148,10 @@ class HandEnv:
             if s not in self.agent_seats and not callable(players[s]):
                 raise TypeError(f"seat {s} is not the agent's and has no player: "
                                 f"{quoted(players[s])}")
+            if isinstance(players[s], type):
+                # (a class is callable too: it was taken, and failed at its first move)
+                raise TypeError(f"seat {s}: a player, not the class {players[s].__name__} "
+                                f"(make one: {players[s].__name__}())")
             if s in self.agent_seats and players[s] is not None:
                 # (the agent moves there: a player given for it would never be asked)
                 raise ValueError(f"opponents: seat {s} is the agent's, so its item must be "
@@ -170,6 +177,8 @@ class HandEnv:
         first (see :meth:`_reseed_opponents`). ``options`` is accepted and ignored
         (gymnasium passes it)."""
         seed = self._episode_seed(seed)
+        # (the last hand gone first: a player's reseed that fails leaves none to step in)
+        self.position = self._observation = None
         self._reseed_opponents(seed)
         rng = random.Random(seed)
         hands = deal(rng)
@@ -228,7 +237,8 @@ class HandEnv:
         many seats it plays) the seed :func:`opponent_seed` makes of ``seed`` and its first
         seat, or with ``seed`` None a fresh random one: a seeded reset then plays the same
         episode for the same actions whatever the players did before, and the copies of
-        a player in a :class:`VectorEnv`'s rows draw apart."""
+        a player in a :class:`VectorEnv`'s rows draw apart. A :class:`GameEnv`'s
+        ``agent_cards`` is the agent's own, as its moves are: not reseeded."""
         fresh = random.SystemRandom() if seed is None else None
         done = set()
         for seat, player in enumerate(self.players):
@@ -442,7 +452,10 @@ class GameEnv(HandEnv):
     hand's first move. The hand is dealt and its tribute paid exactly as the ``Match``
     with those choices would, and the opponents' hooks are asked once each.
 
-    ``reset(seed)`` reseeds the opponents as :class:`HandEnv`'s does, then starts
+    ``reset(seed)`` reseeds the opponents as :class:`HandEnv`'s does (not
+    ``agent_cards``: its choices are the agent's, as its moves are, so a random one
+    makes a seeded game repeat only if the caller reseeds it, and the rows of a
+    :class:`VectorEnv` hold copies of it in the same state), then starts
     ``Match(players, rules, seed)`` (the same deals, first leader and tribute) and plays
     its first hand to the agent's first move. ``step(action)``
     plays the move and the opponents' after it. When the step ends a hand, the hand is
@@ -488,6 +501,9 @@ class GameEnv(HandEnv):
         if card_actions and agent_cards is not None:
             raise ValueError("give agent_cards or card_actions=True, not both: with "
                              "card_actions the agent's cards come from step")
+        if isinstance(agent_cards, type):
+            raise TypeError(f"agent_cards: an object, not the class {agent_cards.__name__} "
+                            f"(make one: {agent_cards.__name__}())")
         if agent_cards is not None and not any(
                 callable(getattr(agent_cards, name, None)) for name in _AgentSeat._HOOKS):
             # (an object with neither hook would be ignored without a word)
@@ -508,6 +524,7 @@ class GameEnv(HandEnv):
         """Start a new game (see the class); (observation, info). ``options`` is accepted
         and ignored."""
         seed = self._episode_seed(seed)
+        self.position = self._observation = self.match = self._choice = None
         self._reseed_opponents(seed)
         agent = _AgentSeat(_StepCards() if self.card_actions else self.agent_cards)
         players = [agent if s in self.agent_seats else self.players[s] for s in range(4)]
@@ -728,8 +745,11 @@ class VectorEnv:
     def __init__(self, env, num_envs: int):
         if not isinstance(env, HandEnv):
             raise TypeError(f"env must be a HandEnv or GameEnv, not {quoted(env)}")
-        if not is_whole(num_envs, 1):
-            raise ValueError(f"num_envs must be a whole number >= 1, not {quoted(num_envs)}")
+        if not is_whole(num_envs, 1, MAX_ENVS):
+            # (each row is a whole environment, deep-copied: 2**70 of them made copies
+            # until memory ran out)
+            raise ValueError(f"num_envs must be a whole number from 1 to {MAX_ENVS:,}, not "
+                             f"{quoted(num_envs)}")
         self.num_envs = int(num_envs)
         self.envs = [copy.deepcopy(env) for _ in range(self.num_envs)]
         for row in self.envs:

@@ -635,14 +635,19 @@ def _failure_count(n) -> int:
 
 def _checked_seed(seed, what: str = "seed"):
     """A seed for ``random.Random``, as a match takes it: an int 0 or more (numpy ints
-    too, which ``random.Random`` refuses), text or None; else a ValueError naming it."""
+    too, which ``random.Random`` refuses), text or None; else a ValueError naming it. A
+    str or int of a subclass (numpy's str, an IntEnum) comes back as a plain one: what
+    is made of its repr (an environment's opponents' seeds) must not depend on its type
+    (numpy 2 writes np.str_('a') where numpy 1 wrote 'a')."""
     if isinstance(seed, np.integer):
         seed = int(seed)
     if not (seed is None or isinstance(seed, str) or is_whole(seed, 0)):
         # random.Random takes an int's absolute value: -1 would deal what 1 deals;
         # it would also take 1.5 or bytes
         raise ValueError(f"{what} must be an int 0 or more, text or None, not {quoted(seed)}")
-    return seed
+    if isinstance(seed, str):
+        return str.__str__(seed)
+    return None if seed is None else int(seed)
 
 
 def deal(rng: random.Random) -> list:

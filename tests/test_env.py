@@ -467,6 +467,76 @@ def test_a_reset_that_fails_leaves_no_hand_to_step_in():
         env.step(0)
 
 
+def test_a_reset_whose_reseed_fails_leaves_no_hand_to_step_in():
+    """An opponent whose reseed raises: the reset fails before the new hand is dealt, and
+    the hand before is gone too (it was left to step in, with the seed stream already
+    moved on); in a GameEnv, the game before too."""
+    class Failing(RandomPlayer):
+        fail = False
+
+        def reseed(self, seed):
+            if self.fail:
+                raise ZeroDivisionError("reseed failed")
+            super().reseed(seed)
+
+    for make in (lambda p: HandEnv(agent_seats=(0, 2), opponents=p),
+                 lambda p: GameEnv(agent_seats=(0, 2), opponents=p)):
+        player = Failing(0)
+        env = make(player)
+        env.reset(seed=4)
+        player.fail = True
+        with pytest.raises(ZeroDivisionError, match="reseed failed"):
+            env.reset(seed=5)
+        assert env.position is None
+        with pytest.raises(RuntimeError, match="step before reset"):
+            env.step(0)
+        with pytest.raises(RuntimeError, match="no seat is to move"):
+            env.action_of(["PASS", "PASS", "PASS"])
+        player.fail = False
+        env.reset(seed=5)
+        assert env.position is not None
+
+
+def test_a_player_class_instead_of_a_player_is_refused():
+    """A class is callable, so it was taken for a player and failed at its first move
+    (a reseed's TypeError, or "seed must be an int" naming an Observation), and as
+    agent_cards at the first tribute, a hand later."""
+    for opponents in (RandomPlayer, [None, GreedyPlayer, None, GreedyPlayer()]):
+        name = "RandomPlayer" if opponents is RandomPlayer else "GreedyPlayer"
+        with pytest.raises(TypeError, match=re.escape(f"a player, not the class {name} "
+                                                      f"(make one: {name}())")):
+            HandEnv(agent_seats=(0, 2), opponents=opponents)
+    with pytest.raises(TypeError, match=re.escape("agent_cards: an object, not the class "
+                                                  "RandomPlayer (make one: RandomPlayer())")):
+        GameEnv(agent_seats=(0, 2), agent_cards=RandomPlayer)
+
+
+def test_seeds_of_numpy_text_and_int_subclasses_are_the_plain_values():
+    """A seed of a str or int subclass (numpy's str, an IntEnum) seeds as the plain value:
+    opponent_seed was made of its repr, which numpy 2 writes np.str_('a') (numpy 1:
+    'a'), so the same text gave other opponents' moves, by numpy version."""
+    import enum
+
+    class Seed(enum.IntEnum):
+        FIVE = 5
+
+    assert opponent_seed(np.str_("a"), 1) == opponent_seed("a", 1)
+    assert opponent_seed(Seed.FIVE, 1) == opponent_seed(5, 1)
+
+    def episode(seed):
+        env = HandEnv(agent_seats=(0,), opponents=RandomPlayer(0))
+        obs, info = env.reset(seed=seed)
+        moves = []
+        while True:
+            moves.append(str(info["observation"].legal_moves[0]))
+            obs, reward, done, _, info = env.step(0)
+            if done:
+                return moves, reward
+
+    assert episode(np.str_("a")) == episode("a")
+    assert episode(Seed.FIVE) == episode(5)
+
+
 def test_copies_numpy_inputs_and_kept_views():
     """copy.copy is a real copy; numpy seeds and actions are taken; a kept Observation
     and a returned array do not change with later steps, and changing a returned array

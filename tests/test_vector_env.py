@@ -204,9 +204,9 @@ def test_bad_calls_are_named_and_move_nothing():
     for bad in (5, move):
         with pytest.raises(ValueError, match=f"one move an environment .* not {re.escape(repr(bad))}"):
             venv.action_of(bad)
-    for bad in (0, -1, 2.5, "3", None):
-        with pytest.raises(ValueError, match=f"num_envs must be a whole number >= 1, "
-                                             f"not {bad!r}"):
+    for bad in (0, -1, 2.5, "3", None, 65_537, 2**70, np.uint64(2**64 - 1)):
+        with pytest.raises(ValueError, match=re.escape(f"num_envs must be a whole number "
+                                                       f"from 1 to 65,536, not {bad!r}")):
             VectorHandEnv(bad)
     with pytest.raises(ValueError, match="a list of 2 seeds .* not 3"):
         venv.reset(seed=[1, 2, 3])
@@ -388,7 +388,8 @@ def test_a_vector_env_takes_only_environments():
     for bad in (None, 3, "HandEnv"):
         with pytest.raises(TypeError, match="env must be a HandEnv or GameEnv"):
             VectorEnv(bad, 2)
-    with pytest.raises(ValueError, match="num_envs must be a whole number >= 1, not 0"):
+    with pytest.raises(ValueError, match="num_envs must be a whole number from 1 to 65,536, "
+                                         "not 0"):
         VectorEnv(HandEnv(), 0)
 
 
