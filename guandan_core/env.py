@@ -73,6 +73,10 @@ __all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv", "opponent_seed", 
 # the most rows a VectorEnv takes (several of them for more)
 MAX_ENVS = 65_536
 
+# an observation's table_move on lead: the pass's record
+_NO_TABLE_MOVE = np.frombuffer(
+    Move.from_platform(["PASS", "PASS", "PASS"], 0).record().tobytes(), MOVE_DTYPE).reshape(())
+
 
 def opponent_seed(seed, seat: int) -> int:
     """The seed an environment reset with ``seed`` gives the opponent player that plays
@@ -338,14 +342,17 @@ class HandEnv:
         for i, s in enumerate(order):
             place[s] = i + 1
         table = np.zeros(54, dtype=np.uint8)
+        table_move = _NO_TABLE_MOVE.copy()
         if pos.table is not None and not pos.is_over:
             for k in pos.table.kinds:
                 table[k] += 1
+            # (its reading: the same cards can be a three-with-two or a bomb of five)
+            table_move[()] = np.frombuffer(pos.table.record().tobytes(), MOVE_DTYPE)[0]
         return {
             "seat": np.int8(seat), "level": np.int8(pos.level),
             "hand": np.array(counts, dtype=np.uint8), "played": self._played.copy(),
             "cards_left": np.array(pos.cards_left, dtype=np.uint8), "place": place,
-            "table": table,
+            "table": table, "table_move": table_move,
             "table_owner": np.int8(-1 if pos.table is None or pos.is_over else pos.owner),
             "can_pass": np.bool_(can_pass), "legal": legal,
         }
@@ -660,7 +667,7 @@ class GameEnv(HandEnv):
             "played": np.zeros((4, 54), dtype=np.uint8),
             "cards_left": np.array(obs.cards_left, dtype=np.uint8),
             "place": np.zeros(4, dtype=np.uint8), "table": np.zeros(54, dtype=np.uint8),
-            "table_owner": np.int8(-1), "can_pass": np.bool_(False), "legal": legal,
+            "table_move": _NO_TABLE_MOVE.copy(), "table_owner": np.int8(-1), "can_pass": np.bool_(False), "legal": legal,
             "team_levels": np.array(obs.team_levels, dtype=np.int8),
             "given": given, "received": received, "phase": np.int8(PHASES[name]),
         }

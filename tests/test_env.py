@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from guandan_core.env import GameEnv, HandEnv, opponent_seed
+from guandan_core.moves import MOVE_DTYPE
 from guandan_core.match import Match, MatchRules
 from guandan_core.players import GreedyPlayer, RandomPlayer
 from guandan_core.position import IllegalMoveError
@@ -94,6 +95,7 @@ def test_sec3_the_observation_arrays_agree_with_the_position():
     obs, info = env.reset(seed=3)
     rng = np.random.default_rng(0)
     done = False
+    tables = 0
     while not done:
         view = info["observation"]
         assert int(obs["seat"]) == view.seat and int(obs["level"]) == 12
@@ -101,15 +103,47 @@ def test_sec3_the_observation_arrays_agree_with_the_position():
         assert (obs["played"].sum(axis=1) + obs["cards_left"] == 27).all()
         assert tuple(obs["cards_left"]) == view.cards_left
         assert [s for s in np.argsort(obs["place"]) if obs["place"][s]] == list(view.finished)
+        assert obs["table_move"].dtype == MOVE_DTYPE and obs["table_move"].shape == ()
         if view.table is None:
             assert obs["table_owner"] == -1 and not obs["table"].any() and not obs["can_pass"]
+            assert obs["table_move"]["type"] == 0       # (the pass's record)
         else:
             assert obs["table_owner"] == view.table_owner and obs["can_pass"]
             assert sorted(np.repeat(np.arange(54), obs["table"])) == sorted(view.table.kinds)
+            # the play's reading too (its type, rank and key), which its cards alone do
+            # not say: the same five cards can be a three-with-two or a bomb
+            assert obs["table_move"].tobytes() == view.table.record().tobytes()
+            tables += 1
         assert obs["legal"].tobytes() == view.legal_moves.array.tobytes()
         action = int(rng.integers(len(view.legal_moves)))
         obs, _, done, _, info = env.step(action)
     assert info["observation"] is None and sorted(info["order"]) == [0, 1, 2, 3]
+    assert tables > 5 and obs["table_move"]["type"] == 0
+
+
+def test_the_table_moves_reading_tells_apart_what_its_cards_cannot():
+    """RULES 4: at level 7, S9 C9 D9 with the two wild H7s is a three-with-two of 9s or a
+    bomb of five 9s; the observation's table (the cards) is the same for both, its
+    table_move (the play's record: type, rank, key) is not, and neither are the answers."""
+    from guandan_core.position import Position
+    hands = [["S3"], ["S9", "C9", "D9", "H7", "H7", "SK"], ["ST", "CT", "DT", "S4", "C4"],
+             ["S5"]]
+    seen = {}
+    for reading in (["ThreeWithTwo", "9", ["S9", "C9", "D9", "H7", "H7"]],
+                    ["Bomb", "9", ["S9", "C9", "D9", "H7", "H7"]]):
+        pos = Position.from_json({"level": "7", "hands": hands, "finished": [],
+                                  "to_move": 1, "table": None})
+        pos = pos.play(pos.parse_move(reading))
+        env = HandEnv(agent_seats=(2,), level="7")
+        env._start(pos, (5, 5), (), [])
+        obs = env._observe()
+        assert obs["table_move"].tobytes() == pos.table.record().tobytes()
+        seen[reading[0]] = obs
+    three, bomb = seen["ThreeWithTwo"], seen["Bomb"]
+    assert (three["table"] == bomb["table"]).all()
+    assert three["table_move"]["type"] != bomb["table_move"]["type"]
+    # (tens with fours beat the three-with-two; nothing of seat 2 beats the bomb)
+    assert len(three["legal"]) == 1 and len(bomb["legal"]) == 0
 
 
 def test_reset_is_deterministic_and_a_copy_continues_alike():

@@ -252,6 +252,7 @@ def _play_with_cards(env, agents, cards, seed, max_steps=20_000):
             # (a card is named by its text or its kind alike; no table at a choice)
             kind = parse_card(card) if isinstance(card, str) else int(card)
             assert env.action_of(kind) == action and obs["table_owner"] == -1
+            assert obs["table_move"]["type"] == 0       # (the pass's record: no table)
             # the chooser's own cards as they are at that moment
             assert (obs["hand"] == info["observation"].counts).all()
             assert obs["hand"].sum() == obs["cards_left"][seat]

@@ -27,12 +27,14 @@ def _row(batch: dict, i: int) -> dict:
     """Row ``i`` of stacked observations as a HandEnv observation."""
     row = {k: batch[k][i] for k in KEYS}
     row["legal"] = batch["legal"][i, :batch["legal_count"][i]]
+    row["table_move"] = batch["table_move"][i]
     return row
 
 
 def _same(a: dict, b: dict) -> bool:
     return all(np.array_equal(a[k], b[k]) for k in KEYS) and \
-        a["legal"].tobytes() == b["legal"].tobytes()
+        a["legal"].tobytes() == b["legal"].tobytes() and \
+        a["table_move"].tobytes() == b["table_move"].tobytes()
 
 
 def _hand_seeds(first: int, hands: int) -> list:
@@ -92,6 +94,7 @@ def test_stacked_arrays_and_padding():
         assert not obs["legal"][i, counts[i]:].view(np.uint8).any()
     assert obs["hand"].shape == (4, 54) and obs["played"].shape == (4, 4, 54)
     assert obs["hand"].sum(axis=1).tolist() == [27] * 4
+    assert obs["table_move"].dtype == MOVE_DTYPE and obs["table_move"].shape == (4,)
     single, _ = HandEnv().reset(seed="a")
     assert _same(_row(obs, 1), single)
 
