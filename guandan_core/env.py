@@ -667,7 +667,8 @@ class GameEnv(HandEnv):
             "played": np.zeros((4, 54), dtype=np.uint8),
             "cards_left": np.array(obs.cards_left, dtype=np.uint8),
             "place": np.zeros(4, dtype=np.uint8), "table": np.zeros(54, dtype=np.uint8),
-            "table_move": _NO_TABLE_MOVE.copy(), "table_owner": np.int8(-1), "can_pass": np.bool_(False), "legal": legal,
+            "table_move": _NO_TABLE_MOVE.copy(), "table_owner": np.int8(-1),
+            "can_pass": np.bool_(False), "legal": legal,
             "team_levels": np.array(obs.team_levels, dtype=np.int8),
             "given": given, "received": received, "phase": np.int8(PHASES[name]),
         }
