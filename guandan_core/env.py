@@ -531,13 +531,14 @@ class GameEnv(HandEnv):
         """Start a new game (see the class); (observation, info). ``options`` is accepted
         and ignored."""
         seed = self._episode_seed(seed)
+        # (the last game gone first: a player's reseed that fails leaves none to step in)
         self.position = self._observation = self.match = self._choice = None
+        self._over = False
         self._reseed_opponents(seed)
         agent = _AgentSeat(_StepCards() if self.card_actions else self.agent_cards)
         players = [agent if s in self.agent_seats else self.players[s] for s in range(4)]
         self.match = _EnvMatch(players, self.match_rules, seed,
                                self.agent_seats, self.card_actions)
-        self.position, self._over, self._choice = None, False, None
         self._next_hand()
         return self._observe(), self._info()
 
