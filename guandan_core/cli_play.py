@@ -105,7 +105,9 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--hands", type=whole_number_type("a number of hands from 1 to 999999999", 1,
                                                       999_999_999), default=1,
                    help="number of hands (default 1); a match that is won is followed by a "
-                        "new one (both teams back to 2) until N hands are played")
+                        "new one (both teams back to 2) until N hands are played; from "
+                        f"{_PROGRESS_MIN_HANDS} hands a bar on stderr counts them, when stderr "
+                        "is a terminal and the log goes elsewhere")
     # (random.Random(-1) deals what 1 deals: negative seeds are refused)
     p.add_argument("--seed", type=whole_number_type("a whole number from 0 to 10**30 - 1", 0,
                                                      10**30 - 1), default=None,
@@ -221,6 +223,14 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
+def _progress_ended() -> None:
+    try:
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass            # (what follows on stderr is given up as quietly: cli.say)
+
+
 def cmd_play(args) -> int:
     try:
         players = _build_players(args.players, args.seed)
@@ -241,16 +251,31 @@ def cmd_play(args) -> int:
     else:
         on_event = _TextLog(out, args.summary)
     match = Match(players, rules, seed=args.seed, on_event=on_event)
-    show_progress = args.hands >= _PROGRESS_MIN_HANDS and sys.stderr.isatty()
+    show_progress = args.hands >= _PROGRESS_MIN_HANDS and _shows_progress()
+    drawn = 0
     try:
         for i in range(args.hands):
             match.play_hand()
             if show_progress:
                 _progress(i + 1, args.hands)
+                drawn = i + 1
         out.flush()
     except BrokenPipeError:
         return 0
+    finally:
+        if 0 < drawn < args.hands:      # the bar's line ended, before Ctrl-C's message
+            _progress_ended()
     return 0
+
+
+def _shows_progress() -> bool:
+    """Whether a long run counts its hands on stderr: only on a terminal, and only while
+    the log goes elsewhere (with both on one terminal the bar's line, which stays open for
+    the next count, took the next hand's line onto its end)."""
+    try:
+        return sys.stderr.isatty() and not sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------------- replay

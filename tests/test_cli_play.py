@@ -187,6 +187,39 @@ def test_play_shows_progress_on_a_terminal(capsys, monkeypatch):
     assert run(argv, capsys)[0] == 0 and terminal.getvalue() == ""
 
 
+def test_play_shows_no_progress_when_the_log_is_on_the_terminal(capsys, monkeypatch):
+    """With stdout on the terminal too, no bar: its line stays open for the next count, so
+    the next hand's line was written onto its end ("... 1/20 handshand 2 (level 3): ...")."""
+    argv = ["play", "--hands", str(cli_play._PROGRESS_MIN_HANDS), "--seed", "8", "--summary"]
+    log = run(argv, capsys)[1]
+    terminal, screen = _Terminal(), _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(sys, "stdout", screen)
+    assert run(argv, capsys)[0] == 0
+    assert terminal.getvalue() == "" and screen.getvalue() == log
+
+
+def test_play_interrupted_ends_the_progress_line(capsys, monkeypatch):
+    """Ctrl-C during a long run ends the bar's line, so that 'interrupted' has its own."""
+    from guandan_core import match as match_module
+    played = []
+    real = match_module.Match.play_hand
+
+    def play_hand(self):
+        if len(played) == 3:
+            raise KeyboardInterrupt
+        played.append(real(self))
+
+    monkeypatch.setattr(match_module.Match, "play_hand", play_hand)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    argv = ["play", "--hands", str(cli_play._PROGRESS_MIN_HANDS), "--seed", "8", "--summary"]
+    assert run(argv, capsys)[0] == 130
+    lines = terminal.getvalue().split("\n")
+    assert lines[0].endswith(f" 3/{cli_play._PROGRESS_MIN_HANDS} hands")
+    assert lines[1:] == ["guandan play: interrupted", ""]
+
+
 def test_play_platform_rules(capsys):
     events = play_json(capsys, "--rules", "platform", hands=4)
     assert events[-1]["event"] == "end"
