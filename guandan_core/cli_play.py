@@ -639,7 +639,7 @@ class _Checker:
         if self.ended:
             raise ValueError(f"a second end event for hand {self.hand_number}")
         order = ev["order"]
-        mine = pos.finishing_order()
+        mine = list(pos.finishing_order())
         done = list(pos.finished)
         if sorted(order) != [0, 1, 2, 3]:
             raise ValueError(f"finishing order {json.dumps(order)} is not the four seats "
@@ -647,6 +647,12 @@ class _Checker:
         if order[:len(done)] != done:
             raise ValueError(f"finishing order {json.dumps(order)} does not match the play: "
                              f"the seats went out in the order {json.dumps(done)}")
+        if order != mine:
+            # (the seats still holding cards follow in turn order from the seat after the
+            # last one out, as Position.finishing_order lists them and the log writes them)
+            raise ValueError(f"finishing order {json.dumps(order)} does not list the seats "
+                             f"still holding cards in turn order after seat {done[-1]}, the "
+                             f"last out: {json.dumps(mine)}")
         self.ended = True
         if not self.full:
             return
@@ -670,11 +676,10 @@ def check_log(lines, rules: MatchRules | None = None, complete: bool = False) ->
     event that breaks a rule, :class:`LogFormatError` for unreadable input (every line is
     read before the first rule is checked: a log that does not read says so first).
     ``lines``: any iterable of lines (read twice when it can be). A log cut short (no hand
-    dealt, the last hand unfinished or, in a log of a match, without its end event) is
-    valid as far as it goes, the summary saying what is missing; with ``complete`` it is a
-    :class:`ReplayError` at its last event, and so is a last hand without its end event
-    in a log that names its rules (``guandan play``'s, cut before the end event of its
-    only hand)."""
+    dealt, the last hand unfinished or, in a log of a match or one that names its rules
+    as ``guandan play``'s do, the last hand without its end event) is valid as far as it
+    goes, the summary saying what is missing; with ``complete`` it is a
+    :class:`ReplayError` at its last event."""
     if not isinstance(complete, (bool, np.bool_)):
         raise TypeError(f"complete must be True or False, not {quoted(complete)}")
     if iter(lines) is lines:
@@ -711,7 +716,7 @@ def check_log(lines, rules: MatchRules | None = None, complete: bool = False) ->
         note = "no hand is dealt"
     elif checker.pos is None or not checker.pos.is_over:
         note = f"hand {checker.hand_number} is unfinished"
-    elif not checker.ended and (full or (complete and logged is not None)):
+    elif not checker.ended and (full or logged is not None):
         # (a log naming its rules is guandan play's, which ends each hand with its end
         # event: a one-hand log cut before it has no other match event to tell it by)
         note = f"hand {checker.hand_number} has no end event"

@@ -462,6 +462,11 @@ def test_replay_complete_refuses_a_log_cut_short(log_file, tmp_path, capsys):
                                          f"(--complete)"), out
     code, out, _ = run(["replay", "--complete", write(tmp_path, one[1:])], capsys)
     assert code == 0 and out.startswith("valid: "), out
+    # without --complete that log is valid as far as it goes, and says what it misses, as
+    # a log of a match does (it said nothing)
+    code, out, _ = run(["replay", write(tmp_path, one)], capsys)
+    assert code == 0 and out.startswith("valid: ") and out.strip().endswith(
+        "; hand 1 has no end event"), out
 
 
 def test_replay_a_log_of_a_match_starts_with_hand_1(log_file, tmp_path, capsys):
@@ -615,6 +620,16 @@ def _mutations(events):
     bad = [dict(e) for e in events]
     bad[end1] = dict(bad[end1], order=order[1::-1] + order[2:])
     out.append(("an end order against the play", bad, end1 + 1, "does not match"))
+    # a 1st-2nd finish: the two seats left follow in turn order from the seat after the
+    # last out, as the log writes them (a swapped pair passed: only the seats out were read)
+    double = _first(events, lambda e: e["event"] == "end" and e["order"][1] == e["order"][0] ^ 2)
+    order = events[double]["order"]
+    assert order[2] == (order[1] + 1) % 4
+    bad = [dict(e) for e in events]
+    bad[double] = dict(bad[double], order=order[:2] + order[:1:-1])
+    out.append(("the losers of a 1st-2nd finish swapped", bad, double + 1,
+                f"does not list the seats still holding cards in turn order after seat "
+                f"{order[1]}, the last out: {json.dumps(order)}"))
     hands = [list(h) for h in events[deal1]["hands"]]
     bad = [dict(e) for e in events]
     bad[deal1] = dict(bad[deal1], hands=[hands[0][1:]] + hands[1:])
