@@ -179,9 +179,7 @@ class _TextLog:
         elif self.summary and kind != "end":
             return
         elif kind == "resist":
-            seats = " and ".join(str(s) for s in ev["seats"])
-            w(f"  resist: seat{'s' if len(ev['seats']) > 1 else ''} {seats} "
-              "hold both big jokers, no tribute\n")
+            w(f"  resist: {_seats_hold(ev['seats'])} both big jokers, no tribute\n")
         elif kind == "tribute":
             w(f"  tribute: seat {ev['from']} gives {ev['card']} to seat {ev['to']}\n")
         elif kind == "return":
@@ -353,7 +351,7 @@ def _read_events(lines):
             raise LogFormatError(f"{where}: not an event object with an \"event\" field")
         fields = _FIELDS.get(ev["event"]) if isinstance(ev["event"], str) else None
         if fields is None:
-            raise LogFormatError(f"{where}: unknown event {quoted(ev['event'])}")
+            raise LogFormatError(f"{where}: unknown event {quoted_json(ev['event'])}")
         if ev["event"] == "rules" and number != 1:
             raise LogFormatError(f"{where}: a rules event comes first in a log, or not at "
                                  "all")
@@ -370,16 +368,16 @@ def _read_events(lines):
             value = ev[name]
             if isinstance(value, bool) or not isinstance(value, typ):
                 raise LogFormatError(f"{where}: {ev['event']} field {quoted(name)} has a wrong "
-                                     f"type: {quoted(value)}")
+                                     f"type: {quoted_json(value)}")
             item = _ITEMS.get((ev["event"], name))
             if item is not None and any(isinstance(x, bool) or not isinstance(x, item)
                                         for x in value):
                 raise LogFormatError(f"{where}: {ev['event']} field {quoted(name)} holds a "
-                                     f"value of a wrong type: {quoted(value)}")
+                                     f"value of a wrong type: {quoted_json(value)}")
             shape = _SHAPES.get((ev["event"], name))
             if shape is not None and not shape[1](value):
                 raise LogFormatError(f"{where}: {ev['event']} field {quoted(name)} is not "
-                                     f"{shape[0]}: {quoted(value)}")
+                                     f"{shape[0]}: {quoted_json(value)}")
         yield number, line_no, ev
 
 
@@ -412,9 +410,16 @@ class _LogLines:
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 
 
+def _seats_hold(seats) -> str:
+    """"seat 3 holds" or "seats 1 and 3 hold": who resists tribute."""
+    if len(seats) == 1:
+        return f"seat {seats[0]} holds"
+    return f"seats {' and '.join(map(str, seats))} hold"
+
+
 def _seat(value, what):
     if not is_whole(value, 0, 3):
-        raise ValueError(f"{what} {quoted(value)} is not a seat 0..3")
+        raise ValueError(f"{what} {quoted_json(value)} is not a seat 0..3")
     return value
 
 
@@ -481,7 +486,7 @@ class _Checker:
         for seat, cards in enumerate(hands):
             if not isinstance(cards, list) or len(cards) != 27:
                 raise ValueError(f"seat {seat} is dealt "
-                                 f"{quoted(len(cards) if isinstance(cards, list) else cards)} "
+                                 f"{quoted_json(len(cards) if isinstance(cards, list) else cards)} "
                                  "cards, not 27")
             c = np.zeros(54, dtype=np.int64)
             try:
@@ -532,7 +537,7 @@ class _Checker:
         if plan is None or plan.kind == "none":
             raise ValueError("tribute but no tribute is due before this hand")
         if plan.resisted is not None:
-            raise ValueError(f"tribute but seats {plan.resisted} hold both big jokers "
+            raise ValueError(f"tribute but {_seats_hold(plan.resisted)} both big jokers "
                              "(resistance: no tribute)")
         if self.returned:
             raise ValueError("tribute after a card was returned")

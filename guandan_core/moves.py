@@ -220,12 +220,12 @@ class Move:
                 raise MoveError(f"malformed pass {quoted_json(triple)}")
             return cls.PASS
         if not isinstance(mtype, str) or mtype not in _TYPE_IDS:
-            raise MoveError(f"unknown move type {quoted(mtype)} in {quoted_json(triple)}")
+            raise MoveError(f"unknown move type {quoted_json(mtype)} in {quoted_json(triple)}")
         if not isinstance(rank, str):
             raise MoveError(f"a move's rank is a string such as \"9\" or \"T\", not "
-                            f"{quoted(rank)} in {quoted_json(triple)}")
+                            f"{quoted_json(rank)} in {quoted_json(triple)}")
         if not isinstance(cards, (list, tuple)) or not all(isinstance(c, str) for c in cards):
-            raise MoveError(f"cards must be a list of card strings, not {quoted(cards)} in "
+            raise MoveError(f"cards must be a list of card strings, not {quoted_json(cards)} in "
                             f"{quoted_json(triple)}")
         label = "T" if rank == "10" else rank.upper()     # as card notation reads ranks (sec. 1)
         try:

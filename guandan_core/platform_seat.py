@@ -448,7 +448,7 @@ class PlatformSeat:
             _fail(where, f"myPos is {seat}, but this seat was seat {self.seat}")
         counts = _cards(_key(msg, "handCards", where), where, "handCards")
         if counts.sum() != 27:
-            _fail(where, f"handCards holds {int(counts.sum())} cards, not 27")
+            _fail(where, f"handCards holds {counted(int(counts.sum()), 'card')}, not 27")
         self.seat = seat
         self._counts = counts.astype(np.int16)
         self.level = None

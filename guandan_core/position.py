@@ -436,7 +436,7 @@ class Position:
 
     def _parse_play(self, triple, what):
         if not isinstance(triple, (list, tuple)) or len(triple) != 3:
-            raise PositionError(f"{what}: expected [type, rank, cards], got {quoted(triple)}")
+            raise PositionError(f"{what}: expected [type, rank, cards], got {quoted_json(triple)}")
         try:
             return Move.from_platform(list(triple), format_rank(self._level), self._rules)
         except (ValueError, TypeError) as exc:
@@ -482,6 +482,8 @@ class Position:
             row = bytearray(NUM_KINDS)
             thrice = False
             for card in h:
+                if not isinstance(card, str):       # (in JSON's words: null, not None)
+                    raise PositionError(f"hands[{seat}]: not a card: {quoted_json(card)}")
                 try:
                     kind = parse_card(card)
                 except CardError as exc:

@@ -121,8 +121,9 @@ def test_play_text_log_tells_what_the_json_log_tells(capsys):
             full += [f"  seat {seat}: {' '.join(h)}" for seat, h in enumerate(e["hands"])]
         elif kind == "resist":
             seats = e["seats"]
-            full.append(f"  resist: seat{'s' * (len(seats) > 1)} "
-                        f"{' and '.join(map(str, seats))} hold both big jokers, no tribute")
+            who = (f"seat {seats[0]} holds" if len(seats) == 1
+                   else f"seats {' and '.join(map(str, seats))} hold")
+            full.append(f"  resist: {who} both big jokers, no tribute")
         elif kind in ("tribute", "return"):
             back = " back" if kind == "return" else ""
             full.append(f"  {kind}: seat {e['from']} gives {e['card']}{back} "
@@ -792,16 +793,22 @@ def test_replay_actions_of_wrong_types_are_named(log_file, tmp_path, capsys):
     _, events = log_file
     i = _first(events, lambda e: e["event"] == "play" and e["action"][0] == "Single")
     deal = _first(events, lambda e: e["event"] == "deal")
-    for action, named in ((["Single", "A", 5], "5"), ([["x"], "A", ["SA"]], "['x']"),
+    # (named in JSON's words: null, not None; "x", not 'x')
+    for action, named in ((["Single", "A", 5], "5"), ([["x"], "A", ["SA"]], '["x"]'),
                           (["Single", 9, ["S9"]], "9"), (["PASS", "PASS", {}], "{}"),
-                          ([1, 2, 3], "[1, 2, 3]"), (["Single", "A"], "['Single', 'A']"),
-                          (["Single", "A", ["SA", 4]], "['SA', 4]")):
+                          ([1, 2, 3], "[1, 2, 3]"), (["Single", "A"], '["Single", "A"]'),
+                          (["Single", "A", ["SA", 4]], '["SA", 4]'),
+                          (["Single", "3", [None]], '["Single", "3", [null]]')):
         bad = [dict(e) for e in events]
         bad[i] = dict(bad[i], action=action)
         code, out, err = run(["replay", write(tmp_path, bad)], capsys)
         assert code == 2 and out == "" and f"event {i + 1} " in err and named in err, err
         assert "not a [type, rank, cards] triple of strings" in err, err
         assert "object" not in err and "unhashable" not in err, err
+    bad = [dict(e) for e in events]
+    bad[i] = dict(bad[i], seat=True)
+    code, out, err = run(["replay", write(tmp_path, bad)], capsys)
+    assert code == 2 and err.endswith("play field 'seat' has a wrong type: true\n"), err
     for card in (5, None, ["S3"]):
         bad = [dict(e) for e in events]
         bad[deal] = dict(bad[deal], hands=[[card] + h[1:] for h in bad[deal]["hands"]])
@@ -825,13 +832,14 @@ def test_play_plays_one_hand_by_default(capsys):
 
 
 def test_play_text_log_names_one_resisting_seat_in_the_singular():
-    """The readable log says "seat 3" for one seat resisting tribute and "seats 1 and 3" for
-    two (the run of test_play_text_log_tells_what_the_json_log_tells has no lone one)."""
+    """The readable log says "seat 3 holds" for one seat resisting tribute and "seats 1 and
+    3 hold" for two (the run of test_play_text_log_tells_what_the_json_log_tells has no lone
+    one)."""
     out = io.StringIO()
     log = cli_play._TextLog(out, summary=False)
     log({"event": "resist", "seats": [3]})
     log({"event": "resist", "seats": [1, 3]})
-    assert out.getvalue() == ("  resist: seat 3 hold both big jokers, no tribute\n"
+    assert out.getvalue() == ("  resist: seat 3 holds both big jokers, no tribute\n"
                               "  resist: seats 1 and 3 hold both big jokers, no tribute\n")
 
 

@@ -109,11 +109,34 @@ BAD_POSITIONS = [
     ("table pass in lower case", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
         table={"owner": 0, "play": ["pass", "pass", "pass"]}),
-     re.escape("unknown move type 'pass' in [\"pass\", \"pass\", \"pass\"]")),
+     re.escape('unknown move type "pass" in ["pass", "pass", "pass"]')),
     ("table cards not a list", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
         table={"owner": 0, "play": ["Single", "9", "S9"]}),
-     "cards must be a list of card strings, not 'S9'"),
+     'cards must be a list of card strings, not "S9"'),
+    # values read from JSON are named in JSON's words (null, true), not Python's
+    ("a null card", dict(hands=[["S3"], ["S4"], ["S5"], [None]]),
+     re.escape("hands[3]: not a card: null")),
+    ("a card that is true", dict(hands=[["S3"], ["S4"], [True, "S5"], ["S6"]]),
+     re.escape("hands[2]: not a card: true")),
+    ("a card that is a list", dict(hands=[["S3"], [["S4"]], ["S5"], ["S6"]]),
+     re.escape('hands[1]: not a card: ["S4"]')),
+    ("a table play of four items", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["Single", "A", ["SA"], 1]}),
+     re.escape('table play: expected [type, rank, cards], got ["Single", "A", ["SA"], 1]')),
+    ("a null type", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": [None, "A", ["SA"]]}),
+     re.escape('unknown move type null in [null, "A", ["SA"]]')),
+    ("a rank that is true", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["Single", True, ["SA"]]}),
+     re.escape('not true in ["Single", true, ["SA"]]')),
+    ("a null among the table's cards", dict(
+        hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=1,
+        table={"owner": 0, "play": ["Single", "A", [None]]}),
+     re.escape('card strings, not [null] in ["Single", "A", [null]]')),
     ("owner is to move", dict(
         hands=[["S3"], ["S4"], ["S5"], ["S6"]], to_move=0,
         table={"owner": 0, "play": ["Single", "9", ["S9"]]}), "round is over"),

@@ -457,7 +457,7 @@ def test_sec7_malformed_actions_and_plays_are_named():
     leftover = read_act(_lead_act(greaterPos=-1, greaterAction=["Single", "4", ["H4"]]))
     assert leftover.table is None and leftover.table_owner is None
     for message, error in (
-            (_lead_act(actionList=[[["Single"], "4", ["H4"]]]), "unknown move type ['Single']"),
+            (_lead_act(actionList=[[["Single"], "4", ["H4"]]]), 'unknown move type ["Single"]'),
             (_act(HAND, [["tribute", "tribute", ["XX"]]], stage="tribute",
                   ranks=AFTER_A_HAND), "unknown card 'XX'"),
             # a tribute action is ["tribute", "tribute", [card]]: one card, named twice
@@ -467,7 +467,7 @@ def test_sec7_malformed_actions_and_plays_are_named():
                   ranks=AFTER_A_HAND), 'action 0 is ["tribute", "tribute", [card]], not')):
         with pytest.raises(PlatformError, match=re.escape(error)):
             read_act(message).actions
-    with pytest.raises(PlatformError, match=re.escape("unknown move type ['Single']")):
+    with pytest.raises(PlatformError, match=re.escape('unknown move type ["Single"]')):
         _begun().receive(_lead_act(actionList=[["Single", "4", ["H4"]],
                                                [["Single"], "4", ["H4"]]]))
     for triple, error in ((["Single", ["S4"]], "is [type, rank, cards], not"),

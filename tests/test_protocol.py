@@ -347,8 +347,8 @@ def test_illegal_plays(engine):
     assert "not a" in fail(engine.handle('play ["Pair","9",["D9","S3"]]'))
     # a triple that is no move is named for what is wrong with it: a pass in lower case
     # (only the shorthand is read in any case) is an unknown type, not cards that are no list
-    assert "unknown move type 'pass'" in fail(engine.handle('play ["pass","pass","pass"]'))
-    assert "cards must be a list of card strings, not 'S9'" in fail(
+    assert 'unknown move type "pass"' in fail(engine.handle('play ["pass","pass","pass"]'))
+    assert 'cards must be a list of card strings, not "S9"' in fail(
         engine.handle('play ["Single","9","S9"]'))
     engine.handle(pos_line(LEAD))
     assert "may not pass" in fail(engine.handle("play PASS"))
