@@ -105,6 +105,17 @@ def test_an_empty_message_is_still_a_word():
     assert one_line(" \n\t ") == "error"
 
 
+def test_one_line_keeps_the_blanks_of_a_line():
+    """Only line breaks (with the blanks around them) become single spaces: a value quoted
+    in the message keeps its runs of blanks, so that it is the value given ('a  b', a card
+    'S   B'; they were made 'a b' and 'S B', which were not what was sent)."""
+    assert one_line("not 'a  b'") == "not 'a  b'"
+    assert one_line(f"unknown card {quoted('S   B')} in {quoted_json(['S   B'])}") == \
+        """unknown card 'S   B' in ["S   B"]"""
+    assert one_line("  first\r\n   second  \u2028third\n\n") == "first second third"
+    assert one_line("a\tb") == "a\\tb"      # (a tab is no printable character)
+
+
 def test_quoted_json_is_shortened_and_falls_back_to_quoted_with_its_limit():
     """quoted_json(): a value read from JSON as JSON text, shortened as quoted() shortens
     past the limit; what is no JSON (bytes, a list that holds itself) is quoted()'s text,
