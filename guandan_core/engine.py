@@ -46,6 +46,7 @@ from .cards import _PLATFORM_KINDS, format_rank, is_whole, parse_level
 from .hand import Hand, to_counts
 from .moves import Move
 from .position import Position
+from .protocol import _split_command, _stripped
 from .rules import Rules, _preset_name
 from .usertext import checked_seconds, is_seconds, quoted
 
@@ -126,6 +127,9 @@ class EngineProcess:
         args = list(DEFAULT_COMMAND if command is None else _checked_command(command))
         self._rules: Rules | None = None        # asked for when first needed
         self._position: Position | None = None
+        # the rules of the engine's position when the client has no copy of it (after a
+        # position, play or undo sent through command()), for show_position to read it
+        self._position_rules: Rules | None = None
         self._link = _Link(args, _checked_env(env), cwd)
         # (the threads hold the link, not this object: an engine dropped without close()
         # is collected, and then its process killed, as it is at exit)
@@ -170,7 +174,7 @@ class EngineProcess:
         """The rule set for positions set from now on: the engine is asked the first
         time (a command with ``--rules`` starts it with another than the standard)."""
         if self._rules is None:
-            name = self.command("rules")
+            name = self._command("rules")
             try:
                 self._rules = Rules.by_name(name)
             except ValueError:
@@ -227,8 +231,24 @@ class EngineProcess:
         reply's payload (lines joined by ``\\n``). A ``?`` reply is an
         :class:`EngineRefusedError`; ``on_info`` is called with each ``info`` line of
         this command (without ``info `` and the line break), in the calling thread.
-        The client's copies of the rules and the position are not updated: change those
-        through :meth:`set_rules`, :meth:`set_position`, :meth:`play` and :meth:`undo`."""
+        A ``rules NAME``, ``position``, ``play`` or ``undo`` that the engine takes here
+        makes the client forget its copy of what it changed: the rules are asked for
+        again when needed, and the position is None (the calls that need it raise a
+        ValueError) until :meth:`show_position` reads the engine's, or
+        :meth:`set_position` sets one. The methods of those names keep the copies."""
+        payload = self._command(line, on_info=on_info, timeout=timeout)
+        _ident, name, args = _split_command(_stripped(line))
+        if name == "rules" and args:
+            self._rules = None
+        elif name in ("position", "play", "undo"):
+            if name == "position":
+                self._position_rules = self.rules       # (what the engine read it under)
+            elif self._position is not None:
+                self._position_rules = self._position.rules
+            self._position = None
+        return payload
+
+    def _command(self, line: str, *, on_info=None, timeout: float | None = None) -> str:
         if not isinstance(line, str):
             raise TypeError(f"a command is a str, not {quoted(line)}")
         if "\n" in line or "\r" in line:
@@ -296,13 +316,13 @@ class EngineProcess:
         return version
 
     def name(self) -> str:
-        return self.command("name")
+        return self._command("name")
 
     def version(self) -> str:
-        return self.command("version")
+        return self._command("version")
 
     def list_commands(self) -> list[str]:
-        return self.command("list_commands").split("\n")
+        return self._command("list_commands").split("\n")
 
     def set_rules(self, rules) -> Rules:
         """The rule set for positions set from now on: a preset name or a :class:`Rules`
@@ -317,7 +337,7 @@ class EngineProcess:
             rules = Rules.by_name(name)
         else:
             raise TypeError(f"rules are a preset name or a Rules, not {quoted(rules)}")
-        self.command(f"rules {name}")
+        self._command(f"rules {name}")
         self._rules = rules
         return rules
 
@@ -333,7 +353,7 @@ class EngineProcess:
             pos = position
         else:
             pos = Position.from_json(position, rules=self.rules)
-        self.command("position " + pos.to_json_str())
+        self._command("position " + pos.to_json_str())
         self._position = pos
         return pos
 
@@ -397,7 +417,7 @@ class EngineProcess:
 
     def clear_table(self) -> None:
         """Empty the engine's transposition table (``clear_table``)."""
-        self.command("clear_table")
+        self._command("clear_table")
 
     def solve(self, all_moves: bool = False, time_limit: float | None = None,
               node_limit: int | None = None, at_least: int | None = None, *, on_info=None,
@@ -524,14 +544,17 @@ class EngineProcess:
     # ------------------------------------------------------------------ internals
     def _need_position(self) -> Position:
         if self._position is None:
-            raise ValueError("no position: set_position first")
+            raise ValueError("no position: set_position first (or show_position, after a "
+                             "position, play or undo sent through command)")
         return self._position
 
     def _rules_of_position(self) -> Rules:
-        return self._position.rules if self._position is not None else self.rules
+        if self._position is not None:
+            return self._position.rules
+        return self.rules if self._position_rules is None else self._position_rules
 
     def _json_reply(self, line: str, kind=None, **options):
-        text = self.command(line, **options)
+        text = self._command(line, **options)
         try:
             obj = json.loads(text, parse_constant=_no_constant)
         except (ValueError, RecursionError):

@@ -116,18 +116,50 @@ def test_moves_play_and_undo_follow_the_position(engine):
 
 
 def test_show_position_takes_the_engines_position(engine):
-    """A play sent through command() leaves the client's copy as it was (it is not
-    read); show_position() reads the engine's and keeps it, so that the next play
-    (a pass, by name) is read at the new position."""
+    """A play sent through command() makes the client forget its copy (it is not read,
+    and the old one no longer holds); show_position() reads the engine's and keeps it,
+    so that the next play (a pass, by name) is read at the new position."""
     engine.set_rules("standard")
     before = engine.set_position(EXAMPLE)
     after = before.play(Move.from_platform(["Single", "5", ["S5"]], before.level))
     engine.command('play ["Single","5",["S5"]]')
-    assert engine.position == before
+    assert engine.position is None
+    for call in (engine.legal_moves, engine.undo, engine.solve):
+        with pytest.raises(ValueError, match=re.escape("no position: set_position first "
+                                                       "(or show_position, after")):
+            call()
     assert engine.show_position() == after and after.to_move == 1
     assert engine.position == after
     passed = after.play(Move.from_platform(["PASS", "PASS", "PASS"], after.level))
     assert engine.play("PASS") == passed and engine.position.to_move == 2
+    assert engine.returncode is None
+
+
+def test_rules_changed_through_command_are_asked_again(engine):
+    """A rules change sent through command() is the engine's: the next position is read
+    under it (a six-card straight, which only long-sequences reads), and a position set
+    through command() is read back under the rules it was set with, whatever came after.
+    The client kept its old rules, read the engine's moves under them and killed the
+    engine for a protocol error."""
+    q = {"level": "K", "hands": [["S3", "S4", "S5", "S6", "S7", "S8"], ["C5"], ["D5"],
+                                 ["D9"]], "finished": [], "to_move": 0, "table": None}
+    engine.set_rules("standard")
+    engine.set_position(EXAMPLE)
+    engine.command("rules long-sequences")
+    assert engine.rules == Rules.by_name("long-sequences")
+    long = engine.set_position(q)
+    assert long.rules == Rules.by_name("long-sequences")
+    assert engine.legal_moves() == long.legal_moves()
+    assert any(m.type == "Straight" and len(m.cards) == 6 for m in long.legal_moves())
+    table = dict(q, hands=[["C3"], ["C5"], ["D5"], ["D9"]], to_move=1,
+                 table={"owner": 0, "play": ["Straight", "3", ["S3", "S4", "S5", "S6", "S7",
+                                                               "S8"]]})
+    engine.command("position " + json.dumps(table))
+    engine.command("rules standard")
+    shown = engine.show_position()
+    assert shown == Position.from_json(table, rules=Rules.by_name("long-sequences"))
+    assert engine.legal_moves() == shown.legal_moves()
+    assert engine.rules == Rules.by_name("standard") and engine.returncode is None
 
 
 def test_sample_equals_in_process(engine):
