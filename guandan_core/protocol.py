@@ -30,6 +30,7 @@ import io
 import json
 import queue
 import re
+import select
 import threading
 import time
 
@@ -47,6 +48,8 @@ __all__ = ["EngineProtocol", "ProtocolError", "PROTOCOL_VERSION", "ENGINE_NAME",
 PROTOCOL_VERSION = 1
 MAX_LINE = 1 << 20          # characters of a command line; a position takes about 1,000
 READ_AHEAD = 64 << 20       # serve(): how much input is read ahead of the running command
+HANGUP_POLL = 0.25          # serve(): how often, after the end of input, the output is
+                            # checked for a reader that has gone
 _TOO_LONG = object()        # serve(): the command name of a line over MAX_LINE
 ENGINE_NAME = "guandan-core"
 
@@ -401,8 +404,31 @@ class EngineProtocol:
             lines.put((item, cost))
             return True
 
+        def stop_unanswered() -> None:
+            with lock:
+                for pending in unanswered:
+                    if pending is not None:
+                        pending.set()
+
+        def watch_output() -> None:
+            # After the end of input, the solves read so far run on, and a closed output
+            # shows only at their replies: a client that died (its end of this output
+            # closes with its stdin) left a long solve holding a core for nobody, for
+            # minutes. The output's hang-up stops them as `stop` would; their replies then
+            # fail, and serve() ends.
+            try:
+                poller = select.poll()
+                poller.register(stdout.fileno(), 0)     # (no events: errors and hang-ups)
+            except (AttributeError, OSError, ValueError):
+                return          # (no file descriptor, as in tests: nothing to watch)
+            while not closed[0]:
+                if poller.poll(HANGUP_POLL * 1000):
+                    stop_unanswered()
+                    return
+
         def read() -> None:
             first = True
+            at_end = False
             try:
                 while True:
                     # room for the line break, \r\n included (a line of MAX_LINE
@@ -414,6 +440,7 @@ class EngineProtocol:
                                                  f"{type(line).__name__}"))
                         break
                     if not line:
+                        at_end = True
                         break
                     ended = line.endswith("\n")
                     cut = len(line) == size and not ended       # the line goes on
@@ -457,18 +484,17 @@ class EngineProtocol:
                         with lock:
                             unanswered.append(stop)
                     elif name == "stop" and not args:
-                        with lock:
-                            for pending in unanswered:
-                                if pending is not None:
-                                    pending.set()
+                        stop_unanswered()
                     if not queue_line((line, name, stop), len(line) + 256):
                         break
                     if name == "quit" and not args:
                         break           # lines after quit are not read
             except (OSError, ValueError):
-                pass                    # stdin closed under us: the end of input
+                at_end = True           # stdin closed under us: the end of input
             finally:
                 lines.put(None)
+            if at_end:
+                watch_output()
 
         threading.Thread(target=read, name="guandan-engine-input", daemon=True).start()
         try:

@@ -6,9 +6,11 @@ import io
 import json
 import queue
 import re
+import select
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 
 import pytest
@@ -1339,6 +1341,41 @@ def test_subprocess_ctrl_c_ends_it_with_status_130():
     finally:
         proc.kill()
     assert (proc.returncode, out, err) == (130, b"", b"")
+
+
+# twelve cards a seat (seed 5): its first probe runs for well over a minute with no line
+# written (the first bound came after more than 40 s on the machine where this was chosen)
+_LONG_SILENCE = {"level": "2", "hands": [
+    ["H8", "CQ", "SQ", "C5", "DA", "SA", "S6", "D2", "DJ", "CT", "HA", "DA"],
+    ["H2", "H4", "HK", "CK", "D6", "C5", "D8", "H9", "HJ", "D9", "D8", "HR"],
+    ["H8", "S7", "S3", "SQ", "C2", "C6", "D3", "D9", "S9", "CJ", "D5", "H7"],
+    ["D4", "C9", "D7", "SB", "HK", "DT", "ST", "D6", "C8", "HT", "C2", "SJ"]],
+    "finished": [], "to_move": 0, "table": None}
+
+
+@pytest.mark.skipif(not hasattr(select, "poll"), reason="select.poll")
+def test_subprocess_a_client_gone_stops_the_solve():
+    """PROTOCOL (Framing): after the end of input the solves read run on, but once the
+    output's reader has gone too (a client that died closes both ends) they stop and the
+    engine exits: a solve that wrote nothing for minutes ran on for nobody, holding a core
+    and its table, until its reply failed."""
+    proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "engine"],
+                            cwd=PACKAGES, env=cli_env(), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(("position " + json.dumps(_LONG_SILENCE) + "\nsolve\n").encode())
+        proc.stdin.flush()
+        assert proc.stdout.readline().startswith(b"= to_move 0 cards [12,12,12,12]")
+        assert proc.stdout.readline() == b"\n"
+        proc.stdin.close()
+        proc.stdout.close()
+        started = time.monotonic()
+        proc.wait(timeout=20)
+        assert time.monotonic() - started < 10
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 0 and proc.stderr.read() == b""
 
 
 # ---------------------------------------------------------------------- sample
