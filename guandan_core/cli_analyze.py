@@ -31,9 +31,10 @@ _STYLES = {
 
 
 def use_colour(stream=None) -> bool:
-    """ANSI colours only for a terminal, and never when NO_COLOR is set (non-empty)."""
+    """ANSI colours only for a terminal, and never when NO_COLOR is set (non-empty) or
+    TERM is ``dumb`` (a terminal that shows escapes as text, such as Emacs' shell)."""
     stream = sys.stdout if stream is None else stream
-    if os.environ.get("NO_COLOR", ""):
+    if os.environ.get("NO_COLOR", "") or os.environ.get("TERM") == "dumb":
         return False
     isatty = getattr(stream, "isatty", None)
     try:

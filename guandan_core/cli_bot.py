@@ -72,6 +72,10 @@ def _play(args, seat: PlatformSeat, log) -> None:
         if log is not None and _same_file(log, sys.stdin):
             raise ValueError(f"--log {args.log!r} is the file --stdio reads: the bot "
                              "would read its own log without end; log to another file")
+        if log is not None and _same_file(log, sys.stdout):
+            raise ValueError(f"--log {args.log!r} is where --stdio writes its answers: a "
+                             "relay would read the log's lines among them; log to another "
+                             "file")
         # (bytes that are no UTF-8 kept as they came, so that the error names the line and
         # the byte, whatever the locale made of stdin)
         _set_errors(sys.stdin, "surrogateescape")

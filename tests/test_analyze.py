@@ -1010,7 +1010,8 @@ def _run_in_pty(env_extra):
     try:
         proc = subprocess.Popen([sys.executable, "-m", "guandan_core.cli", "analyze",
                                  "S9 C9 D9 H7 H7 SB SB HR", "--level", "7"],
-                                cwd=PACKAGES, env=cli_env(drop=("NO_COLOR",), **env_extra), stdout=slave, stderr=subprocess.PIPE)
+                                cwd=PACKAGES, env=cli_env(drop=("NO_COLOR", "TERM"), **env_extra),
+                                stdout=slave, stderr=subprocess.PIPE)
         os.close(slave)
         slave = None
         chunks = []
@@ -1038,6 +1039,8 @@ def test_cli_colours_only_on_a_terminal_without_no_color():
     assert ANSI in coloured and "Best split" in coloured
     plain = _run_in_pty({"NO_COLOR": "1"})
     assert ANSI not in plain and "Best split" in plain
+    # a terminal that shows escapes as text (TERM=dumb) gets none either
+    assert _run_in_pty({"TERM": "dumb"}) == plain
     # the same report, colours added without moving a column
     assert re.sub(r"\x1b\[[0-9;]*m", "", coloured) == plain
     # the wild card (H7 at level 7) bold yellow underlined, a bomb's type magenta, the
@@ -1052,10 +1055,11 @@ def test_cli_colours_only_on_a_terminal_without_no_color():
 
 def test_colours_never_for_a_stream_that_cannot_say_it_is_a_terminal(monkeypatch):
     """Colours only for a terminal: a closed stream (whose isatty() raises) is none; and
-    never when NO_COLOR is set to something."""
+    never when NO_COLOR is set to something, or TERM is dumb."""
     import io
     from guandan_core.cli_analyze import use_colour
     monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("TERM", raising=False)
 
     class Terminal(io.StringIO):
         def isatty(self):       # as a terminal's file object does once closed
@@ -1069,6 +1073,9 @@ def test_colours_never_for_a_stream_that_cannot_say_it_is_a_terminal(monkeypatch
         monkeypatch.setenv("NO_COLOR", value)
         assert use_colour(Terminal()) is coloured, value
     monkeypatch.delenv("NO_COLOR")
+    for value, coloured in (("dumb", False), ("xterm-256color", True), ("", True)):
+        monkeypatch.setenv("TERM", value)
+        assert use_colour(Terminal()) is coloured, value
     closed = Terminal()
     closed.close()
     assert use_colour(closed) is False

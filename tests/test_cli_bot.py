@@ -610,6 +610,9 @@ def test_the_log_keeps_what_could_not_be_read(game, tmp_path):
                                "--log", str(log)], stdin=same, capture_output=True,
                               text=True, cwd=PACKAGES, env=cli_env(), timeout=60)
     assert_one_line_error(proc, "is the file --stdio reads")
+    # nor where it writes its answers: a relay would read the log's lines among them
+    proc = run_cli(["bot", "--stdio", "--log", "/dev/stdout"], stdin=log.read_text())
+    assert_one_line_error(proc, "is where --stdio writes its answers")
 
 
 def test_a_relay_that_stops_reading_is_an_error(game):
