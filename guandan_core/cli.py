@@ -114,7 +114,10 @@ def cmd_classify(args) -> int:
     elif readings:
         _print_table(readings, sys.stdout)
     else:
-        print(f"{args.cards}: not a combination at level {format_rank(level)}")
+        # (the cards as typed, in their notation, on one line: a line break between
+        # them had split the answer over two)
+        print(f"{' '.join(args.cards.split())}: not a combination at level "
+              f"{format_rank(level)}")
     return 0
 
 

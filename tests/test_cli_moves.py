@@ -223,6 +223,9 @@ def test_moves_footer_counts_and_level_as_the_rank():
     assert proc.stdout.splitlines()[-1] == "-- 1 move that beats Single 3: D3 (hand S3 S4, level A)"
     proc = run_cli(["classify", "S3 S4", "--level", "a"])
     assert proc.stdout == "S3 S4: not a combination at level A\n"
+    # the cards as typed, on one line whatever blanks and line breaks stood between them
+    proc = run_cli(["classify", " S3\n\tS4  ", "--level", "a"])
+    assert proc.stdout == "S3 S4: not a combination at level A\n"
 
 
 def test_several_readings_suggest_a_beat_type_that_works(capsys):
