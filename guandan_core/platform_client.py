@@ -35,9 +35,12 @@ MAX_LINE = MAX_MESSAGE_BYTES + 1024     # a line of play_lines: a message, or a 
 
 
 def check_url(url: str) -> str:
-    """``url`` if it is a ``ws://`` or ``wss://`` address, else a ValueError naming it."""
+    """``url`` if it is a ``ws://`` or ``wss://`` address, else a ValueError naming it (a
+    blank or a control character in it too: a URL holds none, and one was only refused
+    when connecting)."""
     if not isinstance(url, str) or not url.lower().startswith(("ws://", "wss://")) \
-            or len(url.split("//", 1)[1]) == 0:
+            or len(url.split("//", 1)[1]) == 0 \
+            or any(c.isspace() or not c.isprintable() for c in url):
         raise ValueError(f"a platform address is ws://HOST:PORT/PATH (e.g. "
                          f"ws://127.0.0.1:23456/game/client1), not {quoted(url)}")
     return url

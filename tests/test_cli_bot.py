@@ -464,9 +464,12 @@ def test_a_message_too_big_is_an_oserror_of_play_websocket():
 
 def test_check_url_refuses_an_address_that_is_not_a_websocket_one():
     """API.md: the platform's address is ws://HOST:PORT/PATH (or wss://); a scheme alone,
-    another scheme or no string is a ValueError naming it."""
+    another scheme, no string, or an address holding a blank or a control character (it
+    was refused only when connecting) is a ValueError naming it."""
     from guandan_core.platform_client import check_url
-    for url in ("ws://", "WSS://", "http://127.0.0.1:23456/game/client1", None):
+    for url in ("ws://", "WSS://", "http://127.0.0.1:23456/game/client1", None,
+                "ws://127.0.0.1:1/game/x y", " ws://127.0.0.1:1/game/x",
+                "ws://127.0.0.1:1/game/x\n", "ws://127.0.0.1:1/game/\x00"):
         with pytest.raises(ValueError, match=r"a platform address is ws://HOST:PORT/PATH"):
             check_url(url)
 
