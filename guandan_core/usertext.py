@@ -185,11 +185,11 @@ def out_of_memory(exc: MemoryError) -> str:
 
 def one_line(text, limit: int = MAX_MESSAGE) -> str:
     r"""A message as one line that cannot break a line-based reader: each line break, with
-    the blanks around it, made a single space, characters that are not printable (a NUL,
-    an escape, a tab, a lone surrogate the output could not encode) written as Python
-    escapes, and its middle left out past ``limit`` characters. Blanks within a line stay
-    as they are: a value quoted in the message is the value given (``'a  b'``, not
-    ``'a b'``).
+    the blanks around it, made a single space, a tab a space, other characters that are
+    not printable (a NUL, an escape, a lone surrogate the output could not encode) written
+    as Python escapes, and its middle left out past ``limit`` characters. Runs of blanks
+    within a line stay as they are: a value quoted in the message is the value given
+    (``'a  b'``, not ``'a b'``; a quoted tab is ``\t`` already).
 
     >>> one_line("unknown card 'X'\n  in hand 2\x00")
     "unknown card 'X' in hand 2\\x00"
@@ -198,8 +198,8 @@ def one_line(text, limit: int = MAX_MESSAGE) -> str:
     >>> one_line("x" * 100, limit=60)  # doctest: -ELLIPSIS
     'xxxxxxxxxxxxxx...xxxxxxxxxxxxxx (100 characters)'
     """
-    words = " ".join(filter(None, (line.strip() for line in str(text).splitlines()))) \
-        or "error"
+    lines = str(text).replace("\t", " ").splitlines()
+    words = " ".join(filter(None, (line.strip() for line in lines))) or "error"
     if not words.isprintable():
         words = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in words)
     return _elided(words, limit)

@@ -113,7 +113,7 @@ def test_one_line_keeps_the_blanks_of_a_line():
     assert one_line(f"unknown card {quoted('S   B')} in {quoted_json(['S   B'])}") == \
         """unknown card 'S   B' in ["S   B"]"""
     assert one_line("  first\r\n   second  \u2028third\n\n") == "first second third"
-    assert one_line("a\tb") == "a\\tb"      # (a tab is no printable character)
+    assert one_line("a\tb  c") == "a b  c"     # (a tab is a blank, made a space)
 
 
 def test_quoted_json_is_shortened_and_falls_back_to_quoted_with_its_limit():
