@@ -474,10 +474,11 @@ def test_sec4_move_from_platform_bad_reading():
 
 @pytest.mark.parametrize("triple, named", [
     (["Single", 9, ["S9"]], "9"),                 # the platform's ranks are strings
-    (["Single", "A", {"SA": 1}], "{'SA': 1}"),    # not read as the dict's keys
+    (["Single", "A", {"SA": 1}], '{"SA": 1}'),    # not read as the dict's keys
     (["Single", "A", [12]], "[12]"),              # not read as a card kind index
     (["Single", "A", 5], "5"),
-    ([["Single"], "A", ["SA"]], "['Single']"),
+    ([["Single"], "A", ["SA"]], '["Single"]'),    # (in JSON's words, as it came)
+    (["Single", None, ["SA"]], "not null in"),
     (["PASS", "PASS", {}], "{}"),
     (["PASS", "PASS", ""], '""'),      # (the action quoted as the JSON it came as)
     (["PASS", "PASS", 5], "5"),
