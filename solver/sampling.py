@@ -621,6 +621,7 @@ def solve_sampled(position, n: int, seed=None, known=None, threads: int | None =
 
     ``time_limit`` / ``node_limit`` apply to each deal; a deal they stop before every
     move has its value is left out of the counts (``solved`` says how many were counted).
+    No principal line is made (``pv=False``): the limit goes to the moves' values alone.
     Each deal is solved from empty tables, so the answer, ``nodes`` and what a node limit
     leaves depend only on the view, ``n``, ``seed``, ``known`` and ``first``, not on the
     threads or on earlier solves (a time limit stops where the clock says); the table
