@@ -11,7 +11,8 @@ Usage (see CMakeLists.txt):
 
 FILE and INIT are paths relative to ROOT. A FILE is written to STAGE only when its staged
 content changes. For each INIT (a package's __init__.py) an empty marker file is written,
-which is all Cython needs to recognise the package.
+which is all Cython needs to recognise the package. Any other file in STAGE (a source since
+deleted or renamed) is removed, so that Cython cannot find a .pxd that is no longer there.
 """
 
 from __future__ import annotations
@@ -81,7 +82,20 @@ def main(argv: list[str]) -> int:
         write_if_changed(os.path.join(args.dst, rel), text)
     for rel in args.markers:
         write_if_changed(os.path.join(args.dst, rel), "")
+    remove_others(args.dst, {os.path.normpath(rel) for rel in args.files + args.markers})
     return 0
+
+
+def remove_others(stage: str, kept: set[str]) -> None:
+    """Remove the files of ``stage`` not in ``kept`` (paths relative to it), and the
+    directories that leaves empty."""
+    for top, dirs, files in os.walk(stage, topdown=False):
+        for name in files:
+            path = os.path.join(top, name)
+            if os.path.relpath(path, stage) not in kept:
+                os.remove(path)
+        if top != stage and not os.listdir(top):
+            os.rmdir(top)
 
 
 if __name__ == "__main__":

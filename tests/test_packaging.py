@@ -1,6 +1,7 @@
 """What an installed package promises: numba only for guandan_core.batch, and clear
 messages when a piece is missing (an unbuilt source tree, numba not installed)."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -127,10 +128,67 @@ def test_the_developer_builds_checks_follow_the_build_type(tmp_path):
     assert flags("-DCMAKE_BUILD_TYPE=Debug") == on
     assert flags("-DGUANDAN_CYTHON_CHECKS=OFF") == off
     assert flags("-DCMAKE_BUILD_TYPE=Release", "-DGUANDAN_CYTHON_CHECKS=ON") == on
-    # a directory configured before, whose cache holds that option()'s ON, follows too
-    assert flags("-DCMAKE_BUILD_TYPE=Release", "-DGUANDAN_CYTHON_CHECKS:BOOL=ON") == off
+    # ON given with its type stands too (it was taken for an older version's cached
+    # default and reset to AUTO), and stays for the next configure
+    assert flags("-DCMAKE_BUILD_TYPE=Release", "-DGUANDAN_CYTHON_CHECKS:BOOL=ON") == on
+    assert flags() == on
+    # a directory configured before, whose cache holds that option()'s ON under the
+    # option's help text, follows the build type
+    cache = tmp_path / "CMakeCache.txt"
+    text, n = re.subn(r"(//[^\n]*\n)?GUANDAN_CYTHON_CHECKS:[A-Z]+=[^\n]*",
+                      "//Cython boundscheck/wraparound/initializedcheck on (default: ON for "
+                      "Debug, OFF otherwise)\nGUANDAN_CYTHON_CHECKS:BOOL=ON", cache.read_text())
+    assert n == 1
+    cache.write_text(text)
+    assert flags("-DCMAKE_BUILD_TYPE=Release") == off
     assert flags("-DCMAKE_BUILD_TYPE=Debug") == on
     proc = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(tmp_path),
                            "-DGUANDAN_CYTHON_CHECKS=maybe"], capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode != 0 and "or AUTO, not 'maybe'" in " ".join(proc.stderr.split())
+
+
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="the developer build needs CMake")
+@pytest.mark.skipif(not (ROOT / "CMakeLists.txt").exists(),
+                    reason="the developer build needs the source tree (tests run apart from it)")
+def test_the_developer_build_says_its_pytest_arguments_are_kept(tmp_path):
+    """docs/DEVELOPING.md: GUANDAN_CTEST_PYTEST_ARGS is kept in the build directory's
+    cache, so every configure says it is set (a filter given once for a quick run was
+    taken silently for the whole suite later, ctest still saying 100% passed), until
+    -DGUANDAN_CTEST_PYTEST_ARGS= clears it."""
+    def said(*options):
+        proc = subprocess.run(["cmake", "-S", str(ROOT), "-B", str(tmp_path), *options],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return [x for x in proc.stdout.splitlines() if "GUANDAN_CTEST_PYTEST_ARGS" in x]
+
+    assert said() == []
+    message = ["-- guandan_core: the pytest ctest runs with GUANDAN_CTEST_PYTEST_ARGS=-k perft "
+               "(-DGUANDAN_CTEST_PYTEST_ARGS= clears it)"]
+    assert said("-DGUANDAN_CTEST_PYTEST_ARGS=-k perft") == message
+    assert said() == message
+    assert said("-DGUANDAN_CTEST_PYTEST_ARGS=") == []
+
+
+def test_the_cython_stager_removes_what_is_no_longer_a_source(tmp_path):
+    """cmake/stage_cython_sources.py: a staged source since deleted or renamed (a .pxd
+    above all, which Cython would still find through -I) is removed from the stage, and
+    the directories that leaves empty with it; the sources and markers stay."""
+    stager = ROOT / "cmake" / "stage_cython_sources.py"
+    if not stager.exists():
+        pytest.skip("no cmake/ beside these tests (a build tree's copy)")
+    src, stage = tmp_path / "src", tmp_path / "stage"
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "_m.pyx").write_text("# cython: boundscheck=False\nx = 1\n")
+    (src / "pkg" / "__init__.py").write_text("")
+    (stage / "pkg" / "gone").mkdir(parents=True)
+    (stage / "pkg" / "_old.pxd").write_text("cdef int f()\n")
+    (stage / "pkg" / "gone" / "_x.pyx").write_text("")
+    done = subprocess.run([sys.executable, str(stager), "--src", str(src), "--dst", str(stage),
+                           "--strip=boundscheck", "pkg/_m.pyx", "--markers", "pkg/__init__.py"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sorted(str(p.relative_to(stage)) for p in stage.rglob("*")) == [
+        "pkg", "pkg/__init__.py", "pkg/_m.pyx"]
+    assert (stage / "pkg" / "_m.pyx").read_text() == \
+        "# (directives removed for the CMake build)\nx = 1\n"
