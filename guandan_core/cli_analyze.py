@@ -4,7 +4,8 @@
 
 Tables in a terminal use ANSI colours only when standard output is a terminal, the
 ``NO_COLOR`` environment variable is not set or empty (https://no-color.org) and ``TERM``
-is not ``dumb``; piped output is plain text. ``--json`` prints one JSON object (see :func:`guandan_core.analysis.analyze`).
+is not ``dumb``; piped output is plain text. ``--json`` prints one JSON object (see
+:func:`guandan_core.analysis.analyze`).
 Bad input raises ``ValueError``, which ``guandan``'s ``main()`` prints as one line.
 """
 

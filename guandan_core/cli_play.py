@@ -485,9 +485,8 @@ class _Checker:
         counts = []
         for seat, cards in enumerate(hands):
             if not isinstance(cards, list) or len(cards) != 27:
-                raise ValueError(f"seat {seat} is dealt "
-                                 f"{quoted_json(len(cards) if isinstance(cards, list) else cards)} "
-                                 "cards, not 27")
+                dealt = len(cards) if isinstance(cards, list) else cards
+                raise ValueError(f"seat {seat} is dealt {quoted_json(dealt)} cards, not 27")
             c = np.zeros(54, dtype=np.int64)
             try:
                 for k in parse_cards(cards):

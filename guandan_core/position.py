@@ -436,7 +436,8 @@ class Position:
 
     def _parse_play(self, triple, what):
         if not isinstance(triple, (list, tuple)) or len(triple) != 3:
-            raise PositionError(f"{what}: expected [type, rank, cards], got {quoted_json(triple)}")
+            raise PositionError(f"{what}: expected [type, rank, cards], got "
+                                f"{quoted_json(triple)}")
         try:
             return Move.from_platform(list(triple), format_rank(self._level), self._rules)
         except (ValueError, TypeError) as exc:
