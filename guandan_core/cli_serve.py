@@ -1,6 +1,7 @@
 """``guandan serve``: a match served as the AI competition platform serves one.
 
-``guandan serve [--host H] [--port P] [--games N] [--seed S] [--timeout S] [--log FILE]``
+``guandan serve [--host H] [--port P] [--games N] [--max-hands N] [--seed S] [--timeout S]
+[--log FILE]``
 listens at ``ws://H:P/game/NAME`` (default ``127.0.0.1:23456``, the platform's), waits for
 four clients (seats in the order they connect: the first and third against the second and
 fourth), plays N games with them (default 1) in the platform's messages and prints the

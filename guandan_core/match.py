@@ -597,6 +597,17 @@ def settle_hand(levels, failures, hand_level: int, order, rules: MatchRules):
                          "played at the level of the team that won the last one (sec. 8)")
     order = check_finishing_order(order)
     rules = MatchRules.of(rules)
+    for t in (0, 1):
+        # (a state no match reaches: a count at fail_at_a is cleared as it is reached, and
+        # only a team at A fails; such a count dropped a team to 2 in a hand at 5)
+        if failures[t] and levels[t] != ACE:
+            raise ValueError(f"failures {quoted(failures)}: team {t} is at level "
+                             f"{format_rank(levels[t])}, not A, so it has no failed hands "
+                             "at A")
+        if rules.fail_at_a and failures[t] >= rules.fail_at_a:
+            raise ValueError(f"failures {quoted(failures)}: team {t} has failed "
+                             f"{failures[t]} hands at A, which fail_at_a={rules.fail_at_a} "
+                             "would have dropped to 2 already")
     team = order[0] & 1
     place = order.index(order[0] ^ 2)
     gain = {1: 3, 2: 2, 3: 1}[place]

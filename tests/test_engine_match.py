@@ -875,6 +875,13 @@ BAD_MATCH_CALLS = [
      LevelError, "13"),
     ("negative failures", lambda d: settle_hand([0, 0], [-1, 0], 0, [0, 2, 1, 3], STD),
      ValueError, "-1"),
+    # failure counts no match reaches (one dropped team 0 to 2 in a hand played at 5)
+    ("failures past fail_at_a", lambda d: settle_hand([ACE, 5], [2, 0], 5, [0, 3, 1, 2],
+                                                      MatchRules.platform()),
+     ValueError, "team 0 has failed 2 hands at A, which fail_at_a=2 would have dropped"),
+    ("failures of a team not at A", lambda d: settle_hand([ACE, 5], [0, 1], 5, [0, 3, 1, 2],
+                                                          STD),
+     ValueError, "team 1 is at level 7, not A, so it has no failed hands at A"),
     ("combination rules for match rules",
      lambda d: settle_hand([0, 0], [0, 0], 0, [0, 2, 1, 3], Rules.standard()),
      TypeError, "MatchRules(core=...)"),
