@@ -221,14 +221,6 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-def _progress_ended() -> None:
-    try:
-        sys.stderr.write("\n")
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass            # (what follows on stderr is given up as quietly: cli.say)
-
-
 def cmd_play(args) -> int:
     try:
         players = _build_players(args.players, args.seed)
@@ -261,8 +253,8 @@ def cmd_play(args) -> int:
     except BrokenPipeError:
         return 0
     finally:
-        if 0 < drawn < args.hands:      # the bar's line ended, before Ctrl-C's message
-            _progress_ended()
+        if 0 < drawn < args.hands:
+            say("")     # the bar's line ended, before Ctrl-C's message
     return 0
 
 
