@@ -74,8 +74,8 @@ __all__ = ["HandEnv", "GameEnv", "VectorEnv", "VectorHandEnv", "opponent_seed", 
 MAX_ENVS = 65_536
 
 # an observation's table_move on lead: the pass's record
-_NO_TABLE_MOVE = np.frombuffer(
-    Move.from_platform(["PASS", "PASS", "PASS"], 0).record().tobytes(), MOVE_DTYPE).reshape(())
+_NO_TABLE_MOVE = Move.from_platform(["PASS", "PASS", "PASS"], 0).record().view(
+    MOVE_DTYPE).reshape(())
 
 
 def opponent_seed(seed, seat: int) -> int:
@@ -347,7 +347,7 @@ class HandEnv:
             for k in pos.table.kinds:
                 table[k] += 1
             # (its reading: the same cards can be a three-with-two or a bomb of five)
-            table_move[()] = np.frombuffer(pos.table.record().tobytes(), MOVE_DTYPE)[0]
+            table_move[()] = pos.table.record().view(MOVE_DTYPE)[0]
         return {
             "seat": np.int8(seat), "level": np.int8(pos.level),
             "hand": np.array(counts, dtype=np.uint8), "played": self._played.copy(),

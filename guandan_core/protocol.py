@@ -790,13 +790,11 @@ class EngineProtocol:
             # every=S: a line as each deal is done (counted: a limit did not stop it
             # before every move had its value)
             elapsed = round(time.perf_counter() - start, 6)
-            if _counted(result):
-                info(_info(("deal", number), ("counted", True), ("value", result.value),
-                           ("best", result.best.to_platform()), ("nodes", result.nodes),
-                           ("time", elapsed)))
-            else:
-                info(_info(("deal", number), ("counted", False), ("nodes", result.nodes),
-                           ("time", elapsed)))
+            counted = _counted(result)
+            pairs = [("deal", number), ("counted", counted)]
+            if counted:
+                pairs += [("value", result.value), ("best", result.best.to_platform())]
+            info(_info(*pairs, ("nodes", result.nodes), ("time", elapsed)))
 
         def on_info(number, event):
             if event["stage"] == "working":
