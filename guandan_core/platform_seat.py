@@ -45,7 +45,8 @@ the hand is over, a card seen more than twice; at an ``act``, a hand, a card cou
 or a play to beat other than the messages before it leave, or an action list that is not
 this engine's legal moves; an ``episodeOver`` before the hand is over, or whose order or
 rest cards disagree with the plays; a ``beginning``, ``gameOver`` or ``gameResult`` during
-a hand (before its ``episodeOver``).
+a hand (before its ``episodeOver``); tribute other than RULES sec. 8 makes it, and a hand's
+first lead by another seat than it names.
 
 >>> from guandan_core.players import GreedyPlayer
 >>> seat = PlatformSeat(GreedyPlayer())
@@ -84,7 +85,8 @@ from .cards import BIG_JOKER, CardError, LevelError, format_card, format_cards, 
     format_rank, is_whole, parse_card, parse_level
 from .hand import Hand, to_counts
 from .jsontext import parse_json
-from .match import MatchRules, Observation, allowed_returns, allowed_tributes, tribute_card
+from .match import MatchRules, Observation, allowed_returns, allowed_tributes, card_order, \
+    tribute_card
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
@@ -475,6 +477,7 @@ class PlatformSeat:
             _fail(where, f"{what}: a pass on the hand's first lead")
         if not self._plays:
             self._check_tribute_done(where, f"{what}, the hand's first play")
+            self._check_leader(seat, where, f"{what}, the hand's first play")
         if self._to_move is not None and seat != self._to_move:
             _fail(where, f"{what}, but by the plays seen it is seat {self._to_move}'s turn")
         if not n and self._owner < 0:
@@ -588,6 +591,58 @@ class PlatformSeat:
             _fail(where, f"{what}, but after the last hand seats {sorted(payers)} pay "
                          f"tribute and {missing} was seen (nor an anti-tribute) (RULES sec. 8)")
 
+    def _check_leader(self, seat: int, where: str, what: str) -> None:
+        """Refuse the hand's first lead by ``seat`` when the rules name another leader
+        (RULES sec. 8): after tribute the seat that paid the first player (or that first
+        player, by the match rules' ``lead_after_tribute``); after resistance, or where the
+        rules make no tribute due, the last hand's first player; in a game's first hand
+        with an agreed card, its first holder in seat order, as far as this seat's own
+        cards tell. Nothing is checked where this seat cannot tell (a random first leader,
+        or a seat that has not seen the last hand end)."""
+        order = self._last_order
+        if order == _UNSEEN:
+            return
+        if order is None:
+            card = self.match_rules.first_leader_card
+            if card is None:
+                return
+            held = int(self._counts[card])
+            # (the leader holds the card; when two seats do, the first in seat order)
+            if held == 0 and seat == self.seat or \
+                    held and seat != self.seat and (held == 2 or seat > self.seat):
+                _fail(where, f"{what}, but this seat holds {('no copy', 'one copy', 'both copies')[held]} "
+                             f"of {self.match_rules.first_leader}, whose first holder in "
+                             f"seat order leads a game's first hand (RULES sec. 8-9)")
+            return
+        if self._exchange_stage == "back" and self.match_rules.lead_after_tribute == "payer":
+            leader = next(g for g, r, _ in self._exchanges if r == order[0])
+            why = f"seat {leader} paid the tribute to the last hand's first player, seat " \
+                  f"{order[0]}, and leads"
+        else:
+            leader = order[0]
+            why = ("after the resistance" if self._exchange_stage == "anti-tribute" else
+                   "after the tribute" if self._exchange_stage == "back" else
+                   "with no tribute due") + \
+                f" the last hand's first player, seat {leader}, leads"
+        if seat != leader:
+            _fail(where, f"{what}, but {why} (RULES sec. 8-9)")
+
+    def _check_double_tribute(self, level: int, where: str) -> None:
+        """Refuse a double tribute whose higher card did not go to the last hand's first
+        player (with equal cards: paid by the seat right after the first player), RULES
+        sec. 8; checked once the hand's level, which orders the cards, is known."""
+        payments = self._exchanges[:2]      # (the tribute's, before the returns)
+        first = self._last_order[0]
+        (g1, _, k1), = [p for p in payments if p[1] == first]
+        (g2, _, k2), = [p for p in payments if p[1] != first]
+        o1, o2 = card_order(k1, level), card_order(k2, level)
+        if o1 < o2 or o1 == o2 and g1 != (first + 1) & 3:
+            _fail(where, f"the double tribute gave seat {first}, the last hand's first "
+                         f"player, seat {g1}'s {format_card(k1)} and seat "
+                         f"{self._last_order[1]} seat {g2}'s {format_card(k2)}: at level "
+                         f"{format_rank(level)} the higher card goes to the first player, "
+                         "with equal cards the one of the seat right after it (RULES sec. 8)")
+
     def _exchange(self, msg: dict, where: str) -> None:
         stage = where.split()[1]
         result = _key(msg, "result", where)
@@ -652,6 +707,14 @@ class PlatformSeat:
         self._counts, self._cards_left = counts, cards_left
         self._exchanges.extend((g, r, k) for g, r, k, _ in entries)
         self._offered = None
+        if self.level is not None and self._double_tribute_paid():
+            self._check_double_tribute(self.level, where)
+
+    def _double_tribute_paid(self) -> bool:
+        """Whether this hand's double tribute has been paid (the tribute notify seen)."""
+        payers = self._payers()
+        return payers is not None and len(payers) == 2 and \
+            self._exchange_stage in ("tribute", "act back", "back")
 
     def _episode_over(self, msg: dict, where: str) -> None:
         if not self._over:
@@ -726,6 +789,18 @@ class PlatformSeat:
             _fail(where, f"selfRank {format_rank(ranks[0])} and oppoRank "
                          f"{format_rank(ranks[1])} changed within the hand (they were "
                          f"{format_rank(self._ranks[0])} and {format_rank(self._ranks[1])})")
+        if self.level is None:
+            self.level = request.level
+            # (before the hand is compared: a misplaced tribute card shows there too)
+            if self._double_tribute_paid():
+                self._check_double_tribute(self.level, where)
+            # the plays before this seat's first act, read now that the level is known
+            self._history = [(s, _read_play(t, self.level, self.rules, where,
+                                            f"seat {s}'s {quoted_json(t)}"))
+                             for s, t in self._plays]
+            for (s, m), beaten in zip(self._history, self._beaten):
+                if beaten >= 0:
+                    _check_beats(s, m, *self._history[beaten], where)
         held = request.hand.counts.astype(np.int16)
         if not np.array_equal(held, self._counts):
             extra = format_cards([k for k in range(54) for _ in range(max(0, held[k] -
@@ -739,15 +814,6 @@ class PlatformSeat:
         if request.stage == "play" and request.cards_left != tuple(self._cards_left):
             _fail(where, f"publicInfo gives {list(request.cards_left)} cards left, the plays "
                          f"seen leave {self._cards_left}")
-        if self.level is None:
-            self.level = request.level
-            # the plays before this seat's first act, read now that the level is known
-            self._history = [(s, _read_play(t, self.level, self.rules, where,
-                                            f"seat {s}'s {quoted_json(t)}"))
-                             for s, t in self._plays]
-            for (s, m), beaten in zip(self._history, self._beaten):
-                if beaten >= 0:
-                    _check_beats(s, m, *self._history[beaten], where)
         seat = self.seat
         team_levels = request.team_levels if seat & 1 == 0 else request.team_levels[::-1]
         if request.stage == "play":
@@ -787,6 +853,7 @@ class PlatformSeat:
         if self._over:
             _fail(where, f"an act after the hand is over (seats {self._finished} are out)")
         if self._to_move is None:
+            self._check_leader(self.seat, where, "an act for the hand's first lead")
             self._to_move = self.seat           # the hand's first lead is this seat's
         elif self._to_move != self.seat:
             _fail(where, f"an act for seat {self.seat}, but by the plays seen it is seat "

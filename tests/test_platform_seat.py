@@ -1114,3 +1114,121 @@ def test_sec8_tribute_by_other_seats_than_the_last_hand_makes_is_refused():
             replayed.receive(copy.deepcopy(m))
         assert [h.order for h in replayed.hands] == [r.order for r in got]
     assert kinds >= {"single", "double"}, "no single and double tribute: choose another seed"
+
+
+def test_sec8_the_first_lead_after_tribute_or_resistance_is_checked():
+    """RULES 8: after tribute the seat that paid the first player of the last hand leads;
+    after resistance that first player does. Each seat of a recorded game, given a hand's
+    first play by another seat, refuses it and names the leader; the true messages pass."""
+    server, _, got = _through_messages([RandomPlayer(s) for s in range(4)], 11, 12,
+                                       shuffle_seed=11)
+    kinds = set()
+    for seat in range(4):
+        replayed, hand, first_play = PlatformSeat(RandomPlayer(seat)), 0, False
+        for m in server.sent[seat]:
+            if m["stage"] == "beginning":
+                hand, first_play = hand + 1, True
+            elif m["type"] == "notify" and m["stage"] == "play" and first_play:
+                first_play = False
+                result = got[hand - 1]
+                assert m["curPos"] == result.leader
+                if hand > 1:
+                    first = got[hand - 2].order[0]
+                    if result.tribute.resisted:
+                        kinds.add("resisted")
+                        why = f"after the resistance the last hand's first player, seat {first}"
+                    else:
+                        kinds.add(result.tribute.kind)
+                        why = f"seat {result.leader} paid the tribute to the last hand's " \
+                              f"first player, seat {first}, and leads"
+                    for wrong in set(range(4)) - {result.leader, seat}:
+                        with pytest.raises(PlatformError, match=re.escape(
+                                f"seat {wrong}'s {json.dumps(m['curAction'])}, the hand's first "
+                                f"play, but {why}")):
+                            copy.deepcopy(replayed).receive(dict(m, curPos=wrong))
+            replayed.receive(copy.deepcopy(m))
+        assert [h.order for h in replayed.hands] == [r.order for r in got]
+    assert kinds == {"single", "double", "resisted"}, "choose another seed"
+
+
+def test_sec9_seats_given_the_rules_lead_after_tribute_follow_them():
+    """RULES 9 (who leads after tribute: the first player of the last hand): a PlatformGame
+    under that option and seats given the same MatchRules play the match as it is played
+    directly; a seat that assumes the platform's rules (the payer leads) refuses to lead
+    the first hand after a tribute."""
+    from guandan_core.platform_server import PlatformGame
+    rules = MatchRules.platform().replace(lead_after_tribute="first")
+    got = PlatformGame([PlatformSeat(GreedyPlayer(), rules=rules) for _ in range(4)], seed=3,
+                       rules=rules).play_hands(6)
+    direct = Match([GreedyPlayer() for _ in range(4)], rules, 3).play(6)
+    assert _results(got) == _results(direct)
+    assert got[1].tribute.payments and got[1].leader == got[0].order[0]
+    with pytest.raises(PlatformError, match=re.escape(
+            f"an act for the hand's first lead, but seat {got[1].tribute.payments[0][0]} "
+            f"paid the tribute to the last hand's first player, seat {got[0].order[0]}")):
+        PlatformGame([PlatformSeat(GreedyPlayer()) for _ in range(4)], seed=3,
+                     rules=rules).play_hands(6)
+
+
+def test_sec9_a_games_first_hand_is_led_by_the_agreed_cards_first_holder():
+    """RULES 8-9 (the first hand's leader: the holder of an agreed card, the first in seat
+    order when two seats hold it): each seat of a recorded game's first hand, told the
+    game is new (a gameOver before it), reads it through under the same rules; under
+    another agreed card, which the leader does not hold, the seats whose own cards show
+    the leader wrong refuse its first play (the leader itself, which holds no copy, when
+    asked to lead)."""
+    rules = MatchRules.platform().replace(first_leader="D5")
+    server = RecordingGame([PlatformSeat(GreedyPlayer(), rules=rules) for _ in range(4)], 4,
+                           rules=rules)
+    [result] = server.play_hands(1)
+    dealt = [server.sent[s][0]["handCards"] for s in range(4)]
+    leader = result.leader
+    assert leader == next(s for s in range(4) if "D5" in dealt[s])
+    game_over = {"type": "notify", "stage": "gameOver", "curTimes": 1, "settingTimes": 1}
+    other = next(c for c in dealt[(leader + 1) & 3] if c not in dealt[leader])
+    refused = []
+    for seat in range(4):
+        same = PlatformSeat(GreedyPlayer(), rules=rules)
+        for m in [game_over] + server.sent[seat]:
+            same.receive(copy.deepcopy(m))
+        assert same.hands[0].order == result.order
+        held = dealt[seat].count(other)
+        wrong = PlatformSeat(GreedyPlayer(), rules=rules.replace(first_leader=other))
+        copies = ("no copy", "one copy", "both copies")[held]
+        if seat == leader or held and (held == 2 or leader > seat):
+            with pytest.raises(PlatformError, match=re.escape(
+                    f"but this seat holds {copies} of {other}, whose first holder in seat "
+                    "order leads a game's first hand")):
+                for m in [game_over] + server.sent[seat]:
+                    wrong.receive(copy.deepcopy(m))
+            refused.append(seat)
+        else:
+            for m in [game_over] + server.sent[seat]:
+                wrong.receive(copy.deepcopy(m))
+    assert leader in refused and len(refused) >= 2, "choose another seed or card"
+
+
+def test_sec8_a_double_tribute_must_give_the_higher_card_to_the_first_player():
+    """RULES 8: after a double loss the higher tribute card goes to the first player of the
+    last hand, the lower to the second. Each seat of a recorded game, given a double
+    tribute with its receivers swapped, refuses it once it knows the hand's level (a payer
+    at once, a receiver when asked for its return); the true messages pass."""
+    sent, got = _greedy_stream()
+    doubles = 0
+    for seat in range(4):
+        replayed = PlatformSeat(GreedyPlayer())
+        for i, m in enumerate(sent[seat]):
+            if m["type"] == "notify" and m["stage"] == "tribute" and len(m["result"]) == 2:
+                doubles += 1
+                (g, r, c), (g2, r2, c2) = m["result"]
+                wrong = copy.deepcopy(replayed)
+                with pytest.raises(PlatformError, match=r"the double tribute gave seat \d, the "
+                                   r"last hand's first player, seat \d's [A-Z0-9]{2} and seat "
+                                   r"\d seat \d's [A-Z0-9]{2}: at level [2-9TJQKA] the higher "
+                                   r"card goes to the first player"):
+                    wrong.receive(dict(m, result=[[g, r2, c], [g2, r, c2]]))
+                    for later in sent[seat][i + 1:]:
+                        wrong.receive(copy.deepcopy(later))
+            replayed.receive(copy.deepcopy(m))
+        assert [h.order for h in replayed.hands] == [r.order for r in got]
+    assert doubles >= 4, "no double tribute: choose another seed"
