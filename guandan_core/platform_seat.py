@@ -610,9 +610,10 @@ class PlatformSeat:
             # (the leader holds the card; when two seats do, the first in seat order)
             if held == 0 and seat == self.seat or \
                     held and seat != self.seat and (held == 2 or seat > self.seat):
-                _fail(where, f"{what}, but this seat holds {('no copy', 'one copy', 'both copies')[held]} "
-                             f"of {self.match_rules.first_leader}, whose first holder in "
-                             f"seat order leads a game's first hand (RULES sec. 8-9)")
+                copies = ("no copy", "one copy", "both copies")[held]
+                _fail(where, f"{what}, but this seat holds {copies} of "
+                             f"{self.match_rules.first_leader}, whose first holder in seat "
+                             "order leads a game's first hand (RULES sec. 8-9)")
             return
         if self._exchange_stage == "back" and self.match_rules.lead_after_tribute == "payer":
             leader = next(g for g, r, _ in self._exchanges if r == order[0])
@@ -637,9 +638,9 @@ class PlatformSeat:
         (g2, _, k2), = [p for p in payments if p[1] != first]
         o1, o2 = card_order(k1, level), card_order(k2, level)
         if o1 < o2 or o1 == o2 and g1 != (first + 1) & 3:
-            _fail(where, f"the double tribute gave seat {first}, the last hand's first "
-                         f"player, seat {g1}'s {format_card(k1)} and seat "
-                         f"{self._last_order[1]} seat {g2}'s {format_card(k2)}: at level "
+            _fail(where, f"the double tribute gave seat {g1}'s {format_card(k1)} to seat "
+                         f"{first}, the last hand's first player, and seat {g2}'s "
+                         f"{format_card(k2)} to seat {self._last_order[1]}: at level "
                          f"{format_rank(level)} the higher card goes to the first player, "
                          "with equal cards the one of the seat right after it (RULES sec. 8)")
 

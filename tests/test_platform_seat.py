@@ -1221,12 +1221,15 @@ def test_sec8_a_double_tribute_must_give_the_higher_card_to_the_first_player():
             if m["type"] == "notify" and m["stage"] == "tribute" and len(m["result"]) == 2:
                 doubles += 1
                 (g, r, c), (g2, r2, c2) = m["result"]
+                first, second = replayed.hands[-1].order[:2]
+                assert (r, r2) == (first, second)       # (the first player's first)
                 wrong = copy.deepcopy(replayed)
-                with pytest.raises(PlatformError, match=r"the double tribute gave seat \d, the "
-                                   r"last hand's first player, seat \d's [A-Z0-9]{2} and seat "
-                                   r"\d seat \d's [A-Z0-9]{2}: at level [2-9TJQKA] the higher "
-                                   r"card goes to the first player"):
-                    wrong.receive(dict(m, result=[[g, r2, c], [g2, r, c2]]))
+                with pytest.raises(PlatformError, match=re.escape(
+                        f"the double tribute gave seat {g2}'s {c2} to seat {first}, the last "
+                        f"hand's first player, and seat {g}'s {c} to seat {second}: at level ")
+                        + r"[2-9TJQKA] the higher card goes to the first player, with equal "
+                          r"cards the one of the seat right after it \(RULES sec. 8\)"):
+                    wrong.receive(dict(m, result=[[g, second, c], [g2, first, c2]]))
                     for later in sent[seat][i + 1:]:
                         wrong.receive(copy.deepcopy(later))
             replayed.receive(copy.deepcopy(m))
