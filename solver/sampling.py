@@ -39,6 +39,7 @@ from guandan_core.moves import Move
 from guandan_core.jsontext import parse_json
 from guandan_core.position import _JSON_KEYS as _POSITION_KEYS  # (RULES sec. 7)
 from guandan_core.position import OUTCOMES, Position, PositionError
+from guandan_core.rules import Rules
 from guandan_core.usertext import check_callback, counted, json_kind, quoted
 
 from .batch import solve_many
@@ -86,6 +87,8 @@ def _view_of_observation(obs: Observation) -> _View:
     # and its exchanges' kinds index counts, where -1 read HR and 9 was no seat at all)
     if not is_whole(obs.seat, 0, 3):
         raise ValueError(f"observation: seat must be a seat 0..3, not {quoted(obs.seat)}")
+    if not isinstance(obs.rules, Rules):
+        raise TypeError(f"observation: rules must be a Rules, not {quoted(obs.rules)}")
     if not isinstance(obs.exchanges, (tuple, list)):
         raise TypeError(f"observation: exchanges must be a tuple of (giver, receiver, card "
                         f"kind), not {quoted(obs.exchanges)}")
@@ -600,7 +603,10 @@ def _view_key(view: _View, known) -> str:
     """A digest of everything the deals of ``view`` and ``known`` come from: the same
     digest, the same deals for a seed."""
     pinned = _pinned(view, known)
-    table = None if view.table is None else sorted(int(k) for k in view.table.kinds)
+    # (the table play's reading too: five cards with a wild card may be a straight or a
+    # straight flush, two positions whose moves and values differ)
+    table = None if view.table is None else \
+        (view.table.type_id, view.table.label, sorted(int(k) for k in view.table.kinds))
     parts = (_DEALING, view.level, view.rules.flags(), view.seat, view.own.astype(int).tolist(),
              [tuple(map(int, h)) for h in view.hidden], view.pool.astype(int).tolist(),
              [int(x) for x in view.finished], view.to_move, table, view.owner,

@@ -457,3 +457,24 @@ def test_a_saved_result_s_moves_in_another_order_read_back_best_first():
     back = read_sampled(obj, FOUR_SEATS)
     assert back == result
     assert [m.mean for m in back.moves] == sorted((m.mean for m in back.moves), reverse=True)
+
+
+def test_results_of_two_readings_of_the_same_table_cards_are_not_merged():
+    """RULES 3, 4: with a wild card the same five cards on the table are a straight or a
+    straight flush, two positions with other moves and values. Their results' views
+    differ, so neither merges with the other nor is read as the other's (the view kept
+    the table's cards alone, and both went through)."""
+    table = lambda kind: {"owner": 2, "play": [kind, "5", ["S5", "S6", "H7", "S8", "S9"]]}
+    base = {"level": "7", "hands": [["D3", "D4", "S3"], ["C6", "D7", "C8", "C9", "CT", "D5"],
+                                    [], ["S4", "SK", "D6", "HA"]],
+            "finished": [2], "to_move": 0}
+    straight = dict(base, table=table("Straight"))
+    flush = dict(base, table=table("StraightFlush"))
+    one = solve_sampled(straight, 6, seed=1, threads=1)
+    other = solve_sampled(flush, 6, seed=1, threads=1, first=6)
+    assert one.view != other.view
+    with pytest.raises(ValueError, match="the results are of different positions"):
+        merge_sampled([one, other])
+    with pytest.raises(ValueError, match="the result is of another position"):
+        read_sampled(other.to_json(), straight)
+    assert read_sampled(other.to_json(), flush) == other

@@ -594,6 +594,11 @@ def test_an_observation_with_a_bad_exchange_seat_or_count_is_refused_by_name():
     with pytest.raises(TypeError, match=re.escape("observation: legal_moves must be the "
                                                   "seat's legal moves, not None")):
         sample_deals(replace(obs, legal_moves=None), 3, seed=0)
+    # and its rules ("'NoneType' object has no attribute 'flags'", from solve_sampled)
+    for rules in (None, "standard"):
+        with pytest.raises(TypeError, match=re.escape(
+                f"observation: rules must be a Rules, not {rules!r}")):
+            solve_sampled(replace(obs, rules=rules), 3, seed=0, node_limit=1)
     kind = int(np.flatnonzero(hidden_pool(obs))[0])
     given = replace(obs, exchanges=((np.int64(a), np.int8(b), np.uint8(kind)),))
     assert all(deal.counts(b)[kind] >= 1 for deal in sample_deals(given, 3, seed=0))
