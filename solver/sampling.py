@@ -23,7 +23,9 @@ True
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import math
 import random
 import time
 from collections.abc import Mapping
@@ -31,10 +33,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from guandan_core.cards import NUM_KINDS, CardError, format_cards, is_whole
+from guandan_core.cards import BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, \
+    is_whole
 from guandan_core.analysis import DECK, unseen_pool
 from guandan_core.hand import Hand, to_counts
-from guandan_core.match import Observation
+from guandan_core.match import Observation, card_order
 from guandan_core.moves import Move
 from guandan_core.jsontext import parse_json
 from guandan_core.position import _JSON_KEYS as _POSITION_KEYS  # (RULES sec. 7)
@@ -72,6 +75,9 @@ class _View:
     table: Move | None
     owner: int | None
     public: tuple = ()         # ((seat, counts int64[54]), ...): cards a seat surely holds
+    # ((seat, kinds), ...): card kinds a hidden seat cannot hold among the cards dealt to
+    # it (what the tribute and returns rule out, RULES sec. 8), with why, for messages
+    barred: tuple = ()
 
 
 def _view_of_position(position: Position, seat: int) -> _View:
@@ -139,7 +145,52 @@ def _view_of_observation(obs: Observation) -> _View:
                          f"{' '.join(format_cards(over))} more times than it is hidden from "
                          f"seat {obs.seat}")
     return _View(obs.level, obs.rules, obs.seat, obs.counts, hidden, pool, obs.finished,
-                 obs.seat, obs.table, obs.table_owner, public)
+                 obs.seat, obs.table, obs.table_owner, public,
+                 _ruled_out(obs.exchanges, obs.level, dict(hidden)))
+
+
+def _ruled_out(exchanges, level: int, sizes: dict) -> tuple:
+    """The card kinds each hidden seat cannot hold by the tribute and returns it made
+    (RULES sec. 8), as ``((seat, (kinds...), why), ...)``.
+
+    A payer gave its highest card that is not wild, and a paying side holding both big
+    jokers would have resisted instead: after paying it holds no card above the one it
+    paid but wild cards, and no big joker (a payer holding one pays it). A receiver returns
+    a card of rank 10 or lower that is no level card if it holds one, else its lowest: one
+    that returned another card holds none of those and nothing lower. What it received
+    back or in tribute is public and pinned (:func:`_surely_held`), so this bars only the
+    cards dealt to it."""
+    barred, made = {}, set()
+    wild = level * 4 + 1
+    for giver, receiver, kind in exchanges:
+        giver, receiver, kind = int(giver), int(receiver), int(kind)
+        is_return = (receiver, giver) in made
+        made.add((giver, receiver))
+        if giver not in sizes:
+            continue
+        order = card_order(kind, level)
+        if not is_return:
+            kinds = {k for k in range(NUM_KINDS) if k != wild and card_order(k, level) > order}
+            kinds.add(BIG_JOKER)
+            why = f"it paid {format_card(kind)} as tribute, its highest card but wild cards"
+        elif _is_valid_return_rank(kind, level):
+            continue
+        else:
+            kinds = {k for k in range(NUM_KINDS) if _is_valid_return_rank(k, level)
+                     or card_order(k, level) < order}
+            why = (f"it returned {format_card(kind)}, so it held no card of rank 10 or lower "
+                   "but level cards, and nothing lower")
+        seat_kinds, whys = barred.setdefault(giver, (set(), []))
+        seat_kinds |= kinds
+        whys.append(why)
+    return tuple((seat, tuple(sorted(kinds)), "; ".join(whys))
+                 for seat, (kinds, whys) in sorted(barred.items()))
+
+
+def _is_valid_return_rank(kind: int, level: int) -> bool:
+    """A card of rank 10 or lower that is no level card (RULES sec. 8: what a receiver
+    returns when it holds one)."""
+    return kind < 52 and (kind >> 2) <= 8 and (kind >> 2) != level
 
 
 def _surely_held(obs: Observation, sizes: dict) -> tuple:
@@ -418,9 +469,12 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     the hidden cards were shuffled and dealt: every order of them (the two copies of a
     card told apart) equally likely. From an Observation, the tribute and return cards
     (public) are pinned too: a seat that received a card and has not given away or played
-    that many of its kind since surely holds it. Nothing else is inferred from the play or
-    the tribute (that a seat passed, or paid its highest card): what else is known goes in
-    ``known``.
+    that many of its kind since surely holds it, and what the tribute and returns rule out
+    is dealt to no seat that made them (RULES sec. 8: a payer holds no card above the one
+    it paid but wild cards, nor a big joker; a receiver that returned a card above 10 or
+    a level card held none of 10 or lower but level cards, nor any below it), every deal
+    that fits equally likely. Nothing is inferred from the play (that a seat passed):
+    what else is known goes in ``known``.
     ``first``: the deals ``first`` to ``first + n - 1`` of the seed's stream (``first +
     n`` at most 2**63), so that slices made apart (in other processes, on other machines)
     are together the deals of one call. With a whole-number seed reaching deal ``first``
@@ -466,6 +520,7 @@ class _Dealer:
         # the free cards in a fixed order (kinds ascending), so that the deals depend only
         # on what the seat sees and the seed, not on how the given position shared them
         self.cards = np.repeat(np.arange(NUM_KINDS), free).tolist()
+        self.split = _BarredSplit(view, self.pinned, self.cards) if view.barred else None
         self.rng = _rng(seed)
         self.base = None if seed is None or isinstance(seed, random.Random) else \
             int(seed) << 64
@@ -480,7 +535,15 @@ class _Dealer:
             if stop is not None and stop.is_set():
                 return
             for _ in range(min(_CHUNK, k - done)):
-                self._shuffled()
+                self._draw()
+
+    def _draw(self) -> None:
+        """One deal drawn and dropped (a generator shared with the caller moves on)."""
+        if self.split is not None:
+            self.number += 1
+            self.split.deal(self.rng)
+        else:
+            self._shuffled()
 
     def _shuffled(self) -> list:
         if self.base is not None:
@@ -502,23 +565,144 @@ class _Dealer:
                     self.number += k - i        # (numbered or fresh deals: nothing shared)
                 else:
                     for _ in range(k - i):
-                        self._shuffled()
+                        self._draw()
                 break
-            shuffled = np.array(self._shuffled(), dtype=np.int64)
             hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
             hands[view.seat] = view.own.astype(np.uint8)
-            start = 0
-            for s, size in view.hidden:
+            if self.split is not None:
+                if self.base is not None:
+                    self.rng.seed(self.base | self.number)
+                self.number += 1
+                dealt = self.split.deal(self.rng)
+            else:
+                shuffled = np.array(self._shuffled(), dtype=np.int64)
+                dealt, start = {}, 0
+                for s, size in view.hidden:
+                    fixed = self.pinned.get(s)
+                    take = size - (0 if fixed is None else int(fixed.sum()))
+                    dealt[s] = shuffled[start:start + take]
+                    start += take
+            for s, _ in view.hidden:
+                counts = np.bincount(np.asarray(dealt[s], dtype=np.int64),
+                                     minlength=NUM_KINDS)
                 fixed = self.pinned.get(s)
-                take = size - (0 if fixed is None else int(fixed.sum()))
-                counts = np.bincount(shuffled[start:start + take], minlength=NUM_KINDS)
                 if fixed is not None:
                     counts = counts + fixed
                 hands[s] = counts.astype(np.uint8)
-                start += take
             out.append(Position(view.level, hands, view.finished, view.to_move, view.table,
                                 view.owner, view.rules))
         return out
+
+
+class _BarredSplit:
+    """Deals of the free cards where some hidden seats cannot hold some kinds (a view's
+    ``barred``), every deal that fits equally likely, the two copies of a card told apart,
+    as the plain shuffle deals when nothing is barred.
+
+    The free cards fall into classes by the seats that may hold them. A deal is how many
+    cards of each class go to each seat, then which: the number of deals for the counts
+    of the classes from the j-th on, given what each seat still takes, is counted once
+    (exact integers), and each deal picks its counts class by class in proportion to the
+    deals they leave, then shuffles each class and shares it out by them.
+    """
+
+    def __init__(self, view: _View, pinned: dict, cards: list):
+        self.seats = [s for s, _ in view.hidden]
+        barred = {s: set(kinds) for s, kinds, _ in view.barred}
+        public = dict(view.public)
+        for s, kinds, why in view.barred:   # (known cards the tribute rules out)
+            extra = pinned.get(s, 0) - public.get(s, 0)
+            wrong = [k for k in kinds if np.any(extra[k] > 0)] if s in pinned else []
+            if wrong:
+                raise ValueError(f"known: seat {s} cannot hold {' '.join(format_cards(wrong))}: "
+                                 f"{why} (RULES sec. 8)")
+        quotas = tuple(size - int(pinned[s].sum()) if s in pinned else size
+                       for s, size in view.hidden)
+        groups = {}
+        for kind in cards:
+            allowed = tuple(i for i, s in enumerate(self.seats) if kind not in barred.get(s, ()))
+            if not allowed:
+                whys = "; ".join(f"seat {s}: {why}" for s, _, why in view.barred)
+                raise ValueError(f"no hidden seat may hold {format_card(kind)} by the tribute "
+                                 f"and returns ({whys})")
+            groups.setdefault(allowed, []).append(kind)
+        # (the class every seat may hold last: what is left of the quotas is its split)
+        everyone = tuple(range(len(self.seats)))
+        self.classes = sorted(groups.items(), key=lambda item: (item[0] == everyone, item[0]))
+        self.quotas = quotas
+        self._ways, self._choices = {}, {}
+        if self._count(0, quotas) == 0:
+            whys = "; ".join(f"seat {s}: {why}" for s, _, why in view.barred)
+            raise ValueError(f"no deal of the hidden cards fits the tribute and returns "
+                             f"({whys})")
+
+    def _count(self, j: int, quotas: tuple) -> int:
+        """The deals of the classes from the j-th on into ``quotas``."""
+        if j == len(self.classes):
+            return 1 if not any(quotas) else 0
+        key = (j, quotas)
+        if key not in self._ways:
+            total, choices = 0, []
+            for split in self._splits(j, quotas):
+                left = tuple(q - x for q, x in zip(quotas, split))
+                ways = _multinomial(split) * self._count(j + 1, left)
+                if ways:
+                    total += ways
+                    choices.append((total, split, left))
+            self._ways[key], self._choices[key] = total, choices
+        return self._ways[key]
+
+    def _splits(self, j: int, quotas: tuple):
+        """Every way to share the j-th class's cards among the seats that may hold them,
+        within ``quotas``."""
+        allowed, cards = self.classes[j]
+        n = len(cards)
+        if j == len(self.classes) - 1:      # (the last class takes what is left)
+            if sum(quotas) == n and all(q == 0 or i in allowed for i, q in enumerate(quotas)):
+                yield quotas
+            return
+
+        def shares(i, left):
+            if i == len(allowed) - 1:
+                if left <= quotas[allowed[i]]:
+                    yield (left,)
+                return
+            for x in range(min(left, quotas[allowed[i]]), -1, -1):
+                for rest in shares(i + 1, left - x):
+                    yield (x,) + rest
+
+        for share in shares(0, n):
+            split = [0] * len(quotas)
+            for seat, x in zip(allowed, share):
+                split[seat] = x
+            yield tuple(split)
+
+    def deal(self, rng: random.Random) -> dict:
+        """One deal: seat -> the free card kinds dealt to it."""
+        out = {s: [] for s in self.seats}
+        quotas = self.quotas
+        for j, (_, cards) in enumerate(self.classes):
+            self._count(j, quotas)
+            choices = self._choices[(j, quotas)]
+            pick = rng.randrange(choices[-1][0])
+            _, split, quotas = choices[bisect.bisect_right(choices, pick,
+                                                           key=lambda c: c[0])]
+            shuffled = cards[:]
+            rng.shuffle(shuffled)
+            start = 0
+            for i, x in enumerate(split):
+                out[self.seats[i]] += shuffled[start:start + x]
+                start += x
+        return out
+
+
+def _multinomial(parts) -> int:
+    """The ways to share sum(parts) told-apart cards out in groups of those sizes."""
+    ways, total = 1, 0
+    for x in parts:
+        total += x
+        ways *= math.comb(total, x)
+    return ways
 
 
 @dataclass
@@ -612,6 +796,8 @@ def _view_key(view: _View, known) -> str:
              [int(x) for x in view.finished], view.to_move, table, view.owner,
              # (a seat known to hold no card is dealt as one nothing is known of)
              sorted((int(s), c.astype(int).tolist()) for s, c in pinned.items() if c.any()))
+    if view.barred:     # (what the tribute rules out: another stream of deals)
+        parts += tuple((s, kinds) for s, kinds, _ in view.barred),
     return hashlib.blake2b(repr(parts).encode(), digest_size=8).hexdigest()
 
 

@@ -18,13 +18,14 @@ import numpy as np
 import pytest
 
 from guandan_core import Hand
-from guandan_core.cards import format_card
-from guandan_core.match import Match
+from guandan_core.cards import BIG_JOKER, format_card
+from guandan_core.match import Match, card_order
 from guandan_core.players import RandomPlayer
 from guandan_core.position import OUTCOMES, Position, PositionError
 from reference_minimax import minimax, random_position
 from solver.sampling import (SampledResult, hidden_pool, position_from_view, read_position,
                              sample_deals, solve_sampled)
+from solver.sampling import _Dealer, _view_of_observation, _view_of_position
 
 FOUR_SEATS = {"level": "2", "hands": [["S5", "H5", "SJ"], ["S3", "HA", "D7"],
                                       ["C6", "CQ"], ["S4", "SK", "D6"]],
@@ -76,10 +77,11 @@ def test_the_same_seed_gives_the_same_deals_whatever_the_hidden_hands_were():
     assert pickle.loads(pickle.dumps(a)) == a
 
 
-def _deal_odds(pos: Position, seat: int, known: dict) -> dict:
+def _deal_odds(pos: Position, seat: int, known: dict, barred=None) -> dict:
     """Brute force: the chance of each deal (the hidden seats' hands) when the hidden cards,
     the two copies of a card told apart, are shared out in every order equally likely, and
-    each known card is one particular copy (the first), which its seat holds."""
+    each known card is one particular copy (the first), which its seat holds; ``barred``
+    (seat -> cards) the cards a seat holds in no deal but as known ones."""
     hidden = [s for s in range(4) if s != seat and pos.cards_left[s] > 0]
     pool = [k for s in hidden for k in Hand.from_counts(pos.counts(s)).kinds()]
     copies = [(k, pool[:i].count(k)) for i, k in enumerate(pool)]     # (kind, copy)
@@ -90,6 +92,9 @@ def _deal_odds(pos: Position, seat: int, known: dict) -> dict:
         for s in hidden:
             hands[s] = perm[start:start + pos.cards_left[s]]
             start += pos.cards_left[s]
+        if barred and any(k in Hand(cards).kinds() and pinned.get((k, c)) != s
+                          for s, cards in barred.items() for k, c in hands[s]):
+            continue
         if all(card in hands[s] for card, s in pinned.items()):
             odds[tuple(tuple(sorted(k for k, _ in hands[s])) for s in hidden)] += 1
     total = sum(odds.values())
@@ -536,10 +541,17 @@ def test_a_card_given_and_received_back_is_surely_held_by_its_giver_alone():
     holds nothing from the exchanges (it gave the card away after it received it). With
     one copy of the kind hidden, every deal gives that copy to the payer (found by a
     mutant and a review: the exchanges were summed, the payer's -1 and +1 made 0, and
-    the deals gave the card to any seat)."""
+    the deals gave the card to any seat). Such a tribute in an opening hand is one no deal
+    fits (the payer's highest card a 10 or lower, of 27), which sample_deals says; the
+    pinning is checked on the dealer with nothing ruled out."""
     returned, payer, receiver, pool, kind = _tribute_returned()
     assert _surely(returned) == {payer: Counter({kind: 1})}
-    deals = sample_deals(returned, 30, seed=2)
+    with pytest.raises(ValueError, match=re.escape(
+            f"no deal of the hidden cards fits the tribute and returns (seat {payer}: it "
+            f"paid {format_card(kind)} as tribute, its highest card but wild cards)")):
+        sample_deals(returned, 30, seed=2)
+    view = replace(_view_of_observation(returned), barred=())
+    deals = _Dealer(view, 2, None).deal(30)
     assert all(d.counts(payer)[kind] == 1 and d.counts(receiver)[kind] == 0 for d in deals)
 
 
@@ -607,18 +619,27 @@ def test_an_observation_with_a_bad_exchange_seat_or_count_is_refused_by_name():
 def test_a_tribute_card_is_pinned_once_and_its_other_copy_dealt_at_random():
     """A seat that received a card holds that one copy surely, not the other: where the
     other copy is hidden too, it is dealt at random, to another seat in some deals and
-    to this one in others."""
-    checked = 0
+    to this one in others; unless the tribute rules it out of every other hidden seat
+    (RULES 8: the other big joker when both payers of a double tribute cannot hold one),
+    and then this seat holds it in every deal."""
+    checked = forced = 0
     for i, (obs, true, _) in enumerate(_tribute_observations()):
         pool, surely = hidden_pool(obs), _surely(obs)
+        barred = {s: kinds for s, kinds, _ in _view_of_observation(obs).barred}
         for seat, cards in surely.items():
             for kind, n in cards.items():
                 if pool[kind] <= sum(c[kind] for c in surely.values()) or checked > 12:
                     continue        # (no copy of the kind left free)
                 held = [d.counts(seat)[kind] for d in sample_deals(obs, 40, seed=i)]
-                assert min(held) == n and max(held) > n     # (the free copy goes anywhere)
+                elsewhere = [s for s in range(4) if s not in (seat, obs.seat)
+                             and obs.cards_left[s] and kind not in barred.get(s, ())]
+                if elsewhere:
+                    assert min(held) == n and max(held) > n     # (the free copy goes anywhere)
+                else:
+                    assert min(held) == max(held) == pool[kind]
+                    forced += 1
                 checked += 1
-    assert checked > 5
+    assert checked > 5 and checked > forced
 
 
 def test_known_cards_of_a_tribute_receiver_add_to_its_tribute_card():
@@ -919,3 +940,95 @@ def test_a_stop_leaves_a_shared_generator_where_the_deals_would(when):
     assert (whole.samples, result.samples) == (200, 0)     # (set before any search)
     if when == "while dealing":
         assert stop.left <= 0 and sampling._STOP_EVERY < 200
+
+
+@pytest.mark.parametrize("barred, known, public", [
+    ({1: "SK"}, {}, {}), ({1: "SK D7", 3: "S3"}, {}, {}), ({2: "S3 D7"}, {}, {}),
+    ({2: "SK"}, {3: ["SK"]}, {}), ({1: "C6 SK"}, {}, {1: "SK"}), ({3: "SK"}, {2: ["C6"]}, {})])
+def test_deals_the_tribute_rules_out_are_never_made_and_the_rest_as_likely(barred, known,
+                                                                           public):
+    """RULES 8 (what a payer's or a receiver's card says about its hand): the card kinds a
+    seat cannot hold are dealt to it in no deal (but a copy the tribute and returns
+    themselves gave it, ``public``), and every deal that fits is as likely as the others,
+    against the brute force over every order of the hidden cards."""
+    pos = Position.from_json(dict(FOUR_SEATS, hands=[["S5", "H5"], ["S3", "SK", "D7"],
+                                                      ["C6", "SK"], ["S3", "D7"]]))
+    hidden = [1, 2, 3]
+    odds = _deal_odds(pos, 0, known | public, barred)
+    view = replace(_view_of_position(pos, 0), barred=tuple(
+        (s, tuple(sorted(Hand(cards).kinds())), "a test") for s, cards in sorted(barred.items())),
+        public=tuple((s, Hand(cards).counts.astype(np.int64)) for s, cards in public.items()))
+    n = 20_000
+    seen = Counter(tuple(tuple(Hand.from_counts(d.counts(s)).kinds()) for s in hidden)
+                   for d in _Dealer(view, 3, known).deal(n))
+    assert set(seen) <= set(odds) and len(odds) >= 2
+    for deal, p in odds.items():
+        assert abs(seen[deal] - n * p) < 5 * math.sqrt(n * p * (1 - p)) + 1, (deal, seen[deal], n * p)
+
+
+def _after_tribute(count: int) -> list:
+    """Every tenth observation of a match's random players after a tribute, ``count``."""
+    out = [obs for obs, _, _ in _tribute_observations(3, 12) if obs.exchanges]
+    assert len(out) >= 10 * count
+    return out[:10 * count:10]
+
+
+def test_sec8_deals_after_a_tribute_keep_what_it_says_of_the_payers():
+    """RULES 8: a payer gives its highest card that is not wild, and a paying side holding
+    both big jokers resists instead; so after paying it holds nothing higher but wild
+    cards and the card returned to it, and no big joker. Deals after a tribute never
+    break that (they did in about one deal in nine), as the true hands never do."""
+    checked = 0
+    for obs in _after_tribute(40):
+        level, wild = obs.level, obs.level * 4 + 1
+        paid = [(g, r, k) for i, (g, r, k) in enumerate(obs.exchanges)
+                if (r, g) not in [(a, b) for a, b, _ in obs.exchanges[:i]]]
+        for deal in sample_deals(obs, 25, seed=checked):
+            for payer, receiver, kind in paid:
+                if payer == obs.seat or not deal.cards_left[payer]:
+                    continue
+                # (the card returned to it, unless played since, is what it surely holds)
+                back = Counter(k for g, r, k in obs.exchanges if (g, r) == (receiver, payer))
+                back -= Counter(k for s, m in obs.history if s == payer for k in m.kinds)
+                held = Counter(deal.hand(payer).kinds()) - back
+                higher = [k for k in held if k == BIG_JOKER or
+                          k != wild and card_order(k, level) > card_order(kind, level)]
+                assert not higher, (obs.exchanges, payer, deal.hand(payer).cards())
+                checked += 1
+    assert checked >= 500
+
+
+def test_a_known_card_the_tribute_rules_out_is_refused_by_name():
+    """RULES 8: known cards a payer cannot hold after its tribute contradict what the
+    seat saw: a ValueError naming the card and the tribute."""
+    for obs in _after_tribute(40):
+        (payer, _, kind), = [e for e in obs.exchanges[:1]]
+        hidden = hidden_pool(obs)
+        if payer != obs.seat and obs.cards_left[payer] and hidden[BIG_JOKER] and \
+                kind != BIG_JOKER:
+            break
+    else:
+        pytest.fail("no observation of a payer's tribute: choose another seed")
+    with pytest.raises(ValueError, match=re.escape(
+            f"known: seat {payer} cannot hold HR: it paid {format_card(kind)} as tribute, "
+            "its highest card but wild cards (RULES sec. 8)")):
+        sample_deals(obs, 3, seed=0, known={payer: ["HR"]})
+
+
+def test_sec8_what_a_return_and_a_tribute_rule_out():
+    """RULES 8, the rule itself: at level 2 a payer that paid SQ holds no K, A, 2 but
+    the wild H2, no joker; a receiver that returned a J (no card of rank 10 or lower
+    that is no level card to return) held none of those and nothing below the J; one
+    that returned a 9 says nothing."""
+    from solver.sampling import _ruled_out
+    kind = lambda card: Hand(card).kinds()[0]
+    names = lambda kinds: set(format_card(k) for k in kinds)
+    [(receiver, returned, why), (payer, paid, _)] = _ruled_out(       # (by seat)
+        [(1, 0, kind("SQ")), (0, 1, kind("DJ"))], 0, {0: 27, 1: 27})
+    assert (payer, receiver) == (1, 0)
+    assert names(paid) == {f"{s}{r}" for s in "SHCD" for r in "KA2"} - {"H2"} | {"SB", "HR"}
+    assert names(returned) == {f"{s}{r}" for s in "SHCD" for r in "3456789T"} and \
+        "it returned DJ" in why
+    assert _ruled_out([(1, 0, kind("SQ")), (0, 1, kind("D9"))], 0, {0: 27, 1: 27}) == \
+        ((1, paid, "it paid SQ as tribute, its highest card but wild cards"),)
+    assert _ruled_out([(1, 0, kind("SQ"))], 0, {0: 27}) == ()   # (the payer is not hidden)
