@@ -424,8 +424,14 @@ class PlatformSeat:
                              f"jokers, but it holds {'one' if big else 'none'}")
         elif stage == "episodeOver":
             self._episode_over(message, where)
-        else:
+        elif stage == "gameOver":
             self._last_order = None     # the next hand starts a game: no tribute
+        else:
+            # the end of a session: a session after it may go on with the same match (a
+            # PlatformGame's next play() call, the game unfinished and tribute due) or
+            # start one, which this seat cannot tell
+            self._last_order = _UNSEEN
+        if stage in ("gameOver", "gameResult"):
             self.game_results.append({k: v for k, v in message.items()
                                       if k not in ("type", "stage")} | {"stage": stage})
         return None
@@ -624,7 +630,7 @@ class PlatformSeat:
             why = ("after the resistance" if self._exchange_stage == "anti-tribute" else
                    "after the tribute" if self._exchange_stage == "back" else
                    "with no tribute due") + \
-                f" the last hand's first player, seat {leader}, leads"
+                f", the last hand's first player, seat {leader}, leads"
         if seat != leader:
             _fail(where, f"{what}, but {why} (RULES sec. 8-9)")
 
@@ -637,12 +643,15 @@ class PlatformSeat:
         (g1, _, k1), = [p for p in payments if p[1] == first]
         (g2, _, k2), = [p for p in payments if p[1] != first]
         o1, o2 = card_order(k1, level), card_order(k2, level)
-        if o1 < o2 or o1 == o2 and g1 != (first + 1) & 3:
-            _fail(where, f"the double tribute gave seat {g1}'s {format_card(k1)} to seat "
-                         f"{first}, the last hand's first player, and seat {g2}'s "
-                         f"{format_card(k2)} to seat {self._last_order[1]}: at level "
-                         f"{format_rank(level)} the higher card goes to the first player, "
-                         "with equal cards the one of the seat right after it (RULES sec. 8)")
+        gave = f"the double tribute gave seat {g1}'s {format_card(k1)} to seat {first}, " \
+               f"the last hand's first player, and seat {g2}'s {format_card(k2)} to seat " \
+               f"{self._last_order[1]}"
+        if o1 < o2:
+            _fail(where, f"{gave}: at level {format_rank(level)} the higher card goes to the "
+                         "first player (RULES sec. 8)")
+        if o1 == o2 and g1 != (first + 1) & 3:
+            _fail(where, f"{gave}: with cards of equal rank, seat {(first + 1) & 3}, the seat "
+                         f"right after seat {first}, pays seat {first} (RULES sec. 8)")
 
     def _exchange(self, msg: dict, where: str) -> None:
         stage = where.split()[1]

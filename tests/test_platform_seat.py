@@ -1136,7 +1136,7 @@ def test_sec8_the_first_lead_after_tribute_or_resistance_is_checked():
                     first = got[hand - 2].order[0]
                     if result.tribute.resisted:
                         kinds.add("resisted")
-                        why = f"after the resistance the last hand's first player, seat {first}"
+                        why = f"after the resistance, the last hand's first player, seat {first}"
                     else:
                         kinds.add(result.tribute.kind)
                         why = f"seat {result.leader} paid the tribute to the last hand's " \
@@ -1214,24 +1214,45 @@ def test_sec8_a_double_tribute_must_give_the_higher_card_to_the_first_player():
     tribute with its receivers swapped, refuses it once it knows the hand's level (a payer
     at once, a receiver when asked for its return); the true messages pass."""
     sent, got = _greedy_stream()
-    doubles = 0
+    doubles = equal = 0
     for seat in range(4):
         replayed = PlatformSeat(GreedyPlayer())
         for i, m in enumerate(sent[seat]):
             if m["type"] == "notify" and m["stage"] == "tribute" and len(m["result"]) == 2:
                 doubles += 1
                 (g, r, c), (g2, r2, c2) = m["result"]
+                equal += c[1:] == c2[1:]
                 first, second = replayed.hands[-1].order[:2]
                 assert (r, r2) == (first, second)       # (the first player's first)
                 wrong = copy.deepcopy(replayed)
+                why = r"at level [2-9TJQKA] the higher card goes to the first player" \
+                    if c[1:] != c2[1:] else re.escape(
+                        f"with cards of equal rank, seat {g}, the seat right after seat "
+                        f"{first}, pays seat {first}")
                 with pytest.raises(PlatformError, match=re.escape(
                         f"the double tribute gave seat {g2}'s {c2} to seat {first}, the last "
-                        f"hand's first player, and seat {g}'s {c} to seat {second}: at level ")
-                        + r"[2-9TJQKA] the higher card goes to the first player, with equal "
-                          r"cards the one of the seat right after it \(RULES sec. 8\)"):
+                        f"hand's first player, and seat {g}'s {c} to seat {second}: ")
+                        + why + r" \(RULES sec. 8\)"):
                     wrong.receive(dict(m, result=[[g, second, c], [g2, first, c2]]))
                     for later in sent[seat][i + 1:]:
                         wrong.receive(copy.deepcopy(later))
             replayed.receive(copy.deepcopy(m))
         assert [h.order for h in replayed.hands] == [r.order for r in got]
     assert doubles >= 4, "no double tribute: choose another seed"
+    assert equal, "no double tribute of equal cards: choose another seed"
+
+
+def test_sec8_a_match_played_on_in_a_second_session_keeps_its_tribute():
+    """RULES 8: a PlatformGame's play() ends its session with gameResult, maybe within a
+    game; a second play() goes on with the same match, tribute due. A seat cannot tell
+    that from a new session's first hand, so it checks no tribute there (it took
+    gameResult for a game's end and refused the tribute as in a game's first hand)."""
+    from guandan_core.platform_server import PlatformGame
+    seats = [PlatformSeat(GreedyPlayer()) for _ in range(4)]
+    game = PlatformGame(seats, seed=1)
+    first = game.play(games=1, max_hands=2)
+    second = game.play(games=1, max_hands=2)
+    assert len(first) == len(second) == 2 and second[0].tribute.kind != "none"
+    direct = Match([GreedyPlayer() for _ in range(4)], MatchRules.platform(), 1).play(4)
+    assert _results(first + second) == _results(direct)
+    assert [r["stage"] for r in seats[0].game_results] == ["gameResult"] * 2
