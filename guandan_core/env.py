@@ -169,6 +169,7 @@ class HandEnv:
         self._observation: Optional[Observation] = None
         self._team_levels = (self.level, self.level)
         self._exchanges: tuple = ()
+        self._resisted: tuple = ()
         # the stream reset(seed) starts, which a reset without a seed continues (gymnasium)
         self._seeder: Optional[random.Random] = None
 
@@ -275,12 +276,13 @@ class HandEnv:
     # ------------------------------------------------------------------ inside
 
     def _start(self, position: Position, team_levels: tuple, exchanges: tuple,
-               history: list) -> None:
+               history: list, resisted: tuple = ()) -> None:
         """Begin a hand at ``position`` (its first move to make), the opponents moving
         until an agent seat is to move."""
         self.position = self._observation = None    # (until the opponents have moved)
         self.history = history
         self._team_levels, self._exchanges = team_levels, exchanges
+        self._resisted = resisted
         self._played = np.zeros((4, 54), dtype=np.uint8)
         self._others_play(position)
         self.position = position
@@ -321,7 +323,7 @@ class HandEnv:
         return Observation(seat, pos.level, moves, pos.table, pos.owner,
                            pos.cards_left, self._team_levels, pos.finished, pos.rules,
                            pos.counts(seat), self.history, len(self.history),
-                           self._exchanges)
+                           self._exchanges, self._resisted)
 
     def _observe(self) -> dict:
         obs = self._observation = self._make_observation(self.position)
@@ -639,7 +641,8 @@ class GameEnv(HandEnv):
             self._choice = None
             # the tribute and returns, public: who gave and who received which cards
             self._given, self._received = _exchange_arrays(hand.exchanges)
-            self._start(hand.position, hand.team_levels, hand.exchanges, hand.history)
+            self._start(hand.position, hand.team_levels, hand.exchanges, hand.history,
+                        hand.resisted)
         except _CardChoice as choice:
             match._restore(snapshot)
             self._choice = choice.args

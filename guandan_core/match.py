@@ -691,7 +691,8 @@ class Observation:
     tribute and return, all of them public: ``(giver, receiver, card kind)`` in the order
     they were given (empty without tribute; to a seat choosing a tribute card, empty; to
     a seat choosing its returned card, the tribute paid, which the receivers are shown
-    before they return).
+    before they return); ``resisted`` the seats that resisted this hand's tribute with
+    both big jokers between them, in seat order (public too; empty without resistance).
     ``hand`` (the seat's own :class:`Hand`) and ``history`` are built each time they are
     read (from the counts and the exchanges and plays kept).
     Observations compare and hash by all of it, the hand and the history included.
@@ -710,6 +711,7 @@ class Observation:
     _history: list = field(repr=False)
     _history_len: int = field(repr=False)
     exchanges: tuple = ()
+    resisted: tuple = ()
 
     @property
     def hand(self) -> Hand:
@@ -721,7 +723,7 @@ class Observation:
         return (self.seat, self.level, self.legal_moves, self.table, self.table_owner,
                 self.cards_left, self.team_levels, self.finished, self.rules,
                 self.counts.astype(np.uint8, copy=False).tobytes(), self.history,
-                self.exchanges)
+                self.exchanges, self.resisted)
 
     def __eq__(self, other):
         if not isinstance(other, Observation):
@@ -767,6 +769,7 @@ class _HandStart:
     history: list
     team_levels: tuple
     exchanges: tuple
+    resisted: tuple = ()        # (the seats that resisted, in seat order)
 
 
 class Match:
@@ -845,6 +848,7 @@ class Match:
         hand = self._begin_hand()
         pos, history = hand.position, hand.history
         level, team_levels, exchanges = hand.level, hand.team_levels, hand.exchanges
+        resisted = hand.resisted
         emit = self.on_event
         players = self.players
         core = self.rules.core
@@ -853,7 +857,7 @@ class Match:
             moves = pos.move_list()
             obs = Observation(seat, level, moves, pos.table, pos.owner, pos.cards_left,
                               team_levels, pos.finished, core, pos.counts(seat), history,
-                              len(history), exchanges)
+                              len(history), exchanges, resisted)
             answer = players[seat](obs)
             index = moves.issued(answer) if isinstance(answer, Move) else -1
             if index >= 0:
@@ -922,7 +926,7 @@ class Match:
         # (public: the tribute and return events say who gave which card to whom)
         exchanges = _exchange_triples(plan.payments) + _exchange_triples(plan.returns)
         return _HandStart(number, level, plan, pos, self.history, tuple(self.levels),
-                          exchanges)
+                          exchanges, tuple(sorted(plan.resisted or ())))
 
     def _end_hand(self, hand: "_HandStart") -> HandResult:
         """Settle a hand that is over (levels, failures, the winner); its record."""

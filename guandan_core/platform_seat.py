@@ -348,6 +348,7 @@ class PlatformSeat:
         self._cards_left = [27] * 4
         self._finished: list = []
         self._exchanges: list = []
+        self._resisted: tuple = ()      # the seats that resisted this hand's tribute
         self._played = np.zeros(54, dtype=np.int16)
         # the trick as the plays leave it (RULES sec. 6): whose turn (None before the
         # hand's first lead), the table's owner (-1 on lead), whether the hand is over
@@ -422,6 +423,7 @@ class PlatformSeat:
             if seats == [self.seat] and big < 2:
                 _fail(where, f"antiPos {seats}: this seat alone resists with both big "
                              f"jokers, but it holds {'one' if big else 'none'}")
+            self._resisted = tuple(sorted(seats))
         elif stage == "episodeOver":
             self._episode_over(message, where)
         elif stage == "gameOver":
@@ -468,6 +470,7 @@ class PlatformSeat:
         self._beaten, self._table_at = [], -1
         self._answered = None
         self._exchange_stage, self._offered = None, None
+        self._resisted = ()
 
     def _play(self, msg: dict, where: str) -> None:
         seat = _seat(_key(msg, "curPos", where), where, "curPos")
@@ -919,7 +922,7 @@ class PlatformSeat:
         obs = Observation(self.seat, level, moves, request.table, request.table_owner,
                           request.cards_left, team_levels, tuple(self._finished),
                           self.rules, request.hand.counts, self._history,
-                          len(self._history), tuple(self._exchanges))
+                          len(self._history), tuple(self._exchanges), self._resisted)
         self.observation = obs
         answer = self.player(obs)
         if not isinstance(answer, Move):

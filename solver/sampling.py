@@ -105,6 +105,11 @@ def _view_of_observation(obs: Observation) -> _View:
             raise ValueError(f"observation: exchanges[{i}] must be (giver, receiver, card "
                              f"kind), two different seats 0..3 and a kind 0..53, not "
                              f"{quoted(entry)}")
+    resisted = obs.resisted
+    if not (isinstance(resisted, (tuple, list)) and len(resisted) <= 2
+            and all(is_whole(s, 0, 3) for s in resisted) and len(set(resisted)) == len(resisted)):
+        raise ValueError(f"observation: resisted must be the seats that resisted the tribute "
+                         f"(at most two different seats 0..3), not {quoted(resisted)}")
     left = obs.cards_left
     if not (isinstance(left, (tuple, list)) and len(left) == 4
             and all(is_whole(n, 0, 28) for n in left)):      # (28: a tribute received)
@@ -146,12 +151,13 @@ def _view_of_observation(obs: Observation) -> _View:
                          f"seat {obs.seat}")
     return _View(obs.level, obs.rules, obs.seat, obs.counts, hidden, pool, obs.finished,
                  obs.seat, obs.table, obs.table_owner, public,
-                 _ruled_out(obs.exchanges, obs.level, dict(hidden)))
+                 _ruled_out(obs.exchanges, obs.level, dict(hidden),
+                            tuple(int(s) for s in resisted)))
 
 
-def _ruled_out(exchanges, level: int, sizes: dict) -> tuple:
-    """The card kinds each hidden seat cannot hold by the tribute and returns it made
-    (RULES sec. 8), as ``((seat, (kinds...), why), ...)``.
+def _ruled_out(exchanges, level: int, sizes: dict, resisted: tuple = ()) -> tuple:
+    """The card kinds each hidden seat cannot hold by the tribute and returns it made,
+    or by the resistance of others (RULES sec. 8), as ``((seat, (kinds...), why), ...)``.
 
     A payer gave its highest card that is not wild, and a paying side holding both big
     jokers would have resisted instead: after paying it holds no card above the one it
@@ -159,8 +165,15 @@ def _ruled_out(exchanges, level: int, sizes: dict) -> tuple:
     a card of rank 10 or lower that is no level card if it holds one, else its lowest: one
     that returned another card holds none of those and nothing lower. What it received
     back or in tribute is public and pinned (:func:`_surely_held`), so this bars only the
-    cards dealt to it."""
+    cards dealt to it. Payers that resisted held both big jokers between them: what is
+    left of those is theirs, no other seat's."""
     barred, made = {}, set()
+    if resisted:
+        why = f"seat{'s' * (len(resisted) > 1)} {' and '.join(map(str, resisted))} " \
+              "resisted the tribute with both big jokers"
+        for seat in sizes:
+            if seat not in resisted:
+                barred[seat] = ({BIG_JOKER}, [why])
     wild = level * 4 + 1
     for giver, receiver, kind in exchanges:
         giver, receiver, kind = int(giver), int(receiver), int(kind)
@@ -472,8 +485,9 @@ def sample_deals(position, n: int, seed=None, seat=None, known=None,
     that many of its kind since surely holds it, and what the tribute and returns rule out
     is dealt to no seat that made them (RULES sec. 8: a payer holds no card above the one
     it paid but wild cards, nor a big joker; a receiver that returned a card above 10 or
-    a level card held none of 10 or lower but level cards, nor any below it), every deal
-    that fits equally likely. Nothing is inferred from the play (that a seat passed):
+    a level card held none of 10 or lower but level cards, nor any below it; after a
+    resistance the hidden big jokers are the resisters'), every deal that fits equally
+    likely. Nothing is inferred from the play (that a seat passed):
     what else is known goes in ``known``.
     ``first``: the deals ``first`` to ``first + n - 1`` of the seed's stream (``first +
     n`` at most 2**63), so that slices made apart (in other processes, on other machines)

@@ -1032,3 +1032,30 @@ def test_sec8_what_a_return_and_a_tribute_rule_out():
     assert _ruled_out([(1, 0, kind("SQ")), (0, 1, kind("D9"))], 0, {0: 27, 1: 27}) == \
         ((1, paid, "it paid SQ as tribute, its highest card but wild cards"),)
     assert _ruled_out([(1, 0, kind("SQ"))], 0, {0: 27}) == ()   # (the payer is not hidden)
+
+
+def test_sec8_deals_after_a_resistance_leave_the_big_jokers_with_the_resisters():
+    """RULES 8: payers that resist hold both big jokers between them, which the match
+    shows every seat (``Observation.resisted``). What is left hidden of them is dealt to
+    the resisting seats alone, in every deal, as it lies in the true hands (deals gave
+    it to any seat); an Observation's ``resisted`` other than at most two seats is
+    refused by name."""
+    seen = {1: 0, 2: 0}
+    for i, (obs, true, _) in enumerate(_tribute_observations(13, 12)):
+        if not obs.resisted or i % 5:
+            continue
+        hidden = hidden_pool(obs)[BIG_JOKER]
+        others = [s for s in range(4) if s not in obs.resisted and s != obs.seat]
+        assert sum(true[s][BIG_JOKER] for s in obs.resisted if s != obs.seat) == hidden
+        for deal in sample_deals(obs, 20, seed=i):
+            assert all(deal.counts(s)[BIG_JOKER] == 0 for s in others), obs.resisted
+            assert sum(deal.counts(s)[BIG_JOKER] for s in obs.resisted
+                       if s != obs.seat) == hidden
+        seen[len(obs.resisted)] += hidden > 0
+    assert min(seen.values()) >= 3, seen
+    obs = next(o for o, _, _ in _tribute_observations(13, 12) if o.resisted)
+    for bad in ((0, 0), (0, 1, 2), (4,), ("1",), 1, None):
+        with pytest.raises(ValueError, match=re.escape(
+                "observation: resisted must be the seats that resisted the tribute (at most "
+                f"two different seats 0..3), not {bad!r}")):
+            sample_deals(replace(obs, resisted=bad), 3, seed=0)
