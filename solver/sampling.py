@@ -75,8 +75,8 @@ class _View:
     table: Move | None
     owner: int | None
     public: tuple = ()         # ((seat, counts int64[54]), ...): cards a seat surely holds
-    # ((seat, kinds), ...): card kinds a hidden seat cannot hold among the cards dealt to
-    # it (what the tribute and returns rule out, RULES sec. 8), with why, for messages
+    # ((seat, kinds, why), ...): card kinds a hidden seat cannot hold among the cards
+    # dealt to it (what the tribute, returns and resistance rule out, RULES sec. 8)
     barred: tuple = ()
 
 
@@ -625,8 +625,10 @@ class _BarredSplit:
         barred = {s: set(kinds) for s, kinds, _ in view.barred}
         public = dict(view.public)
         for s, kinds, why in view.barred:   # (known cards the tribute rules out)
-            extra = pinned.get(s, 0) - public.get(s, 0)
-            wrong = [k for k in kinds if np.any(extra[k] > 0)] if s in pinned else []
+            if s not in pinned:
+                continue
+            extra = pinned[s] - public.get(s, 0)
+            wrong = [k for k in kinds if extra[k] > 0]
             if wrong:
                 raise ValueError(f"known: seat {s} cannot hold {' '.join(format_cards(wrong))}: "
                                  f"{why} (RULES sec. 8)")
@@ -637,8 +639,8 @@ class _BarredSplit:
             allowed = tuple(i for i, s in enumerate(self.seats) if kind not in barred.get(s, ()))
             if not allowed:
                 whys = "; ".join(f"seat {s}: {why}" for s, _, why in view.barred)
-                raise ValueError(f"no hidden seat may hold {format_card(kind)} by the tribute "
-                                 f"and returns ({whys})")
+                raise ValueError(f"no hidden seat may hold {format_card(kind)} by what the "
+                                 f"tribute showed ({whys})")
             groups.setdefault(allowed, []).append(kind)
         # (the class every seat may hold last: what is left of the quotas is its split)
         everyone = tuple(range(len(self.seats)))
@@ -647,7 +649,7 @@ class _BarredSplit:
         self._ways, self._choices = {}, {}
         if self._count(0, quotas) == 0:
             whys = "; ".join(f"seat {s}: {why}" for s, _, why in view.barred)
-            raise ValueError(f"no deal of the hidden cards fits the tribute and returns "
+            raise ValueError(f"no deal of the hidden cards fits what the tribute showed "
                              f"({whys})")
 
     def _count(self, j: int, quotas: tuple) -> int:

@@ -547,7 +547,7 @@ def test_a_card_given_and_received_back_is_surely_held_by_its_giver_alone():
     returned, payer, receiver, pool, kind = _tribute_returned()
     assert _surely(returned) == {payer: Counter({kind: 1})}
     with pytest.raises(ValueError, match=re.escape(
-            f"no deal of the hidden cards fits the tribute and returns (seat {payer}: it "
+            f"no deal of the hidden cards fits what the tribute showed (seat {payer}: it "
             f"paid {format_card(kind)} as tribute, its highest card but wild cards)")):
         sample_deals(returned, 30, seed=2)
     view = replace(_view_of_observation(returned), barred=())
@@ -1059,3 +1059,21 @@ def test_sec8_deals_after_a_resistance_leave_the_big_jokers_with_the_resisters()
                 "observation: resisted must be the seats that resisted the tribute (at most "
                 f"two different seats 0..3), not {bad!r}")):
             sample_deals(replace(obs, resisted=bad), 3, seed=0)
+
+
+def test_a_view_no_deal_fits_is_named():
+    """A card that every hidden seat is ruled out of, or rulings that leave a seat too few
+    cards it may hold, is a ValueError naming the card or the rulings."""
+    pos = Position.from_json(dict(FOUR_SEATS, hands=[["S5", "H5"], ["S3", "SK", "D7"],
+                                                      ["C6", "SK"], ["S3", "D7"]]))
+    view = _view_of_position(pos, 0)
+    sk = Hand("SK").kinds()
+    nowhere = replace(view, barred=tuple((s, tuple(sk), f"ruling {s}") for s in (1, 2, 3)))
+    with pytest.raises(ValueError, match=re.escape(
+            "no hidden seat may hold SK by what the tribute showed (seat 1: ruling 1; seat 2: "
+            "ruling 2; seat 3: ruling 3)")):
+        _Dealer(nowhere, 1, None)
+    short = replace(view, barred=((1, tuple(Hand("S3 SK D7").kinds()), "ruling"),))
+    with pytest.raises(ValueError, match=re.escape(
+            "no deal of the hidden cards fits what the tribute showed (seat 1: ruling)")):
+        _Dealer(short, 1, None)
