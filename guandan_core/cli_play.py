@@ -32,7 +32,8 @@ seat to move's legal move); when it also holds tribute, return, resist or end ev
 match rules are checked too: the level of each hand, tribute, resistance and returns, the
 leader after tribute, the finishing order, the team levels and the match winner (such a
 log must start with the first hand of a match, hand 1, as ``guandan play`` writes it; a
-log of deals and plays alone may start at a later hand). A log cut short (its last hand
+log of deals and plays alone may start at a later hand, and its hand 1 is checked for the
+leader an agreed first-leader card makes). A log cut short (its last hand
 unfinished, or without its end event) is valid as far as it goes, the summary naming the
 hand; with ``--complete`` it is invalid, exit 1, at its last event.
 Unreadable input (a missing file, a line that is not a JSON object, an event without its
@@ -592,8 +593,9 @@ class _Checker:
                 leader = next(p for p, r, _ in self.paid if r == self.prev_order[0])
             else:
                 leader = self.prev_order[0]
-        elif self.full:
-            # a match's first hand: the agreed card's holder (a random leader is any seat)
+        elif self.full or self.hand_number == 1:
+            # a match's first hand (hand 1 is one in any log): the agreed card's holder (a
+            # random leader is any seat)
             leader = self.rules.agreed_first_leader(self.counts)
         if leader is not None:
             if seat != leader:

@@ -272,6 +272,13 @@ def test_play_first_leader_card(capsys):
     tampered = [dict(e, first_leader=other) if e["event"] == "rules" else e for e in events]
     with pytest.raises(cli_play.ReplayError, match="leads hand 1, but seat [0-3] must lead"):
         cli_play.check_log([json.dumps(e) for e in tampered])
+    # and so in a log cut short within hand 1, deals and plays alone (it read as valid)
+    cut = tampered[:next(i for i, e in enumerate(tampered) if e["event"] == "deal") + 3]
+    assert {e["event"] for e in cut} == {"rules", "deal", "play"}
+    with pytest.raises(cli_play.ReplayError, match="leads hand 1, but seat [0-3] must lead"):
+        cli_play.check_log([json.dumps(e) for e in cut])
+    cut = events[:len(cut)]
+    assert cli_play.check_log([json.dumps(e) for e in cut]).startswith("valid")
 
 
 def first_deal_leader(events) -> int:
