@@ -534,7 +534,12 @@ class _Dealer:
         # the free cards in a fixed order (kinds ascending), so that the deals depend only
         # on what the seat sees and the seed, not on how the given position shared them
         self.cards = np.repeat(np.arange(NUM_KINDS), free).tolist()
-        self.split = _BarredSplit(view, self.pinned, self.cards) if view.barred else None
+        # (seat, how many free cards it takes), in the view's order of the hidden seats
+        self.takes = [(s, size - (int(self.pinned[s].sum()) if s in self.pinned else 0))
+                      for s, size in view.hidden]
+        self.split = _BarredSplit(view, self.pinned, self.cards,
+                                  tuple(take for _, take in self.takes)) \
+            if view.barred else None
         self.rng = _rng(seed)
         self.base = None if seed is None or isinstance(seed, random.Random) else \
             int(seed) << 64
@@ -549,23 +554,24 @@ class _Dealer:
             if stop is not None and stop.is_set():
                 return
             for _ in range(min(_CHUNK, k - done)):
-                self._draw()
+                self._next_dealt()
 
-    def _draw(self) -> None:
-        """One deal drawn and dropped (a generator shared with the caller moves on)."""
-        if self.split is not None:
-            self.number += 1
-            self.split.deal(self.rng)
-        else:
-            self._shuffled()
-
-    def _shuffled(self) -> list:
+    def _next_dealt(self) -> dict:
+        """The next deal's free cards, seat -> its card kinds (a numbered deal's generator
+        seeded with the seed and the deal's number): the shuffle shared out in the order
+        of the hidden seats, or, with cards ruled out of seats, the split's deal."""
         if self.base is not None:
             self.rng.seed(self.base | self.number)
         self.number += 1
+        if self.split is not None:
+            return self.split.deal(self.rng)
         shuffled = self.cards[:]
         self.rng.shuffle(shuffled)
-        return shuffled
+        dealt, start = {}, 0
+        for s, take in self.takes:
+            dealt[s] = shuffled[start:start + take]
+            start += take
+        return dealt
 
     def deal(self, k: int, stop: Stop | None = None) -> list[Position]:
         """The next ``k`` deals as positions. Once ``stop`` is set (read every
@@ -579,23 +585,11 @@ class _Dealer:
                     self.number += k - i        # (numbered or fresh deals: nothing shared)
                 else:
                     for _ in range(k - i):
-                        self._draw()
+                        self._next_dealt()
                 break
             hands = [np.zeros(NUM_KINDS, dtype=np.uint8) for _ in range(4)]
             hands[view.seat] = view.own.astype(np.uint8)
-            if self.split is not None:
-                if self.base is not None:
-                    self.rng.seed(self.base | self.number)
-                self.number += 1
-                dealt = self.split.deal(self.rng)
-            else:
-                shuffled = np.array(self._shuffled(), dtype=np.int64)
-                dealt, start = {}, 0
-                for s, size in view.hidden:
-                    fixed = self.pinned.get(s)
-                    take = size - (0 if fixed is None else int(fixed.sum()))
-                    dealt[s] = shuffled[start:start + take]
-                    start += take
+            dealt = self._next_dealt()
             for s, _ in view.hidden:
                 counts = np.bincount(np.asarray(dealt[s], dtype=np.int64),
                                      minlength=NUM_KINDS)
@@ -620,7 +614,7 @@ class _BarredSplit:
     deals they leave, then shuffles each class and shares it out by them.
     """
 
-    def __init__(self, view: _View, pinned: dict, cards: list):
+    def __init__(self, view: _View, pinned: dict, cards: list, quotas: tuple):
         self.seats = [s for s, _ in view.hidden]
         barred = {s: set(kinds) for s, kinds, _ in view.barred}
         public = dict(view.public)
@@ -632,8 +626,6 @@ class _BarredSplit:
             if wrong:
                 raise ValueError(f"known: seat {s} cannot hold {' '.join(format_cards(wrong))}: "
                                  f"{why} (RULES sec. 8)")
-        quotas = tuple(size - int(pinned[s].sum()) if s in pinned else size
-                       for s, size in view.hidden)
         groups = {}
         for kind in cards:
             allowed = tuple(i for i, s in enumerate(self.seats) if kind not in barred.get(s, ()))
