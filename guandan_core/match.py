@@ -329,10 +329,16 @@ def return_card(counts, level) -> int:
     return _return_card(_checked_counts(counts, "receiver's hand"), parse_level(level))
 
 
+def is_low_card(kind: int, level: int) -> bool:
+    """Whether ``kind`` is a card of rank 10 or lower that is no level card: what a
+    receiver returns if it holds one (sec. 8)."""
+    return kind < 52 and (kind >> 2) <= 8 and (kind >> 2) != level
+
+
 def _return_card(counts, level: int) -> int:
     best = None
     for k in range(52):
-        if counts[k] and (k >> 2) <= 8 and (k >> 2) != level:
+        if counts[k] and is_low_card(k, level):
             if best is None or card_order(k, level) < card_order(best, level):
                 best = k
     if best is not None:
@@ -361,7 +367,7 @@ def _return_kinds(counts, level: int) -> list:
     for the list and for one kind: asked kind by kind, the list cost 87 us a tribute,
     about 5% of a random player's hand.)"""
     held = [k for k, n in enumerate(counts.tolist()) if n]
-    kinds = [k for k in held if k < 52 and (k >> 2) <= 8 and (k >> 2) != level]
+    kinds = [k for k in held if is_low_card(k, level)]
     if kinds or not held:
         return kinds
     lowest = min(card_order(k, level) for k in held)
