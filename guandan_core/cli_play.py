@@ -58,7 +58,7 @@ from .cli import say, whole_number_type
 from .jsontext import parse_json, read_text
 from .usertext import counted, one_line, quoted, quoted_json
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
-                    plan_tribute, settle_hand)
+                    leader_after_tribute, plan_tribute, settle_hand)
 from .moves import Move, MoveError
 from .players import PLAYERS, make_player
 from .position import IllegalMoveError, Position, PositionError
@@ -587,12 +587,8 @@ class _Checker:
                     raise ValueError("play starts before every return card is given")
         leader = None
         if plan is not None:
-            if self.resisted or plan.kind == "none":
-                leader = self.prev_order[0]
-            elif self.rules.lead_after_tribute == "payer":
-                leader = next(p for p, r, _ in self.paid if r == self.prev_order[0])
-            else:
-                leader = self.prev_order[0]
+            # (nothing paid after a resistance or with no tribute due)
+            leader = leader_after_tribute(self.prev_order[0], self.paid, self.rules)
         elif self.full or self.hand_number == 1:
             # a match's first hand (hand 1 is one in any log): the agreed card's holder (a
             # random leader is any seat)

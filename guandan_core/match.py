@@ -545,8 +545,20 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
                     f"{_kinds_named(allowed)} (RULES sec. 8)")
             card = int(card)
         plan.returns.append((receiver, payer, card))
-    plan.leader = plan.payments[0][0] if rules.lead_after_tribute == "payer" else first
+    plan.leader = leader_after_tribute(first, plan.payments, rules)
     return plan
+
+
+def leader_after_tribute(first: int, exchanges, rules: MatchRules) -> int:
+    """The seat that leads a hand whose tribute and returns were ``exchanges`` (``(giver,
+    receiver, card kind)``), ``first`` being the last hand's first player (sec. 8, 9
+    ``lead_after_tribute``): the seat that paid ``first``, or ``first`` under ``"first"``;
+    ``first`` too when nothing was paid (resistance, or no tribute due)."""
+    if rules.lead_after_tribute == "payer":
+        for giver, receiver, _ in exchanges:
+            if receiver == first:       # (returns go to payers, never to the first player)
+                return giver
+    return first
 
 
 def _exchange_triples(entries) -> tuple:

@@ -86,7 +86,7 @@ from .cards import BIG_JOKER, CardError, LevelError, format_card, format_cards, 
 from .hand import Hand, to_counts
 from .jsontext import parse_json
 from .match import MatchRules, Observation, allowed_returns, allowed_tributes, card_order, \
-    tribute_card
+    leader_after_tribute, tribute_card
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
@@ -624,12 +624,11 @@ class PlatformSeat:
                              f"{self.match_rules.first_leader}, whose first holder in seat "
                              "order leads a game's first hand (RULES sec. 8-9)")
             return
-        if self._exchange_stage == "back" and self.match_rules.lead_after_tribute == "payer":
-            leader = next(g for g, r, _ in self._exchanges if r == order[0])
+        leader = leader_after_tribute(order[0], self._exchanges, self.match_rules)
+        if leader != order[0]:
             why = f"seat {leader} paid the tribute to the last hand's first player, seat " \
                   f"{order[0]}, and leads"
         else:
-            leader = order[0]
             why = ("after the resistance" if self._exchange_stage == "anti-tribute" else
                    "after the tribute" if self._exchange_stage == "back" else
                    "with no tribute due") + \
