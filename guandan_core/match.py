@@ -515,12 +515,7 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
     else:
         second = prev_order[1]
         a, b = payers
-        oa, ob = card_order(cards[a], level), card_order(cards[b], level)
-        if oa == ob:
-            # equal cards: the player seated right after the first player pays the first
-            high = (first + 1) & 3
-        else:
-            high = a if oa > ob else b
+        high = pays_first_player(first, cards, level)
         low = b if high == a else a
         plan = TributePlan("double", payments=[(high, first, cards[high]),
                                                (low, second, cards[low])])
@@ -547,6 +542,17 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
         plan.returns.append((receiver, payer, card))
     plan.leader = leader_after_tribute(first, plan.payments, rules)
     return plan
+
+
+def pays_first_player(first: int, cards: dict, level: int) -> int:
+    """Of a double tribute's two payers (``cards``: payer -> the card kind it pays), the
+    one that pays the last hand's first player ``first`` (sec. 8): the higher card's; with
+    equal cards the player seated right after ``first`` (a payer: both are its opponents)."""
+    (a, card_a), (b, card_b) = cards.items()
+    order_a, order_b = card_order(card_a, level), card_order(card_b, level)
+    if order_a == order_b:
+        return (first + 1) & 3
+    return a if order_a > order_b else b
 
 
 def leader_after_tribute(first: int, exchanges, rules: MatchRules) -> int:

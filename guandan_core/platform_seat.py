@@ -86,7 +86,7 @@ from .cards import BIG_JOKER, CardError, LevelError, format_card, format_cards, 
 from .hand import Hand, to_counts
 from .jsontext import parse_json
 from .match import MatchRules, Observation, allowed_returns, allowed_tributes, card_order, \
-    leader_after_tribute, tribute_card
+    leader_after_tribute, pays_first_player, tribute_card
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
@@ -644,16 +644,16 @@ class PlatformSeat:
         first = self._last_order[0]
         (g1, _, k1), = [p for p in payments if p[1] == first]
         (g2, _, k2), = [p for p in payments if p[1] != first]
-        o1, o2 = card_order(k1, level), card_order(k2, level)
+        if pays_first_player(first, {g1: k1, g2: k2}, level) == g1:
+            return
         gave = f"the double tribute gave seat {g1}'s {format_card(k1)} to seat {first}, " \
                f"the last hand's first player, and seat {g2}'s {format_card(k2)} to seat " \
                f"{self._last_order[1]}"
-        if o1 < o2:
+        if card_order(k1, level) != card_order(k2, level):
             _fail(where, f"{gave}: at level {format_rank(level)} the higher card goes to the "
                          "first player (RULES sec. 8)")
-        if o1 == o2 and g1 != (first + 1) & 3:
-            _fail(where, f"{gave}: with cards of equal rank, seat {(first + 1) & 3}, the seat "
-                         f"right after seat {first}, pays seat {first} (RULES sec. 8)")
+        _fail(where, f"{gave}: with cards of equal rank, seat {(first + 1) & 3}, the seat "
+                     f"right after seat {first}, pays seat {first} (RULES sec. 8)")
 
     def _exchange(self, msg: dict, where: str) -> None:
         stage = where.split()[1]
