@@ -58,7 +58,7 @@ from .cli import say, whole_number_type
 from .jsontext import parse_json, read_text
 from .usertext import counted, one_line, quoted, quoted_json
 from .match import (Match, MatchRules, is_valid_return, is_valid_tribute,
-                    leader_after_tribute, plan_tribute, settle_hand)
+                    _leader_after_tribute, plan_tribute, settle_hand)
 from .moves import Move, MoveError
 from .players import PLAYERS, make_player
 from .position import IllegalMoveError, Position, PositionError
@@ -588,7 +588,7 @@ class _Checker:
         leader = None
         if plan is not None:
             # (nothing paid after a resistance or with no tribute due)
-            leader = leader_after_tribute(self.prev_order[0], self.paid, self.rules)
+            leader = _leader_after_tribute(self.prev_order[0], self.paid, self.rules)
         elif self.full or self.hand_number == 1:
             # a match's first hand (hand 1 is one in any log): the agreed card's holder (a
             # random leader is any seat)

@@ -329,7 +329,7 @@ def return_card(counts, level) -> int:
     return _return_card(_checked_counts(counts, "receiver's hand"), parse_level(level))
 
 
-def is_low_card(kind: int, level: int) -> bool:
+def _is_low_card(kind: int, level: int) -> bool:
     """Whether ``kind`` is a card of rank 10 or lower that is no level card: what a
     receiver returns if it holds one (sec. 8)."""
     return kind < 52 and (kind >> 2) <= 8 and (kind >> 2) != level
@@ -338,7 +338,7 @@ def is_low_card(kind: int, level: int) -> bool:
 def _return_card(counts, level: int) -> int:
     best = None
     for k in range(52):
-        if counts[k] and is_low_card(k, level):
+        if counts[k] and _is_low_card(k, level):
             if best is None or card_order(k, level) < card_order(best, level):
                 best = k
     if best is not None:
@@ -367,7 +367,7 @@ def _return_kinds(counts, level: int) -> list:
     for the list and for one kind: asked kind by kind, the list cost 87 us a tribute,
     about 5% of a random player's hand.)"""
     held = [k for k, n in enumerate(counts.tolist()) if n]
-    kinds = [k for k in held if is_low_card(k, level)]
+    kinds = [k for k in held if _is_low_card(k, level)]
     if kinds or not held:
         return kinds
     lowest = min(card_order(k, level) for k in held)
@@ -515,7 +515,7 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
     else:
         second = prev_order[1]
         a, b = payers
-        high = pays_first_player(first, cards, level)
+        high = _pays_first_player(first, cards, level)
         low = b if high == a else a
         plan = TributePlan("double", payments=[(high, first, cards[high]),
                                                (low, second, cards[low])])
@@ -540,11 +540,11 @@ def _plan_tribute(prev_order, hands, level, rules, choose_return, choose_tribute
                     f"{_kinds_named(allowed)} (RULES sec. 8)")
             card = int(card)
         plan.returns.append((receiver, payer, card))
-    plan.leader = leader_after_tribute(first, plan.payments, rules)
+    plan.leader = _leader_after_tribute(first, plan.payments, rules)
     return plan
 
 
-def pays_first_player(first: int, cards: dict, level: int) -> int:
+def _pays_first_player(first: int, cards: dict, level: int) -> int:
     """Of a double tribute's two payers (``cards``: payer -> the card kind it pays), the
     one that pays the last hand's first player ``first`` (sec. 8): the higher card's; with
     equal cards the player seated right after ``first`` (a payer: both are its opponents)."""
@@ -555,7 +555,7 @@ def pays_first_player(first: int, cards: dict, level: int) -> int:
     return a if order_a > order_b else b
 
 
-def leader_after_tribute(first: int, exchanges, rules: MatchRules) -> int:
+def _leader_after_tribute(first: int, exchanges, rules: MatchRules) -> int:
     """The seat that leads a hand whose tribute and returns were ``exchanges`` (``(giver,
     receiver, card kind)``), ``first`` being the last hand's first player (sec. 8, 9
     ``lead_after_tribute``): the seat that paid ``first``, or ``first`` under ``"first"``;

@@ -86,7 +86,7 @@ from .cards import BIG_JOKER, CardError, LevelError, format_card, format_cards, 
 from .hand import Hand, to_counts
 from .jsontext import parse_json
 from .match import MatchRules, Observation, allowed_returns, allowed_tributes, card_order, \
-    leader_after_tribute, pays_first_player, tribute_card
+    _leader_after_tribute, _pays_first_player, tribute_card
 from .moves import Move, MoveError, beats, moves_array
 from .position import MoveList
 from .rules import Rules
@@ -624,7 +624,7 @@ class PlatformSeat:
                              f"{self.match_rules.first_leader}, whose first holder in seat "
                              "order leads a game's first hand (RULES sec. 8-9)")
             return
-        leader = leader_after_tribute(order[0], self._exchanges, self.match_rules)
+        leader = _leader_after_tribute(order[0], self._exchanges, self.match_rules)
         if leader != order[0]:
             why = f"seat {leader} paid the tribute to the last hand's first player, seat " \
                   f"{order[0]}, and leads"
@@ -644,7 +644,7 @@ class PlatformSeat:
         first = self._last_order[0]
         (g1, _, k1), = [p for p in payments if p[1] == first]
         (g2, _, k2), = [p for p in payments if p[1] != first]
-        if pays_first_player(first, {g1: k1, g2: k2}, level) == g1:
+        if _pays_first_player(first, {g1: k1, g2: k2}, level) == g1:
             return
         gave = f"the double tribute gave seat {g1}'s {format_card(k1)} to seat {first}, " \
                f"the last hand's first player, and seat {g2}'s {format_card(k2)} to seat " \

@@ -37,7 +37,7 @@ from guandan_core.cards import BIG_JOKER, NUM_KINDS, CardError, format_card, for
     is_whole
 from guandan_core.analysis import DECK, unseen_pool
 from guandan_core.hand import Hand, to_counts
-from guandan_core.match import Observation, card_order, is_low_card
+from guandan_core.match import Observation, card_order, _is_low_card
 from guandan_core.moves import Move
 from guandan_core.jsontext import parse_json
 from guandan_core.position import _JSON_KEYS as _POSITION_KEYS  # (RULES sec. 7)
@@ -186,10 +186,10 @@ def _ruled_out(exchanges, level: int, sizes: dict, resisted: tuple = ()) -> tupl
             kinds = {k for k in range(NUM_KINDS) if k != wild and card_order(k, level) > order}
             kinds.add(BIG_JOKER)
             why = f"it paid {format_card(kind)} as tribute, its highest card but wild cards"
-        elif is_low_card(kind, level):
+        elif _is_low_card(kind, level):
             continue
         else:
-            kinds = {k for k in range(NUM_KINDS) if is_low_card(k, level)
+            kinds = {k for k in range(NUM_KINDS) if _is_low_card(k, level)
                      or card_order(k, level) < order}
             why = (f"it returned {format_card(kind)}, so it held no card of rank 10 or lower "
                    "but level cards, and nothing lower")
