@@ -203,8 +203,8 @@ def register(sub) -> None:
                     "seat holds which does not matter, only how many each holds.")
     p.add_argument("position", nargs="?", metavar="POSITION",
                    help="position JSON file (RULES sec. 7), or the seat to move's view "
-                        "(its hand, the cards played, every seat's number of cards), - "
-                        "for stdin")
+                        "(its hand, the cards played, every seat's number of cards, and "
+                        "the hand's tribute if any), - for stdin")
     p.add_argument("--example", action="store_true",
                    help="the built-in 4 x 6 endgame of guandan solve --example, from seat 0")
     p.add_argument("--deals", metavar="N",

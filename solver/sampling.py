@@ -29,12 +29,12 @@ import math
 import random
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from guandan_core.cards import BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, \
-    is_whole
+    is_whole, parse_card
 from guandan_core.analysis import DECK, unseen_pool
 from guandan_core.hand import Hand, to_counts
 from guandan_core.match import Observation, card_order, _is_low_card
@@ -136,23 +136,35 @@ def _view_of_observation(obs: Observation) -> _View:
         raise ValueError(f"observation: the other seats hold {sum(n for _, n in hidden)} cards "
                          f"(cards_left {obs.cards_left}) but {int(pool.sum())} are unseen: an "
                          "observation of a whole hand (108 cards dealt) is needed")
-    public = _surely_held(obs, dict(hidden))
-    # (an Observation built by hand may pin more than it can: say so before the deals do)
+    plays = ((seat, move.counts()) for seat, move in obs.history if not move.is_pass)
+    public, barred = _tribute_knowledge(obs.seat, obs.level, obs.cards_left, hidden, pool,
+                                        obs.exchanges, plays, resisted, ValueError,
+                                        "observation: ")
+    return _View(obs.level, obs.rules, obs.seat, obs.counts, hidden, pool, obs.finished,
+                 obs.seat, obs.table, obs.table_owner, public, barred)
+
+
+def _tribute_knowledge(seat, level, cards_left, hidden, pool, exchanges, plays, resisted,
+                       error, prefix) -> tuple:
+    """What this hand's tribute, returns and resistance tell ``seat`` of the hidden hands
+    (RULES sec. 8), as the ``public`` and ``barred`` of its :class:`_View`; ``error`` (with
+    ``prefix``) when they pin more than the hidden seats hold. ``plays``: ``(seat, counts)``
+    of every play made this hand."""
+    sizes = dict(hidden)
+    public = _surely_held(exchanges, plays, sizes)
+    # (exchanges made up by hand may pin more than they can: say so before the deals do)
     for s, counts in public:
-        if counts.sum() > obs.cards_left[s]:
+        if counts.sum() > cards_left[s]:
             cards = " ".join(format_cards(np.repeat(np.arange(NUM_KINDS), counts)))
-            raise ValueError(f"observation: seat {s} holds {obs.cards_left[s]} cards, fewer "
-                             f"than the {counts.sum()} it surely holds from the tribute and "
-                             f"returns ({cards})")
+            raise error(f"{prefix}seat {s} holds {cards_left[s]} cards, fewer "
+                        f"than the {counts.sum()} it surely holds from the tribute and "
+                        f"returns ({cards})")
     over = np.flatnonzero(sum((c for _, c in public), np.zeros(NUM_KINDS, np.int64)) > pool)
     if len(over):
-        raise ValueError(f"observation: by the tribute and returns, seats surely hold "
-                         f"{' '.join(format_cards(over))} more times than it is hidden from "
-                         f"seat {obs.seat}")
-    return _View(obs.level, obs.rules, obs.seat, obs.counts, hidden, pool, obs.finished,
-                 obs.seat, obs.table, obs.table_owner, public,
-                 _ruled_out(obs.exchanges, obs.level, dict(hidden),
-                            tuple(int(s) for s in resisted)))
+        raise error(f"{prefix}by the tribute and returns, seats surely hold "
+                    f"{' '.join(format_cards(over))} more times than it is hidden from "
+                    f"seat {seat}")
+    return public, _ruled_out(exchanges, level, sizes, tuple(int(s) for s in resisted))
 
 
 def _ruled_out(exchanges, level: int, sizes: dict, resisted: tuple = ()) -> tuple:
@@ -200,37 +212,44 @@ def _ruled_out(exchanges, level: int, sizes: dict, resisted: tuple = ()) -> tupl
                  for seat, (kinds, whys) in sorted(barred.items()))
 
 
-def _surely_held(obs: Observation, sizes: dict) -> tuple:
+def _surely_held(exchanges, plays, sizes: dict) -> tuple:
     """The cards each hidden seat surely holds from the public tribute and returns: of a
     card kind, what it received less what it gave and what it has played of that kind (its
     own copies of the kind may have gone first, so this much at least is still there).
     The exchanges count in the order they were made: a card given before one of the kind
     came back (a tribute of a 10 returned, sec. 8) takes none from the card received."""
     held = {}
-    for giver, receiver, kind in obs.exchanges:
+    for giver, receiver, kind in exchanges:
         for seat, step in ((receiver, 1), (giver, -1)):
             if seat in sizes:
                 counts = held.setdefault(seat, np.zeros(NUM_KINDS, dtype=np.int64))
                 counts[kind] = max(counts[kind] + step, 0)
-    for seat, move in obs.history:
-        if seat in held and not move.is_pass:
-            held[seat] -= move.counts()
+    for seat, counts in plays:
+        if seat in held:
+            held[seat] -= counts
     return tuple((seat, np.maximum(counts, 0)) for seat, counts in sorted(held.items())
                  if counts.max() > 0)
 
 
 _VIEW_KEYS = ("level", "seat", "hand", "cards_left", "finished", "table")
+_VIEW_HIDDEN = ("played", "played_by", "unseen")    # (one of them says what is hidden)
+_VIEW_TRIBUTE = ("exchanges", "resisted")           # (optional: this hand's tribute)
 
 
 def position_from_view(obj, rules=None) -> Position:
     """A position from what one seat sees, as JSON: ``level``, ``seat`` (the seat to move,
     whose view it is), ``hand`` (its cards), ``cards_left`` (the four seats' numbers of
     cards), ``finished``, ``table`` (null or ``{"owner": seat, "play": [type, rank,
-    cards]}``, as in RULES sec. 7), and either ``played`` (every card played this hand,
+    cards]}``, as in RULES sec. 7), and one of ``played`` (every card played this hand,
     the table play's included: the hidden cards are then the two decks but the hand and
-    those) or ``unseen`` (the hidden cards themselves, for a position not from a whole
-    deal). The hidden cards are shared out among the other seats in seat order, each its
-    number of them: any sharing does, since deals and answers read only the pool.
+    those), ``played_by`` (the same cards as four lists, the cards each seat played) or
+    ``unseen`` (the hidden cards themselves, for a position not from a whole deal). The
+    hidden cards are shared out among the other seats in seat order, each its number of
+    them: any sharing does, since deals and answers read only the pool. A view of a whole
+    deal may also hold this hand's tribute (RULES sec. 8), which the deals then keep:
+    ``exchanges`` (``[giver, receiver, card]`` for each tribute and return, in the order
+    they were made; with ``played_by``, which says whether a card received was played
+    since) and ``resisted`` (the seats that resisted the tribute).
     A :class:`PositionError` names what is wrong.
 
     >>> p = position_from_view({"level": "2", "seat": 0, "hand": ["S5", "S9"],
@@ -239,22 +258,40 @@ def position_from_view(obj, rules=None) -> Position:
     >>> p.hand(0).cards(), p.cards_left, p.to_move
     (['S5', 'S9'], (2, 1, 0, 2), 0)
     """
+    return _read_view(obj, rules)[0]
+
+
+def _read_view(obj, rules=None) -> tuple:
+    """:func:`position_from_view`'s position, with the view's tribute as ``(exchanges,
+    plays, resisted)`` (card kinds, ``(seat, counts)`` of each seat's plays, seats), or
+    None for a view without one."""
     if isinstance(obj, (str, bytes, bytearray)):
         obj = _parsed(obj, "a seat's view")
     if not isinstance(obj, dict):
         raise PositionError(f"a seat's view is a JSON object, not {json_kind(obj)}")
     missing = [k for k in _VIEW_KEYS if k not in obj]
-    extra = sorted(set(obj) - set(_VIEW_KEYS) - {"played", "unseen"}, key=repr)
+    extra = sorted(set(obj) - set(_VIEW_KEYS) - set(_VIEW_HIDDEN) - set(_VIEW_TRIBUTE),
+                   key=repr)
     if missing or extra:
         # both at once: a misspelt key is one of each
         problems = ([f"missing key(s): {', '.join(missing)}"] if missing else []) + \
             ([f"unknown key(s): {', '.join(map(quoted, extra))}"] if extra else [])
         raise PositionError(f"a seat's view: {'; '.join(problems)} (expected "
-                            f"{', '.join(_VIEW_KEYS)}, and played or unseen)")
-    if ("played" in obj) == ("unseen" in obj):
-        raise PositionError("a seat's view has either played (the cards played this hand) "
-                            "or unseen (the hidden cards), not " +
-                            ("both" if "played" in obj else "neither"))
+                            f"{', '.join(_VIEW_KEYS)}, and played, played_by or unseen; "
+                            "exchanges and resisted may be given)")
+    given = [k for k in _VIEW_HIDDEN if k in obj]
+    if len(given) != 1:
+        raise PositionError("a seat's view has one of played (the cards played this hand), "
+                            "played_by (the cards each seat played) or unseen (the hidden "
+                            "cards), not " + (" and ".join(given) if given else "none"))
+    hidden_key, = given
+    if hidden_key == "unseen" and set(_VIEW_TRIBUTE) & set(obj):
+        raise PositionError("a seat's view with unseen cards is not of a whole deal: its "
+                            "tribute (exchanges, resisted) needs played or played_by")
+    if "exchanges" in obj and hidden_key != "played_by":
+        raise PositionError("a seat's view with exchanges needs played_by (the cards each "
+                            "seat played), not played: a card received in tribute is still "
+                            "held unless its seat played it")
     seat = obj["seat"]
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
         raise PositionError(f"seat: expected the seat to move, 0..3, not {quoted(seat)}")
@@ -263,18 +300,33 @@ def position_from_view(obj, rules=None) -> Position:
             isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 27 for n in left):
         raise PositionError(f"cards_left: expected the 4 seats' numbers of cards (0..27 each), "
                             f"not {quoted(left)}")
+    by_seat = obj.get("played_by")
+    if by_seat is not None and not (isinstance(by_seat, list) and len(by_seat) == 4):
+        raise PositionError(f"played_by: expected 4 lists, the cards each seat played this "
+                            f"hand, not {quoted(by_seat)}")
+    lists = [(key, obj[key]) for key in ("hand", "played", "unseen") if key in obj] + \
+        [(f"played_by[{s}]", cards) for s, cards in enumerate(by_seat or ())]
     counts = {}
-    for key in ("hand", "played", "unseen"):
-        if key in obj:
-            if not isinstance(obj[key], list):
-                raise PositionError(f"{key}: expected a list of cards, not {quoted(obj[key])}")
-            for card in obj[key]:
-                if not isinstance(card, str):       # (as a position's hands: no kind numbers)
-                    raise PositionError(f"{key}: not a card: {quoted(card)}")
-            try:
-                counts[key] = _named_counts(obj[key], key).astype(np.int64)
-            except (CardError, TypeError) as exc:
-                raise PositionError(str(exc)) from None
+    for key, cards in lists:
+        if not isinstance(cards, list):
+            raise PositionError(f"{key}: expected a list of cards, not {quoted(cards)}")
+        for card in cards:
+            if not isinstance(card, str):       # (as a position's hands: no kind numbers)
+                raise PositionError(f"{key}: not a card: {quoted(card)}")
+        try:
+            counts[key] = _named_counts(cards, key).astype(np.int64)
+        except (CardError, TypeError) as exc:
+            raise PositionError(str(exc)) from None
+    plays = [(s, counts[f"played_by[{s}]"]) for s in range(4)] if by_seat is not None else []
+    if plays:
+        counts["played"] = sum((c for _, c in plays), np.zeros(NUM_KINDS, dtype=np.int64))
+    exchanges = _view_exchanges(obj.get("exchanges", []))
+    resisted = obj.get("resisted", [])
+    if not (isinstance(resisted, list) and len(resisted) <= 2 and all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= 3 for s in resisted)
+            and len(set(resisted)) == len(resisted)):
+        raise PositionError(f"resisted: expected the seats that resisted the tribute (at most "
+                            f"two different seats 0..3), not {quoted(resisted)}")
     hand = counts["hand"]
     if hand.sum() != left[seat]:
         raise PositionError(f"cards_left: seat {seat} holds "
@@ -292,8 +344,8 @@ def position_from_view(obj, rules=None) -> Position:
                             f"{' '.join(format_cards(bad))}")
     others = [s for s in range(4) if s != seat]
     if sum(left[s] for s in others) != pool.sum():
-        hint = " (played holds every card played this hand, the table play's too)" \
-            if "played" in counts else ""
+        hint = f" ({hidden_key} holds every card played this hand, the table play's too)" \
+            if hidden_key != "unseen" else ""
         raise PositionError(f"the other seats hold {sum(left[s] for s in others)} cards "
                             f"(cards_left {left}) but {int(pool.sum())} are hidden{hint}")
     cards = format_cards(np.repeat(np.arange(NUM_KINDS), pool))
@@ -302,9 +354,34 @@ def position_from_view(obj, rules=None) -> Position:
     for s in others:
         hands[s] = cards[start:start + left[s]]
         start += left[s]
-    return Position.from_parsed_json({"level": obj["level"], "hands": hands,
-                                      "finished": obj["finished"], "to_move": seat,
-                                      "table": obj["table"]}, rules)
+    position = Position.from_parsed_json({"level": obj["level"], "hands": hands,
+                                          "finished": obj["finished"], "to_move": seat,
+                                          "table": obj["table"]}, rules)
+    tribute = (exchanges, plays, tuple(sorted(resisted))) \
+        if exchanges or resisted else None
+    return position, tribute
+
+
+def _view_exchanges(entries) -> tuple:
+    """A view's ``exchanges`` as ``(giver, receiver, card kind)``; a PositionError names a
+    bad one."""
+    if not isinstance(entries, list):
+        raise PositionError(f"exchanges: expected a list of [giver, receiver, card], not "
+                            f"{quoted(entries)}")
+    out = []
+    for i, entry in enumerate(entries):
+        seats_ok = isinstance(entry, list) and len(entry) == 3 and all(
+            isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= 3
+            for s in entry[:2]) and entry[0] != entry[1] and isinstance(entry[2], str)
+        if not seats_ok:
+            raise PositionError(f"exchanges[{i}]: expected [giver, receiver, card], two "
+                                f"different seats 0..3 and a card, not {quoted(entry)}")
+        try:
+            kind = parse_card(entry[2])
+        except CardError as exc:
+            raise PositionError(f"exchanges[{i}]: {exc}") from None
+        out.append((entry[0], entry[1], kind))
+    return tuple(out)
 
 
 def read_position(obj, rules=None) -> Position:
@@ -336,7 +413,7 @@ def _is_view(obj) -> bool:
     kinds and every key of a view but not every key of a position (a view with a stray
     ``to_move`` is named as a view with an unknown key, not as a position without hands)."""
     if not isinstance(obj, dict) or \
-            not {"hand", "seat", "cards_left", "played", "unseen"} & set(obj):
+            not {"hand", "seat", "cards_left", *_VIEW_HIDDEN, *_VIEW_TRIBUTE} & set(obj):
         return False
     return not {"hands", "to_move"} & set(obj) or \
         (set(_VIEW_KEYS) <= set(obj) and not set(_POSITION_KEYS) <= set(obj))
@@ -357,12 +434,23 @@ def _view(position, seat, rules) -> _View:
                         f"Observation, not {quoted(position)}")
     if isinstance(position, (str, bytes, bytearray)):
         position = _parsed(position)
-    pos = _solvable(read_position(position, rules))
-    if seat is not None and _is_view(position) and seat != pos.to_move:
+    if not _is_view(position):
+        pos = _solvable(as_position(position, rules))
+        return _view_of_position(pos, pos.to_move if seat is None else int(seat))
+    pos, tribute = _read_view(position, rules)
+    pos = _solvable(pos)
+    if seat is not None and seat != pos.to_move:
         # a view knows one hand: the others it shares out are made up
         raise ValueError(f"seat {quoted(seat)} given with the view of seat {pos.to_move}: a view "
                          "is that seat's alone")
-    return _view_of_position(pos, pos.to_move if seat is None else int(seat))
+    view = _view_of_position(pos, pos.to_move)
+    if tribute is None:
+        return view
+    exchanges, plays, resisted = tribute
+    public, barred = _tribute_knowledge(pos.to_move, pos.level, pos.cards_left, view.hidden,
+                                        view.pool, exchanges, plays, resisted, PositionError,
+                                        "a seat's view: ")
+    return replace(view, public=public, barred=barred)
 
 
 def hidden_pool(position, seat=None, rules=None) -> np.ndarray:

@@ -722,8 +722,8 @@ def test_a_view_with_a_table_play():
     (dict(hand="S5 H5 SJ"), "hand: expected a list of cards"),
     (dict(unseen=["S5", "S5", "HA", "D7", "C6", "CQ", "S4", "SK"]),
      "the hand and the unseen cards hold together more than two copies of S5"),
-    (dict(played=[]), "either played (the cards played this hand) or unseen (the hidden cards), "
-                      "not both"),
+    (dict(played=[]), "one of played (the cards played this hand), played_by (the cards each "
+                      "seat played) or unseen (the hidden cards), not played and unseen"),
     (dict(colour="red"), "unknown key(s): 'colour'"),
     (dict(level="Z"), "Z"),
     (dict(finished=[5]), "finished"),
@@ -736,7 +736,7 @@ def test_a_bad_view_is_named(change, message):
 def test_a_view_missing_keys_or_played_cards_is_named():
     with pytest.raises(PositionError, match="missing key\\(s\\): cards_left"):
         position_from_view({k: v for k, v in VIEW.items() if k != "cards_left"})
-    with pytest.raises(PositionError, match="not neither"):
+    with pytest.raises(PositionError, match="or unseen \\(the hidden cards\\), not none$"):
         position_from_view({k: v for k, v in VIEW.items() if k != "unseen"})
     # seat 1 has played 26 cards of its 27, the last of them the table play, left out of
     # played: one card too many is hidden
@@ -1077,3 +1077,117 @@ def test_a_view_no_deal_fits_is_named():
     with pytest.raises(ValueError, match=re.escape(
             "no deal of the hidden cards fits what the tribute showed (seat 1: ruling)")):
         _Dealer(short, 1, None)
+
+
+def _view_json(obs, flat: bool = False) -> dict:
+    """An Observation written as the seat's view (JSON): its hand, the counts, the table,
+    each seat's plays (``played_by``, or all of them as ``played`` when ``flat``), and the
+    tribute (``exchanges``, ``resisted``) when there was one."""
+    from guandan_core.cards import format_rank
+    plays = [[] for _ in range(4)]
+    for seat, move in obs.history:
+        plays[seat] += list(move.cards)
+    view = {"level": format_rank(obs.level), "seat": obs.seat,
+            "hand": Hand.from_counts(obs.counts).cards(), "cards_left": list(obs.cards_left),
+            "finished": list(obs.finished),
+            "table": None if obs.table is None else
+            {"owner": obs.table_owner, "play": obs.table.to_platform()}}
+    if flat:
+        view["played"] = [card for cards in plays for card in cards]
+    else:
+        view["played_by"] = plays
+        if obs.exchanges:
+            view["exchanges"] = [[g, r, format_card(k)] for g, r, k in obs.exchanges]
+    if obs.resisted:
+        view["resisted"] = list(obs.resisted)
+    return view
+
+
+def test_sec8_a_view_with_the_tribute_is_dealt_as_the_observation():
+    """RULES 8: a seat's view as JSON may state this hand's tribute (``exchanges`` with
+    ``played_by``, ``resisted``); its deals are then the Observation's, card for card, and
+    its digest the same (the tribute cards pinned while their seat holds them, the cards
+    the tribute rules out barred). Without the tribute, the deals are another stream."""
+    from solver.sampling import _view, _view_key
+    checked, pinned, resisted = 0, 0, 0
+    for i, (obs, _, _) in enumerate(_tribute_observations(13, 12)):
+        if not (obs.exchanges or obs.resisted) or i % 9:
+            continue
+        view = _view_json(obs)
+        by_obs, by_view = _view(obs, None, None), _view(json.dumps(view), None, None)
+        assert _view_key(by_view, None) == _view_key(by_obs, None)
+        assert by_view.barred == by_obs.barred
+        assert [d.to_json() for d in sample_deals(view, 5, seed=i)] == \
+            [d.to_json() for d in sample_deals(obs, 5, seed=i)]
+        if by_obs.public or by_obs.barred:  # (without them, another stream of deals)
+            plain = {k: v for k, v in view.items() if k not in ("exchanges", "resisted")}
+            assert _view_key(_view(plain, None, None), None) != _view_key(by_obs, None)
+        checked += 1
+        pinned += bool(by_obs.public)
+        resisted += bool(obs.resisted)
+        if obs.resisted:        # (resistance alone needs no seat's plays)
+            flat = _view(_view_json(obs, flat=True), None, None)
+            assert flat.barred == by_obs.barred
+    assert checked >= 30 and pinned >= 10 and resisted >= 3, (checked, pinned, resisted)
+
+
+def test_a_view_s_bad_tribute_is_named():
+    """A view's tribute is refused, naming what is wrong: exchanges without the cards
+    each seat played (a card received is pinned only while its seat has not played it),
+    any tribute with unseen cards (not a whole deal), bad entries, and exchanges that pin
+    more than a seat holds."""
+    obs = next(o for i, (o, _, _) in enumerate(_tribute_observations(13, 12))
+               if o.exchanges and o.history)
+    view = _view_json(obs)
+    flat = _view_json(obs, flat=True)
+    unseen = {k: v for k, v in flat.items() if k != "played"}
+    unseen["unseen"] = Hand.from_counts(hidden_pool(obs)).cards()
+    played_by = view["played_by"]
+    cases = [
+        (dict(flat, exchanges=view["exchanges"]),
+         "a seat's view with exchanges needs played_by (the cards each seat played), not "
+         "played: a card received in tribute is still held unless its seat played it"),
+        (dict(unseen, resisted=[1]), "a seat's view with unseen cards is not of a whole deal: "
+                                     "its tribute (exchanges, resisted) needs played or "
+                                     "played_by"),
+        (dict(view, played=flat["played"]), "not played and played_by"),
+        (dict(view, played_by=played_by[:3]), "played_by: expected 4 lists, the cards each "
+                                              f"seat played this hand, not {played_by[:3]!r}"),
+        (dict(view, played_by=played_by[:3] + ["S3"]), "played_by[3]: expected a list of cards"),
+        (dict(view, played_by=played_by[:3] + [["Q4"]]), "played_by[3]: unknown card 'Q4'"),
+        (dict(view, exchanges=[[1, 1, "S3"]]), "exchanges[0]: expected [giver, receiver, "
+                                               "card], two different seats 0..3 and a card, "
+                                               "not [1, 1, 'S3']"),
+        (dict(view, exchanges=[[1, 2, "S3"], [0, 4, "S3"]]), "exchanges[1]: expected"),
+        (dict(view, exchanges=[[True, 2, "S3"]]), "exchanges[0]: expected"),
+        (dict(view, exchanges=[[1, 2, 5]]), "exchanges[0]: expected"),
+        (dict(view, exchanges=[[1, 2, "X9"]]), "exchanges[0]: unknown card 'X9'"),
+        (dict(view, exchanges="1 2 S3"), "exchanges: expected a list of [giver, receiver, "
+                                         "card], not '1 2 S3'"),
+        (dict(view, resisted=[1, 1]), "resisted: expected the seats that resisted the tribute "
+                                      "(at most two different seats 0..3), not [1, 1]"),
+        (dict(view, resisted=[1, "2"]), "resisted: expected"),
+        (dict(view, resisted=[0, 1, 2]), "resisted: expected"),
+        (dict(view, resisted=2), "resisted: expected"),
+        (dict(view, tribute=[]), "unknown key(s): 'tribute'"),
+    ]
+    for bad, message in cases:
+        with pytest.raises(PositionError, match=re.escape(message)):
+            sample_deals(bad, 2, seed=0)
+    # a hidden seat said to have received more cards than it holds, or cards that are not
+    # hidden that often
+    seat = next(s for s in range(4) if s != obs.seat and 0 < obs.cards_left[s])
+    giver = next(s for s in range(4) if s != seat)
+    pool = hidden_pool(obs)
+    kinds = np.repeat(np.arange(54), pool)[:obs.cards_left[seat] + 1]
+    many = dict(view, exchanges=[[giver, seat, format_card(k)] for k in kinds])
+    with pytest.raises(PositionError, match=re.escape(
+            f"a seat's view: seat {seat} holds {obs.cards_left[seat]} cards, fewer than the "
+            f"{len(kinds)} it surely holds from the tribute and returns")):
+        sample_deals(many, 2, seed=0)
+    missing = next(k for k in range(54) if pool[k] == 0)
+    absent = dict(view, exchanges=[[giver, seat, format_card(missing)]])
+    with pytest.raises(PositionError, match=re.escape(
+            f"a seat's view: by the tribute and returns, seats surely hold "
+            f"{format_card(missing)} more times than it is hidden from seat {obs.seat}")):
+        sample_deals(absent, 2, seed=0)
