@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from guandan_core.cards import BIG_JOKER, NUM_KINDS, CardError, format_card, format_cards, \
-    is_whole, parse_card
+    format_rank, is_whole, parse_card
 from guandan_core.analysis import DECK, unseen_pool
 from guandan_core.hand import Hand, to_counts
 from guandan_core.match import Observation, card_order, _is_low_card
@@ -51,7 +51,8 @@ from .search import (DEFAULT_TABLE_BITS, SolveResult, Stop, _checked_interval, _
                      as_position)
 
 __all__ = ["sample_deals", "solve_sampled", "merge_sampled", "read_sampled", "SampledResult",
-           "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position"]
+           "SampledMove", "hidden_pool", "parse_known", "position_from_view", "read_position",
+           "view_of_observation"]
 
 _CHUNK = 1024       # deals made and solved at a time by solve_sampled
 _STOP_EVERY = 64    # deals made between two readings of a stop
@@ -259,6 +260,38 @@ def position_from_view(obj, rules=None) -> Position:
     (['S5', 'S9'], (2, 1, 0, 2), 0)
     """
     return _read_view(obj, rules)[0]
+
+
+def view_of_observation(obs: Observation) -> dict:
+    """A match's :class:`~guandan_core.match.Observation` as the seat's view, JSON that
+    :func:`position_from_view` and ``guandan sample`` read (with ``played_by``, and the
+    hand's tribute as ``exchanges`` and ``resisted`` when there was one): deals of it are
+    the Observation's, card for card. Its rules are not in it (``guandan sample --rules``).
+
+    >>> from guandan_core.match import Match
+    >>> from guandan_core.players import RandomPlayer
+    >>> seen, player = [], RandomPlayer(1)
+    >>> Match([lambda obs: seen.append(obs) or player(obs)] * 4, seed=5).play(1) and None
+    >>> view = view_of_observation(seen[30])
+    >>> sorted(view), view["cards_left"]
+    (['cards_left', 'finished', 'hand', 'level', 'played_by', 'seat', 'table'], [16, 17, 12, 17])
+    >>> sample_deals(view, 2, seed=1) == sample_deals(seen[30], 2, seed=1)
+    True
+    """
+    _view_of_observation(obs)       # (checked as deals of it would check it)
+    played = [[] for _ in range(4)]
+    for seat, move in obs.history:
+        played[seat] += move.cards
+    view = {"level": format_rank(obs.level), "seat": obs.seat, "hand": obs.hand.cards(),
+            "cards_left": list(obs.cards_left), "finished": list(obs.finished),
+            "table": None if obs.table is None else
+            {"owner": obs.table_owner, "play": obs.table.to_platform()},
+            "played_by": played}
+    if obs.exchanges:
+        view["exchanges"] = [[g, r, format_card(k)] for g, r, k in obs.exchanges]
+    if obs.resisted:
+        view["resisted"] = list(obs.resisted)
+    return view
 
 
 def _read_view(obj, rules=None) -> tuple:

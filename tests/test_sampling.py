@@ -1103,6 +1103,24 @@ def _view_json(obs, flat: bool = False) -> dict:
     return view
 
 
+def test_view_of_observation_writes_what_the_seat_saw():
+    """view_of_observation is the Observation written as the seat's view: the test's own
+    writing of it, key for key, with or without a tribute; a bad Observation is named."""
+    from solver.sampling import view_of_observation
+    seen = {"exchanges": 0, "resisted": 0, "none": 0}
+    for i, (obs, _, _) in enumerate(_tribute_observations(13, 12)):
+        if i % 11:
+            continue
+        view = view_of_observation(obs)
+        assert view == _view_json(obs)
+        assert json.loads(json.dumps(view)) == view
+        seen["exchanges" if obs.exchanges else "none"] += 1
+        seen["resisted"] += bool(obs.resisted)
+    assert min(seen.values()) >= 3, seen
+    with pytest.raises(ValueError, match="observation: cards_left must be"):
+        view_of_observation(replace(obs, cards_left=(1, 2, 3)))
+
+
 def test_sec8_a_view_with_the_tribute_is_dealt_as_the_observation():
     """RULES 8: a seat's view as JSON may state this hand's tribute (``exchanges`` with
     ``played_by``, ``resisted``); its deals are then the Observation's, card for card, and
