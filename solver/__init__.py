@@ -11,11 +11,11 @@ from .search import (DEFAULT_MAX_TABLE_BITS, DEFAULT_TABLE_BITS, MoveScore, Sear
 from .batch import available_cores, solve_many
 from .sampling import (SampledMove, SampledResult, hidden_pool, merge_sampled, parse_known,
                        position_from_view, read_position, read_sampled, sample_deals,
-                       solve_sampled)
+                       solve_sampled, view_of_observation)
 
 __all__ = ["solve", "solve_many", "available_cores", "probe", "solve_sampled", "sample_deals",
            "merge_sampled", "read_sampled", "hidden_pool", "parse_known", "position_from_view",
-           "read_position", "read_result",
+           "view_of_observation", "read_position", "read_result",
            "SampledResult", "SampledMove", "clear_tables", "free_tables", "Stop", "SolveResult",
            "MoveScore", "Searcher", "as_position", "DEFAULT_TABLE_BITS",
            "DEFAULT_MAX_TABLE_BITS"]
