@@ -309,10 +309,45 @@ def main(argv=None) -> int:
     # locale) is written as escapes: valid input is not an encoding error
     stdout, errors = sys.stdout, getattr(sys.stdout, "errors", None)
     _set_errors(stdout, "backslashreplace")
+    sys.stdout = _TellingStdout(stdout)
     try:
         return _flushed(_run(args), args.command)
     finally:
+        if isinstance(sys.stdout, _TellingStdout):     # (a command may have set its own)
+            sys.stdout = stdout
         _set_errors(stdout, errors)     # (the stream changed, whatever sys.stdout is now)
+
+
+class _OutputError(OSError):
+    """Writing standard output failed (a full disk): told apart from a command's own
+    OSErrors, such as a file it could not read, so that the message says which."""
+
+
+class _TellingStdout:
+    """sys.stdout while a command runs: the same stream, but a failed write or flush is an
+    :class:`_OutputError` (a reader gone away stays a BrokenPipeError, the quiet end)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.errno, exc.strerror) from None
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise _OutputError(exc.errno, exc.strerror) from None
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def _unknown_top_option(argv: list) -> str | None:
@@ -353,6 +388,8 @@ def _run(args) -> int:
         # the reader went away (`guandan ... | head`): stop quietly, as head's writers do
         discard_stdout()
         return 0
+    except _OutputError as exc:
+        return _output_failed(exc, 0, args.command)
     except (ValueError, OSError) as exc:
         say(f"guandan {args.command}: error: {one_line(exc)}")
         return 2
