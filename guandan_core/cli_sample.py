@@ -68,7 +68,7 @@ _DEFAULT_DEALS = 20
 
 def cmd_sample(args) -> int:
     from solver import Stop
-    from solver.sampling import MAX_DEALS, read_position, solve_sampled
+    from solver.sampling import MAX_DEALS, _is_view, read_position, solve_sampled
 
     from .rules import Rules
 
@@ -100,6 +100,9 @@ def cmd_sample(args) -> int:
         pos = read_position(obj, rules)
     except ValueError as exc:
         raise ValueError(f"{label!r}: {exc}") from None
+    # what the deals come from: a view's tribute (exchanges, resisted) is the view's, not
+    # the position's, which has only the hidden cards
+    source, source_rules = (obj, rules) if _is_view(obj) else (pos, None)
     if pos.is_over:
         raise ValueError(f"{label!r}: the hand is already over: nothing to solve")
     if known:
@@ -107,13 +110,13 @@ def cmd_sample(args) -> int:
         # check names its argument, known)
         from solver.sampling import _pinned, _view
         try:
-            _pinned(_view(pos, None, None), known)
+            _pinned(_view(source, None, source_rules), known)
         except ValueError as exc:
             reason = str(exc).removeprefix("known: ")
             raise ValueError(f"--known: {reason}") from None
     interrupted = False
     if args.merge is not None:
-        result = _merged(pos, args.merge, known or None)
+        result = _merged(source, source_rules, args.merge, known or None)
     else:
         deals = _DEFAULT_DEALS if args.deals is None else args.deals
         first = args.first or 0
@@ -124,7 +127,8 @@ def cmd_sample(args) -> int:
         # so far give is printed (with --json, a slice that --merge takes)
         stop = Stop()
         with ctrl_c_sets(stop):
-            result = solve_sampled(pos, deals, seed=args.seed or 0, known=known or None,
+            result = solve_sampled(source, deals, seed=args.seed or 0, known=known or None,
+                                   rules=source_rules,
                                    threads=args.threads, time_limit=args.time_limit,
                                    node_limit=args.node_limit, first=first, stop=stop,
                                    **_progress(label, deals, progress_interval(args)))
@@ -172,9 +176,10 @@ def _progress(label: str, deals: int, interval: float | None) -> dict:
     return {"on_deal": on_deal, "on_info": on_info, "info_interval": interval}
 
 
-def _merged(pos, paths: list, known):
-    """The saved results (``guandan sample --json``'s objects, a file each) of ``pos``
-    with ``known`` cards, added up (``solver.merge_sampled``)."""
+def _merged(source, rules, paths: list, known):
+    """The saved results (``guandan sample --json``'s objects, a file each) of ``source``
+    (a position or a view, read under ``rules``) with ``known`` cards, added up
+    (``solver.merge_sampled``)."""
     from solver.sampling import merge_sampled, read_sampled
 
     from .jsontext import read_text
@@ -185,7 +190,7 @@ def _merged(pos, paths: list, known):
         try:
             # (the text, which read_sampled parses: a JSON string parsed here was read
             # again as JSON text, "not valid JSON" for a file holding "abc")
-            parts.append(read_sampled(text, pos, known))
+            parts.append(read_sampled(text, source, known, rules))
         except ValueError as exc:
             raise ValueError(f"{path!r}: {exc}") from None
     return merge_sampled(parts)

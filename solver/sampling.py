@@ -295,9 +295,9 @@ def view_of_observation(obs: Observation) -> dict:
 
 
 def _read_view(obj, rules=None) -> tuple:
-    """:func:`position_from_view`'s position, with the view's tribute as ``(exchanges,
-    plays, resisted)`` (card kinds, ``(seat, counts)`` of each seat's plays, seats), or
-    None for a view without one."""
+    """:func:`position_from_view`'s position, with what the view's tribute tells of the
+    hidden hands as the ``(public, barred)`` of its :class:`_View`, or None for a view
+    without one."""
     if isinstance(obj, (str, bytes, bytearray)):
         obj = _parsed(obj, "a seat's view")
     if not isinstance(obj, dict):
@@ -333,8 +333,8 @@ def _read_view(obj, rules=None) -> tuple:
             isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 27 for n in left):
         raise PositionError(f"cards_left: expected the 4 seats' numbers of cards (0..27 each), "
                             f"not {quoted(left)}")
-    by_seat = obj.get("played_by")
-    if by_seat is not None and not (isinstance(by_seat, list) and len(by_seat) == 4):
+    by_seat = obj["played_by"] if hidden_key == "played_by" else None
+    if hidden_key == "played_by" and not (isinstance(by_seat, list) and len(by_seat) == 4):
         raise PositionError(f"played_by: expected 4 lists, the cards each seat played this "
                             f"hand, not {quoted(by_seat)}")
     lists = [(key, obj[key]) for key in ("hand", "played", "unseen") if key in obj] + \
@@ -350,7 +350,7 @@ def _read_view(obj, rules=None) -> tuple:
             counts[key] = _named_counts(cards, key).astype(np.int64)
         except (CardError, TypeError) as exc:
             raise PositionError(str(exc)) from None
-    plays = [(s, counts[f"played_by[{s}]"]) for s in range(4)] if by_seat is not None else []
+    plays = [(s, counts[f"played_by[{s}]"]) for s in range(4)] if by_seat else []
     if plays:
         counts["played"] = sum((c for _, c in plays), np.zeros(NUM_KINDS, dtype=np.int64))
     exchanges = _view_exchanges(obj.get("exchanges", []))
@@ -390,9 +390,12 @@ def _read_view(obj, rules=None) -> tuple:
     position = Position.from_parsed_json({"level": obj["level"], "hands": hands,
                                           "finished": obj["finished"], "to_move": seat,
                                           "table": obj["table"]}, rules)
-    tribute = (exchanges, plays, tuple(sorted(resisted))) \
-        if exchanges or resisted else None
-    return position, tribute
+    if not (exchanges or resisted):
+        return position, None
+    hidden = tuple((s, left[s]) for s in others if left[s] > 0)
+    return position, _tribute_knowledge(seat, position.level, left, hidden, pool, exchanges,
+                                        plays, sorted(resisted), PositionError,
+                                        "a seat's view: ")
 
 
 def _view_exchanges(entries) -> tuple:
@@ -479,10 +482,7 @@ def _view(position, seat, rules) -> _View:
     view = _view_of_position(pos, pos.to_move)
     if tribute is None:
         return view
-    exchanges, plays, resisted = tribute
-    public, barred = _tribute_knowledge(pos.to_move, pos.level, pos.cards_left, view.hidden,
-                                        view.pool, exchanges, plays, resisted, PositionError,
-                                        "a seat's view: ")
+    public, barred = tribute
     return replace(view, public=public, barred=barred)
 
 

@@ -182,6 +182,48 @@ def test_a_seat_s_view_is_read_too(tmp_path, capsys):
                           "'-': a position is a JSON object, not a string")
 
 
+# RULES sec. 8: seat 1 paid SA to seat 0, which returned S3 to it; seat 0 sees S4 in its
+# hand and every other card played (played_by: all by seat 0, which is all that matters
+# here but that seat 1 played no S3), but S3, HR and D5. Seat 1 surely holds
+# the S3 it got back (it has not played it), and nothing above the ace it paid but wild
+# cards: every deal gives it the S3, and seats 2 and 3 the HR and D5 in either order.
+TRIBUTE_VIEW = {"level": "2", "seat": 0, "hand": ["S4"], "cards_left": [1, 1, 1, 1],
+                "finished": [], "table": None,
+                "exchanges": [[1, 0, "SA"], [0, 1, "S3"]]}
+_DECKS = Hand(list(range(54)) * 2).cards()
+for _card in ("S4", "S3", "HR", "D5"):
+    _DECKS.remove(_card)
+TRIBUTE_VIEW["played_by"] = [_DECKS, [], [], []]
+
+
+def test_sec8_a_view_s_tribute_decides_the_deals_on_the_command_line(tmp_path, capsys):
+    """A view's exchanges and resisted are the view's, not its position's: guandan sample
+    deals as solve_sampled does from the view (the same digest, the same answer), and
+    known cards that the tribute contradicts are refused (it dealt the bare pool, the
+    S3 to any seat, and took --known "1:D5")."""
+    path = tmp_path / "view.json"
+    path.write_text(json.dumps(TRIBUTE_VIEW))
+    assert main(["sample", str(path), "--json", "--deals", "8", "--seed", "2"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    expected = solve_sampled(TRIBUTE_VIEW, 8, seed=2).to_json()
+    assert {**out, "seconds": 0} == {**expected, "seconds": 0}
+    bare = {k: v for k, v in TRIBUTE_VIEW.items() if k != "exchanges"}
+    assert out["view"] != solve_sampled(bare, 8, seed=2).to_json()["view"]
+    # the deals themselves: seat 1 always holds the S3
+    from solver.sampling import sample_deals
+    assert {d.hand(1).cards()[0] for d in sample_deals(TRIBUTE_VIEW, 40, seed=2)} == {"S3"}
+    # a saved result of the view merges; one of the bare view does not
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(out))
+    assert main(["sample", str(path), "--json", "--merge", str(part)]) == 0
+    assert json.loads(capsys.readouterr().out)["moves"] == out["moves"]
+    (tmp_path / "bare.json").write_text(json.dumps(bare))
+    bad = run_cli(["sample", str(tmp_path / "bare.json"), "--merge", str(part)])
+    assert bad.returncode == 2 and "another position" in bad.stderr, bad.stderr
+    assert_one_line_error(run_cli(["sample", str(path), "--known", "1:D5"]),
+                          "--known: seat 1 holds 1 cards, not the 2 given")
+
+
 def test_slices_merged_on_the_command_line_are_the_whole_run(tmp_path, capsys):
     """`--first` cuts a run into slices; `--merge` adds their saved --json results up to
     exactly the run's answer (text too), whatever order the files come in."""

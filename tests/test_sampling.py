@@ -1172,6 +1172,9 @@ def test_a_view_s_bad_tribute_is_named():
         (dict(view, played_by=played_by[:3]), "played_by: expected 4 lists, the cards each "
                                               f"seat played this hand, not {played_by[:3]!r}"),
         (dict(view, played_by=played_by[:3] + ["S3"]), "played_by[3]: expected a list of cards"),
+        # (a key given as null is given: it was read as missing, a KeyError)
+        (dict(view, played_by=None), "played_by: expected 4 lists, the cards each seat "
+                                     "played this hand, not None"),
         (dict(view, played_by=played_by[:3] + [["Q4"]]), "played_by[3]: unknown card 'Q4'"),
         (dict(view, exchanges=[[1, 1, "S3"]]), "exchanges[0]: expected [giver, receiver, "
                                                "card], two different seats 0..3 and a card, "
@@ -1190,8 +1193,9 @@ def test_a_view_s_bad_tribute_is_named():
         (dict(view, tribute=[]), "unknown key(s): 'tribute'"),
     ]
     for bad, message in cases:
-        with pytest.raises(PositionError, match=re.escape(message)):
-            sample_deals(bad, 2, seed=0)
+        for read in (lambda v: sample_deals(v, 2, seed=0), position_from_view, read_position):
+            with pytest.raises(PositionError, match=re.escape(message)):
+                read(bad)
     # a hidden seat said to have received more cards than it holds, or cards that are not
     # hidden that often
     seat = next(s for s in range(4) if s != obs.seat and 0 < obs.cards_left[s])
@@ -1199,13 +1203,15 @@ def test_a_view_s_bad_tribute_is_named():
     pool = hidden_pool(obs)
     kinds = np.repeat(np.arange(54), pool)[:obs.cards_left[seat] + 1]
     many = dict(view, exchanges=[[giver, seat, format_card(k)] for k in kinds])
-    with pytest.raises(PositionError, match=re.escape(
-            f"a seat's view: seat {seat} holds {obs.cards_left[seat]} cards, fewer than the "
-            f"{len(kinds)} it surely holds from the tribute and returns")):
-        sample_deals(many, 2, seed=0)
     missing = next(k for k in range(54) if pool[k] == 0)
     absent = dict(view, exchanges=[[giver, seat, format_card(missing)]])
-    with pytest.raises(PositionError, match=re.escape(
-            f"a seat's view: by the tribute and returns, seats surely hold "
-            f"{format_card(missing)} more times than it is hidden from seat {obs.seat}")):
-        sample_deals(absent, 2, seed=0)
+    # (position_from_view checks them too, as API.md says: it read such views as valid)
+    for read in (lambda v: sample_deals(v, 2, seed=0), position_from_view, read_position):
+        with pytest.raises(PositionError, match=re.escape(
+                f"a seat's view: seat {seat} holds {obs.cards_left[seat]} cards, fewer than "
+                f"the {len(kinds)} it surely holds from the tribute and returns")):
+            read(many)
+        with pytest.raises(PositionError, match=re.escape(
+                f"a seat's view: by the tribute and returns, seats surely hold "
+                f"{format_card(missing)} more times than it is hidden from seat {obs.seat}")):
+            read(absent)
