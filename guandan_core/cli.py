@@ -336,7 +336,7 @@ class _TellingStdout:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise _OutputError(exc.errno, exc.strerror) from None
+            raise _OutputError(*exc.args) from None
 
     def flush(self):
         try:
@@ -344,7 +344,7 @@ class _TellingStdout:
         except BrokenPipeError:
             raise
         except OSError as exc:
-            raise _OutputError(exc.errno, exc.strerror) from None
+            raise _OutputError(*exc.args) from None
 
     def __getattr__(self, name):
         return getattr(self._stream, name)

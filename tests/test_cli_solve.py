@@ -414,6 +414,28 @@ def test_a_replay_verdict_lost_to_a_full_disk_is_an_error(tmp_path, unbuffered):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("error, said", [
+    (OSError(28, "No space left on device"), "[Errno 28] No space left on device"),
+    (OSError("not writable"), "not writable")])
+def test_a_failed_write_says_what_the_stream_said(monkeypatch, capsys, error, said):
+    """A stream that fails a write with or without an errno (in-process: a file opened
+    for reading, `io.UnsupportedOperation("not writable")`): its own words after
+    "writing standard output:", status 2, and sys.stdout as it was afterwards (the first
+    wrapper said "[Errno None] None")."""
+    class Failing:
+        def write(self, text):
+            raise error
+
+        def flush(self):
+            pass
+
+    failing = Failing()
+    monkeypatch.setattr(sys, "stdout", failing)
+    assert main(["moves", "S3"]) == 2
+    assert sys.stdout is failing
+    assert capsys.readouterr().err == f"guandan moves: error: writing standard output: {said}\n"
+
+
 def test_the_engine_on_a_full_disk_is_one_line_of_error():
     """PROTOCOL.md: `guandan engine` writes nothing to stderr while serving, except when its
     output cannot be written (a full disk): one line and status 2, the same as the other
