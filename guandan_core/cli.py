@@ -338,6 +338,10 @@ class _TellingStdout:
         except OSError as exc:
             raise _OutputError(*exc.args) from None
 
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
     def flush(self):
         try:
             return self._stream.flush()
