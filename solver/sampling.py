@@ -250,8 +250,10 @@ def position_from_view(obj, rules=None) -> Position:
     deal may also hold this hand's tribute (RULES sec. 8), which the deals then keep:
     ``exchanges`` (``[giver, receiver, card]`` for each tribute and return, in the order
     they were made; with ``played_by``, which says whether a card received was played
-    since) and ``resisted`` (the seats that resisted the tribute).
-    A :class:`PositionError` names what is wrong.
+    since) and ``resisted`` (the seats that resisted the tribute); the Position returned
+    cannot hold them, so give the view itself to :func:`sample_deals` and
+    :func:`solve_sampled` for them to count. A :class:`PositionError` names what is
+    wrong.
 
     >>> p = position_from_view({"level": "2", "seat": 0, "hand": ["S5", "S9"],
     ...                         "unseen": ["S3", "HA", "S4"], "cards_left": [2, 1, 0, 2],
