@@ -331,20 +331,19 @@ class _TellingStdout:
         self._stream = stream
 
     def write(self, text):
-        try:
-            return self._stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise _OutputError(*exc.args) from None
+        return self._told(self._stream.write, text)
 
     def writelines(self, lines):
         for line in lines:
             self.write(line)
 
     def flush(self):
+        return self._told(self._stream.flush)
+
+    @staticmethod
+    def _told(call, *args):
         try:
-            return self._stream.flush()
+            return call(*args)
         except BrokenPipeError:
             raise
         except OSError as exc:
